@@ -1,0 +1,8 @@
+import { buildProgram } from './program.js';
+
+buildProgram()
+  .parseAsync(process.argv)
+  .catch((err: unknown) => {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
