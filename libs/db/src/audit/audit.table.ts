@@ -1,0 +1,113 @@
+// The audit schema: the product's memory and part of its public interface (see docs/audit.md).
+// Every table is append-only and hash-chained; `AuditRow<T>` is what a caller supplies, the chain
+// columns are filled in by appendAudit.
+import type { Generated } from 'kysely';
+
+interface ChainColumns {
+  id: Generated<number>;
+  occurred_at: Date;
+  prev_hash: string;
+  hash: string;
+}
+
+/** One destinationServiceAccounts rule as the decision saw it. */
+export interface RuleConsidered {
+  index: number;
+  server: string;
+  namespace: string;
+  defaultServiceAccount: string;
+  matched: boolean;
+  /** The project in the parentProject chain the rule came from. */
+  project?: string;
+}
+
+export interface SyncDecisionColumns {
+  sync_id: string;
+  application: string;
+  project: string;
+  project_chain: string[];
+  destination_server: string | null;
+  destination_namespace: string | null;
+  impersonation: boolean;
+  strict_mode: boolean;
+  rules_considered: RuleConsidered[];
+  matched_rule_index: number | null;
+  matched_rule_pattern: string | null;
+  service_account: string | null;
+  username: string | null;
+  fallback: string | null;
+  decision: 'allow' | 'deny';
+  reason: string;
+  revision: string | null;
+  trigger_event_id: string | null;
+  actor: string;
+}
+
+export interface ResourceResultColumns {
+  sync_id: string;
+  application: string;
+  verb: string;
+  api_group: string;
+  kind: string;
+  namespace: string | null;
+  name: string;
+  identity: string;
+  http_status: number | null;
+  message: string;
+}
+
+export interface CredentialCandidate {
+  id: string;
+  project: string | null;
+  url: string;
+}
+
+export interface CredentialDecisionColumns {
+  operation: 'lookup' | 'get' | 'list' | 'create' | 'update' | 'delete';
+  repo_url: string;
+  project: string | null;
+  application: string | null;
+  actor: string;
+  candidates: CredentialCandidate[];
+  chosen_id: string | null;
+  reason: 'project-match' | 'unscoped-fallback' | 'none' | 'ambiguous' | 'exact' | 'not-found' | 'refused';
+  outcome: 'allow' | 'deny' | 'error';
+  message: string | null;
+}
+
+export interface AccessDecisionColumns {
+  subject: string;
+  resource: string;
+  action: string;
+  object: string;
+  decision: 'allow' | 'deny';
+  policy_line: string | null;
+  reason: string;
+  via: string;
+}
+
+export interface AuditTables {
+  sync_decisions: SyncDecisionColumns;
+  resource_results: ResourceResultColumns;
+  credential_decisions: CredentialDecisionColumns;
+  access_decisions: AccessDecisionColumns;
+}
+
+export type AuditTableName = keyof AuditTables;
+export const auditTableNames = [
+  'sync_decisions',
+  'resource_results',
+  'credential_decisions',
+  'access_decisions',
+] as const satisfies readonly AuditTableName[];
+
+export type AuditRow<T extends AuditTableName> = AuditTables[T] & { occurred_at?: Date };
+export type StoredAuditRow<T extends AuditTableName> = AuditTables[T] & {
+  id: number;
+  occurred_at: Date;
+  prev_hash: string;
+  hash: string;
+};
+
+/** kysely database type for `db.withSchema('audit')` queries. */
+export type AuditDatabase = { [T in AuditTableName]: AuditTables[T] & ChainColumns };

@@ -1,0 +1,30 @@
+// kysely over node-postgres. Every service gets one pool; schemas keep services apart.
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+
+// int8 (bigserial ids, counts) as JavaScript numbers: Capstan's sequences stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export interface DbOptions {
+  /** Pool size; a service needs few connections, benchmarks more. */
+  max?: number;
+  applicationName?: string;
+}
+
+export function createDb<DB>(connectionString: string, options: DbOptions = {}): Kysely<DB> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'capstan',
+  });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Readiness probe: the database answers. */
+export async function pingDb(db: Kysely<unknown>): Promise<boolean> {
+  const { sql } = await import('kysely');
+  await sql`select 1`.execute(db);
+  return true;
+}

@@ -1,0 +1,39 @@
+// Settings every service has. Services spread these into their own settings object.
+import { z } from 'zod';
+import type { Settings } from './settings.js';
+
+const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
+
+export const booleanSetting = bool;
+
+export const commonSettings = {
+  'http.host': { schema: z.string().min(1), default: '127.0.0.1', description: 'address for /healthz, /readyz, /metrics' },
+  'http.port': {
+    schema: z.coerce.number().int().min(0).max(65535),
+    default: 0,
+    description: 'port for /healthz, /readyz, /metrics (0 picks a free port)',
+  },
+  'database.url': {
+    schema: z.string().url(),
+    default: 'postgres://postgres@127.0.0.1:5432/capstan',
+    env: 'DATABASE_URL',
+    secret: true,
+    description: 'PostgreSQL connection URL (may hold a password: environment or file only)',
+  },
+  'nats.url': { schema: z.string().min(1), default: 'nats://127.0.0.1:4222', env: 'NATS_URL', description: 'NATS server(s)' },
+  'bus.namespace': {
+    schema: z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected lowercase letters, digits and _'),
+    default: 'capstan',
+    description: 'prefix of every NATS subject and stream (isolates installations sharing one NATS)',
+  },
+  'log.level': {
+    schema: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']),
+    default: 'info',
+    description: 'log level',
+  },
+  'shutdown.timeout-ms': {
+    schema: z.coerce.number().int().positive(),
+    default: 15_000,
+    description: 'how long graceful shutdown may take before the process exits anyway',
+  },
+} satisfies Settings;

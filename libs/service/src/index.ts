@@ -1,0 +1,7 @@
+export * from './errors/errors.js';
+export * from './errors/status.js';
+export * from './config/settings.js';
+export * from './config/common.js';
+export * from './observability/logger.js';
+export * from './observability/http.js';
+export * from './lifecycle/run-service.js';

@@ -1,0 +1,128 @@
+// The skeleton every service shares: configuration, logger, ops endpoints, metrics and graceful
+// shutdown. A service's main.ts calls runService with its settings and a `start` function that wires
+// db, bus and handlers and registers what must be stopped; nothing else lives in main.ts.
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { loadConfig, type ConfigOf, type ConfigSources, type Settings } from '../config/settings.js';
+import { commonSettings } from '../config/common.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { startOpsServer, type ReadinessCheck } from '../observability/http.js';
+import { CapstanError } from '../errors/errors.js';
+
+export interface ServiceContext<C> {
+  readonly name: string;
+  readonly config: C;
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  /** Readiness is the conjunction of every check (database reachable, bus connected, ...). */
+  addReadinessCheck(name: string, check: ReadinessCheck): void;
+  /** Stop functions run in reverse order of registration: consumers drain before the bus closes. */
+  onShutdown(name: string, stop: () => Promise<void> | void): void;
+}
+
+export interface RunningService<C> {
+  readonly context: ServiceContext<C>;
+  readonly opsPort: number;
+  stop(): Promise<void>;
+}
+
+export type CommonConfig = ConfigOf<typeof commonSettings>;
+
+export async function startService<S extends Settings>(options: {
+  name: string;
+  settings: S;
+  sources?: ConfigSources;
+  start: (ctx: ServiceContext<ConfigOf<S> & CommonConfig>) => Promise<void>;
+  logDestination?: NodeJS.WritableStream;
+}): Promise<RunningService<ConfigOf<S> & CommonConfig>> {
+  const startedAt = performance.now();
+  const config = loadConfig({ ...commonSettings, ...options.settings }, options.sources) as ConfigOf<S> &
+    CommonConfig;
+  const logger = createLogger(options.name, {
+    level: config['log.level'],
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
+  const metrics = new Registry();
+  metrics.setDefaultLabels({ service: options.name });
+  collectDefaultMetrics({ register: metrics });
+  const readiness = new Map<string, ReadinessCheck>();
+  const stops: { name: string; stop: () => Promise<void> | void }[] = [];
+  let shuttingDown = false;
+
+  const ctx: ServiceContext<ConfigOf<S> & CommonConfig> = {
+    name: options.name,
+    config,
+    logger,
+    metrics,
+    addReadinessCheck: (name, check) => readiness.set(name, check),
+    onShutdown: (name, stop) => stops.push({ name, stop }),
+  };
+
+  const stopAll = async () => {
+    for (const { name, stop } of stops.reverse()) {
+      try {
+        await stop();
+      } catch (err) {
+        logger.error({ err, component: name }, 'error while stopping');
+      }
+    }
+    stops.length = 0;
+  };
+
+  try {
+    await options.start(ctx);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  const ops = await startOpsServer({
+    host: config['http.host'],
+    port: config['http.port'],
+    registry: metrics,
+    readiness,
+    isShuttingDown: () => shuttingDown,
+  });
+  logger.info({ opsPort: ops.port, startupMs: Math.round(performance.now() - startedAt) }, 'service started');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    context: ctx,
+    opsPort: ops.port,
+    stop: () => {
+      stopping ??= (async () => {
+        shuttingDown = true;
+        logger.info('shutting down');
+        await stopAll();
+        await ops.close();
+        logger.info('stopped');
+        logger.flush();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Entry point used by each service's main.ts: starts, then stops gracefully on SIGTERM/SIGINT. */
+export async function runService<S extends Settings>(options: {
+  name: string;
+  settings: S;
+  start: (ctx: ServiceContext<ConfigOf<S> & CommonConfig>) => Promise<void>;
+}): Promise<void> {
+  let running: RunningService<ConfigOf<S> & CommonConfig>;
+  try {
+    running = await startService({ ...options, sources: { argv: process.argv.slice(2), env: process.env } });
+  } catch (err) {
+    const message = err instanceof CapstanError ? err.message : (err as Error).message;
+    process.stderr.write(`${options.name}: failed to start: ${message}\n`);
+    process.exit(1);
+  }
+  const onSignal = (signal: string) => {
+    const timeout = setTimeout(() => {
+      process.stderr.write(`${options.name}: graceful shutdown timed out after ${signal}\n`);
+      process.exit(1);
+    }, running.context.config['shutdown.timeout-ms']);
+    timeout.unref();
+    void running.stop().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
+}
