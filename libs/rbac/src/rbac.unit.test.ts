@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_POLICY_CSV } from './builtin-policy.js';
+import { RbacEnforcer } from './enforcer.js';
+import { globMatch } from './glob.js';
+import { parsePolicyCsv, PolicyError, projectRoleLines } from './policy-csv.js';
+
+const POLICY = `
+# tenants
+p, role:team-a, applications, *, team-a/*, allow
+p, role:team-a, applications, delete, team-a/prod-*, deny
+p, role:team-a, projects, get, team-a, allow
+g, alice, role:team-a
+g, team-a-devs, role:team-a
+p, bob, clusters, get, https://*.example.com, allow
+`;
+
+async function enforcer(csv = POLICY, defaultRole = '') {
+  return RbacEnforcer.create([...parsePolicyCsv(BUILTIN_POLICY_CSV, 'builtin'), ...parsePolicyCsv(csv, 'policy.csv')], {
+    defaultRole,
+  });
+}
+
+describe('globMatch', () => {
+  it('lets * span slashes, dots and colons as Argo CD does', () => {
+    expect(globMatch('team-a/guestbook', 'team-a/*')).toBe(true);
+    expect(globMatch('team-a/guestbook', '*')).toBe(true);
+    expect(globMatch('team-a/guestbook', '*/guestbook')).toBe(true);
+    expect(globMatch('https://kubernetes.default.svc', 'https://*')).toBe(true);
+    expect(globMatch('team-b/guestbook', 'team-a/*')).toBe(false);
+    expect(globMatch('team-a', 'team-?')).toBe(true);
+    expect(globMatch('team-c', 'team-{a,b}')).toBe(false);
+    expect(globMatch('team-b', 'team-[ab]')).toBe(true);
+    expect(globMatch('', '')).toBe(true);
+    expect(globMatch('x', '')).toBe(false);
+  });
+});
+
+describe('policy CSV', () => {
+  it('keeps line numbers and rejects every bad line at once', () => {
+    const lines = parsePolicyCsv(POLICY, 'policy.csv');
+    expect(lines[0]).toMatchObject({ kind: 'p', line: 3, text: 'p, role:team-a, applications, *, team-a/*, allow' });
+    try {
+      parsePolicyCsv('p, a, applications, get, x/y\ng, only\np, a, widgets, get, x, allow\np, a, clusters, get, x, maybe', 'f');
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(PolicyError);
+      expect((err as PolicyError).problems.map((p) => p.where)).toEqual(['f:1', 'f:2', 'f:3', 'f:4']);
+      expect((err as PolicyError).problems[2]?.message).toMatch(/unknown resource "widgets"/);
+      expect((err as PolicyError).problems[3]?.message).toMatch(/effect must be allow or deny/);
+    }
+  });
+});
+
+describe('RbacEnforcer', () => {
+  it('allows through a role and names the line', async () => {
+    const e = await enforcer();
+    const d = e.enforce({ name: 'alice' }, 'applications', 'sync', 'team-a/guestbook');
+    expect(d).toMatchObject({ allowed: true, subject: 'alice' });
+    expect(d.line).toMatchObject({ source: 'policy.csv', line: 3 });
+  });
+
+  it('denies outside the granted project, naming no line', async () => {
+    const d = (await enforcer()).enforce({ name: 'alice' }, 'applications', 'sync', 'team-b/guestbook');
+    expect(d).toEqual({ allowed: false, reason: 'no policy line allows' });
+  });
+
+  it('lets a deny win over an allow and over the default role', async () => {
+    const e = await enforcer(POLICY + 'p, role:readonly, applications, delete, */*, allow\n', 'role:readonly');
+    const d = e.enforce({ name: 'alice' }, 'applications', 'delete', 'team-a/prod-web');
+    expect(d.allowed).toBe(false);
+    expect(d.line).toMatchObject({ line: 4, fields: ['role:team-a', 'applications', 'delete', 'team-a/prod-*', 'deny'] });
+  });
+
+  it('grants through groups and falls back to the default role', async () => {
+    const e = await enforcer(POLICY, 'role:readonly');
+    expect(e.enforce({ name: 'carol', groups: ['team-a-devs'] }, 'applications', 'create', 'team-a/x').allowed).toBe(true);
+    const viaDefault = e.enforce({ name: 'carol' }, 'applications', 'get', 'team-b/x');
+    expect(viaDefault).toMatchObject({ allowed: true, subject: 'role:readonly', reason: 'allowed by the default role' });
+    expect(e.enforce({ name: 'carol' }, 'applications', 'create', 'team-b/x').allowed).toBe(false);
+  });
+
+  it('treats the admin as admin through the builtin policy, and knows role membership', async () => {
+    const e = await enforcer();
+    expect(e.enforce({ name: 'admin' }, 'projects', 'update', 'team-a').allowed).toBe(true);
+    expect(e.hasRole({ name: 'admin' }, 'role:admin')).toBe(true);
+    expect(e.hasRole({ name: 'admin' }, 'role:readonly')).toBe(true);
+    expect(e.hasRole({ name: 'alice' }, 'role:admin')).toBe(false);
+  });
+
+  it('matches globbed objects in non-application resources', async () => {
+    const e = await enforcer();
+    expect(e.enforce({ name: 'bob' }, 'clusters', 'get', 'https://prod.example.com').allowed).toBe(true);
+    expect(e.enforce({ name: 'bob' }, 'clusters', 'get', 'https://prod.example.org').allowed).toBe(false);
+  });
+});
+
+describe('project roles', () => {
+  it('derive policy and group lines that grant inside the project only', async () => {
+    const { lines, problems } = projectRoleLines('team-a', [
+      { name: 'developer', policies: ['p, proj:team-a:developer, applications, *, team-a/*, allow'], groups: ['tenant-a'] },
+    ]);
+    expect(problems).toEqual([]);
+    const e = await RbacEnforcer.create(lines);
+    expect(e.enforce({ name: 'dave', groups: ['tenant-a'] }, 'applications', 'sync', 'team-a/web').line?.source).toBe(
+      'project:team-a',
+    );
+    expect(e.enforce({ name: 'dave', groups: ['tenant-a'] }, 'applications', 'sync', 'team-b/web').allowed).toBe(false);
+  });
+
+  it('refuse policies that reach outside the project, with field paths', () => {
+    const { problems } = projectRoleLines('team-a', [
+      {
+        name: 'dev',
+        policies: [
+          'p, proj:team-a:dev, applications, *, team-b/*, allow',
+          'p, proj:team-b:dev, applications, get, team-a/*, allow',
+          'p, proj:team-a:dev, projects, update, team-a, allow',
+        ],
+        groups: [''],
+      },
+    ]);
+    expect(problems.map((p) => p.where)).toEqual([
+      'spec.roles[0].policies[0]',
+      'spec.roles[0].policies[1]',
+      'spec.roles[0].policies[2]',
+      'spec.roles[0].groups[0]',
+    ]);
+  });
+});
