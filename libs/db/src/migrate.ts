@@ -22,10 +22,11 @@ export class MigrationError extends Error {
   }
 }
 
-export async function migrateToLatest(
-  db: Kysely<unknown>,
+export async function migrateToLatest<DB>(
+  anyDb: Kysely<DB>,
   options: { schema: string; migrations: Migrations },
 ): Promise<string[]> {
+  const db = anyDb as unknown as Kysely<unknown>;
   await ensureSchema(db, options.schema);
   const migrator = new Migrator({
     db,

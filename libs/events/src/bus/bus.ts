@@ -1,0 +1,94 @@
+// The bus: a NATS connection with JetStream, the namespace, and the catalog used to check every event
+// on the way in and out.
+import { connect, headers as natsHeaders, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
+import type { Envelope } from '../envelope/envelope.js';
+import { catalog as defaultCatalog } from '../catalog/index.js';
+import type { Catalog } from '../catalog/define.js';
+import { provisionStreams } from './streams.js';
+import { TerminalError } from './errors.js';
+import { startConsumer, type ConsumerOptions, type RunningConsumer } from './consumer.js';
+
+export interface BusOptions {
+  url: string;
+  /** Names this connection (`capstan-sync`) and the CloudEvents source. */
+  service: string;
+  namespace?: string;
+  catalog?: Catalog;
+  /** NATS credentials; never logged. */
+  token?: string;
+}
+
+export interface Bus {
+  readonly namespace: string;
+  readonly catalog: Catalog;
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  /** Full subject of an event type below this bus's namespace. */
+  subjectOf(type: string): string;
+  provision(): Promise<void>;
+  /** Publishes one event, de-duplicated by the broker on its id. Checks it against the catalog first. */
+  publish(event: Envelope): Promise<{ seq: number; duplicate: boolean }>;
+  /** Publishes an already-encoded, already-checked event (the outbox relay's path). */
+  publishEncoded(subject: string, id: string, payload: string): Promise<{ seq: number; duplicate: boolean }>;
+  consume(options: ConsumerOptions): Promise<RunningConsumer>;
+  isConnected(): boolean;
+  close(): Promise<void>;
+}
+
+export async function connectBus(options: BusOptions): Promise<Bus> {
+  const namespace = options.namespace ?? 'capstan';
+  const catalog = options.catalog ?? defaultCatalog;
+  const nc = await connect({
+    servers: options.url.split(','),
+    name: `capstan-${options.service}`,
+    ...(options.token ? { token: options.token } : {}),
+    maxReconnectAttempts: -1,
+  });
+  const js = nc.jetstream();
+  const jsm = await nc.jetstreamManager();
+  const consumers = new Set<RunningConsumer>();
+
+  const subjectOf = (type: string) => {
+    const d = catalog.get(type);
+    if (!d) throw new TerminalError(`unknown event type ${type}`);
+    return `${namespace}.${d.subject}`;
+  };
+
+  const publishEncoded = async (subject: string, id: string, payload: string) => {
+    const h = natsHeaders();
+    h.set('Nats-Msg-Id', id);
+    h.set('Content-Type', 'application/cloudevents+json');
+    const ack = await js.publish(subject, payload, { headers: h, msgID: id });
+    return { seq: ack.seq, duplicate: ack.duplicate };
+  };
+
+  const bus: Bus = {
+    namespace,
+    catalog,
+    nc,
+    js,
+    jsm,
+    subjectOf,
+    provision: () => provisionStreams(jsm, namespace),
+    async publish(event) {
+      const d = catalog.get(event.type);
+      if (!d) throw new TerminalError(`unknown event type ${event.type}`);
+      const checked = d.data.safeParse(event.data);
+      if (!checked.success) throw new TerminalError(`${event.type} fails its schema: ${checked.error.message}`);
+      return publishEncoded(`${namespace}.${d.subject}`, event.id, JSON.stringify(event));
+    },
+    publishEncoded,
+    async consume(consumerOptions) {
+      const running = await startConsumer(bus, consumerOptions);
+      consumers.add(running);
+      return running;
+    },
+    isConnected: () => !nc.isClosed(),
+    async close() {
+      await Promise.all([...consumers].map((c) => c.stop()));
+      await nc.drain();
+    },
+  };
+  return bus;
+}

@@ -1,0 +1,166 @@
+// The consumer helper against the real NATS JetStream and PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import { StringCodec } from 'nats';
+import { createDb, migrateToLatest } from '@capstan/db';
+import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
+import { connectBus, type Bus } from './bus.js';
+import { RetryableError, TerminalError } from './errors.js';
+import { eventStoreMigrations, type EventStoreDatabase } from '../outbox/event-store.table.js';
+import { postgresDeadLetters } from '../consumers/dead-letters.js';
+import { applyOnce } from '../consumers/apply-once.js';
+import { increment, testCatalog } from '../test-support/counter.js';
+import type { Envelope } from '../envelope/envelope.js';
+
+const waitFor = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> => {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+describe('durable consumer', () => {
+  let tbus: TestBus;
+  let tdb: TestDatabase;
+  let bus: Bus;
+  let db: Kysely<EventStoreDatabase>;
+
+  beforeAll(async () => {
+    [tbus, tdb] = await Promise.all([createTestBus(), createTestDatabase()]);
+    bus = await connectBus({ url: tbus.url, service: 'test', namespace: tbus.namespace, catalog: testCatalog });
+    await bus.provision();
+    await bus.provision(); // idempotent
+    db = createDb<EventStoreDatabase>(tdb.url);
+    await migrateToLatest(db, { schema: 'svc', migrations: eventStoreMigrations('svc') });
+  });
+  afterAll(async () => {
+    await bus.close();
+    await db.destroy();
+    await Promise.all([tbus.cleanup(), tdb.drop()]);
+  });
+
+  it('dead-letters poison messages with the reason, records them, and keeps going', async () => {
+    const received: Envelope[] = [];
+    const consumer = await bus.consume({
+      durable: 'poison-test',
+      types: ['io.capstan.counter.incremented.v1'],
+      handle: async (e) => void received.push(e),
+      deadLetters: postgresDeadLetters(db, 'svc'),
+    });
+    const subject = bus.subjectOf('io.capstan.counter.incremented.v1');
+    const sc = StringCodec();
+    await bus.js.publish(subject, sc.encode('this is not json'));
+    await bus.js.publish(subject, sc.encode(JSON.stringify({ ...increment('counters/p'), type: 'io.capstan.counter.unknown.v1' })));
+    await bus.js.publish(subject, sc.encode(JSON.stringify({ ...increment('counters/p'), data: { by: 'lots' } })));
+    const good = increment('counters/p', 2);
+    await bus.publish(good);
+
+    await waitFor('the good event', () => received.find((e) => e.id === good.id));
+    const dead = await waitFor('three dead letters', async () => {
+      const rows = await db.withSchema('svc').selectFrom('dead_letters').selectAll().orderBy('stream_sequence').execute();
+      return rows.length === 3 ? rows : undefined;
+    });
+    expect(dead.map((d) => d.reason)).toEqual([
+      'message is not json',
+      'unknown event type io.capstan.counter.unknown.v1',
+      expect.stringMatching(/fails its schema: data\.by/),
+    ]);
+    expect(dead[0]!.payload).toBe('this is not json');
+
+    // The same messages are on the dead-letter subject, with the reason in a header.
+    const dlq = await bus.js.consumers.get(`${tbus.namespace}_DLQ`.toUpperCase());
+    const msgs = await dlq.fetch({ max_messages: 3, expires: 2000 });
+    const reasons: string[] = [];
+    for await (const m of msgs) {
+      reasons.push(m.headers?.get('Capstan-Reason') ?? '');
+      m.ack();
+    }
+    expect(reasons).toHaveLength(3);
+    expect(reasons[1]).toBe('unknown event type io.capstan.counter.unknown.v1');
+    await consumer.stop();
+  });
+
+  it('retries a retryable failure with backoff, and dead-letters when deliveries run out', async () => {
+    const attempts = new Map<string, number>();
+    const flaky = increment('counters/r', 1);
+    const doomed = increment('counters/r', 5);
+    const terminal = increment('counters/r', 7);
+    const done: string[] = [];
+    const consumer = await bus.consume({
+      durable: 'retry-test',
+      types: ['io.capstan.counter.incremented.v1'],
+      maxDeliver: 3,
+      backoff: { baseMs: 20, maxMs: 100 },
+      deadLetters: postgresDeadLetters(db, 'svc'),
+      handle: async (e, ctx) => {
+        attempts.set(e.id, ctx.deliveryCount);
+        if (e.id === flaky.id && ctx.deliveryCount < 2) throw new RetryableError('target cluster unavailable');
+        if (e.id === doomed.id) throw new Error('always broken');
+        if (e.id === terminal.id) throw new TerminalError('project does not exist');
+        done.push(e.id);
+      },
+    });
+    for (const e of [flaky, doomed, terminal]) await bus.publish(e);
+    await waitFor('flaky event handled on its second delivery', () => done.includes(flaky.id));
+    const rows = await waitFor('dead letters for doomed and terminal', async () => {
+      // This consumer also sees the first test's poison messages; keep the two events of this test.
+      const r = await db.withSchema('svc').selectFrom('dead_letters').selectAll().where('consumer', '=', 'retry-test').execute();
+      const mine = r.filter((d) => [doomed.id, terminal.id].some((id) => d.payload.includes(id)));
+      return mine.length === 2 ? mine : undefined;
+    });
+    expect(attempts.get(flaky.id)).toBe(2);
+    expect(attempts.get(doomed.id)).toBe(3);
+    expect(attempts.get(terminal.id)).toBe(1);
+    expect(rows.map((r) => r.reason).sort()).toEqual(['gave up after 3 deliveries: always broken', 'project does not exist']);
+    await consumer.stop();
+  });
+
+  it('leaves one effect when an event is redelivered after its effect committed', async () => {
+    await db.schema.withSchema('svc').createTable('effects').ifNotExists().addColumn('event_id', 'text').execute();
+    const e = increment('counters/once', 1);
+    let deliveries = 0;
+    const consumer = await bus.consume({
+      durable: 'once-test',
+      types: ['io.capstan.counter.incremented.v1'],
+      backoff: { baseMs: 10, maxMs: 10 },
+      handle: async (event, ctx) => {
+        if (event.id !== e.id) return;
+        deliveries = ctx.deliveryCount;
+        await applyOnce(db, { schema: 'svc', consumer: 'once-test', eventId: event.id }, async (trx) => {
+          await trx.withSchema('svc').insertInto('effects' as never).values({ event_id: event.id } as never).execute();
+        });
+        // The process "crashes" after the effect committed and before the ack: the broker redelivers.
+        if (ctx.deliveryCount === 1) throw new RetryableError('crashed before ack');
+      },
+    });
+    await bus.publish(e);
+    await waitFor('second delivery', () => deliveries >= 2);
+    const rows = await db.withSchema('svc').selectFrom('effects' as never).selectAll().execute();
+    expect(rows).toHaveLength(1);
+    await consumer.stop();
+  });
+
+  it('hands batches to a batch handler and isolates the event that fails', async () => {
+    const seen: number[] = [];
+    const bad = increment('counters/b', 99);
+    const events = Array.from({ length: 50 }, (_, i) => increment('counters/b', i + 1));
+    await Promise.all([...events, bad].map((e) => bus.publish(e)));
+    const consumer = await bus.consume({
+      durable: 'batch-test',
+      types: ['io.capstan.counter.incremented.v1'],
+      maxDeliver: 1,
+      deadLetters: postgresDeadLetters(db, 'svc'),
+      handleBatch: async (batch) => {
+        if (batch.some((e) => e.id === bad.id)) throw new TerminalError('bad counter');
+        for (const e of batch) if (e.subject === 'counters/b') seen.push((e.data as { by: number }).by);
+      },
+    });
+    await waitFor('all good events', () => seen.length >= 50);
+    expect(new Set(seen).size).toBe(50);
+    expect(seen).not.toContain(99);
+    await consumer.stop();
+  });
+});

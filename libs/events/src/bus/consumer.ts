@@ -1,0 +1,218 @@
+// Durable pull consumers with explicit ack, bounded redelivery and a dead-letter subject.
+//
+// Messages are handled in natural batches: whatever has arrived while the previous batch was being
+// handled forms the next one (at most maxBatch). At low load a batch is one message (low latency);
+// under load batches grow, so a batch handler can apply many events in one transaction (throughput).
+import { AckPolicy, DeliverPolicy, headers as natsHeaders, type JsMsg } from 'nats';
+import type { Envelope } from '../envelope/envelope.js';
+import type { Bus } from './bus.js';
+import { decodeEvent } from './decode.js';
+import { PoisonMessageError, TerminalError } from './errors.js';
+import { deadLetterSubject, streamOfSubject } from './streams.js';
+
+export interface DeadLetter {
+  consumer: string;
+  subject: string;
+  streamSequence: number;
+  deliveries: number;
+  reason: string;
+  payload: string;
+}
+
+export interface DeadLetterStore {
+  record(entry: DeadLetter): Promise<void>;
+}
+
+export interface MessageContext {
+  /** 1 on first delivery. */
+  deliveryCount: number;
+  streamSequence: number;
+  subject: string;
+}
+
+export interface ConsumerOptions {
+  /** Durable consumer name; also names the dead-letter subject and the idempotency records. */
+  durable: string;
+  /** Event types (from the catalog) this consumer receives; all must live in one stream. */
+  types: readonly string[];
+  /** Handle one event. Either handle or handleBatch. */
+  handle?: (event: Envelope, ctx: MessageContext) => Promise<void>;
+  /** Handle a batch of valid events; thrown errors fall back to handling the batch one event at a time. */
+  handleBatch?: (events: readonly Envelope[]) => Promise<void>;
+  maxDeliver?: number;
+  ackWaitMs?: number;
+  maxBatch?: number;
+  backoff?: { baseMs: number; maxMs: number };
+  deadLetters?: DeadLetterStore;
+  onError?: (err: unknown, info: { durable: string; subject: string; action: 'nak' | 'dead-letter' }) => void;
+}
+
+export interface RunningConsumer {
+  readonly durable: string;
+  /** Stops fetching, finishes the batch in hand, hands queued messages back, and resolves. */
+  stop(): Promise<void>;
+}
+
+export function backoffDelay(deliveryCount: number, backoff: { baseMs: number; maxMs: number }): number {
+  return Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.max(0, deliveryCount - 1));
+}
+
+export function commonWildcard(subjects: readonly string[]): string {
+  const split = subjects.map((s) => s.split('.'));
+  const prefix: string[] = [];
+  for (let i = 0; split.every((t) => i < t.length - 1 && t[i] === split[0]![i]); i++) prefix.push(split[0]![i]!);
+  return [...prefix, '>'].join('.');
+}
+
+export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise<RunningConsumer> {
+  if (!options.handle === !options.handleBatch) throw new Error('a consumer needs exactly one of handle or handleBatch');
+  const maxDeliver = options.maxDeliver ?? 5;
+  const maxBatch = options.maxBatch ?? 256;
+  const backoff = options.backoff ?? { baseMs: 500, maxMs: 30_000 };
+  const subjects = [...new Set(options.types.map((t) => bus.subjectOf(t)))];
+  const streams = new Set(subjects.map((s) => streamOfSubject(bus.namespace, s)));
+  if (streams.size !== 1) throw new Error(`consumer ${options.durable} spans streams ${[...streams].join(', ')}`);
+  const stream = [...streams][0]!;
+  // NATS before 2.10 has one filter subject per consumer: several types share their longest common
+  // subject prefix as a wildcard filter, and events of other types under it are acked and skipped.
+  const filterSubject = subjects.length === 1 ? subjects[0]! : commonWildcard(subjects);
+  const wanted = new Set(options.types);
+
+  const config = {
+    durable_name: options.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    max_deliver: maxDeliver,
+    ack_wait: (options.ackWaitMs ?? 30_000) * 1e6,
+    filter_subject: filterSubject,
+    max_ack_pending: Math.max(1000, maxBatch * 4),
+  };
+  try {
+    await bus.jsm.consumers.info(stream, options.durable);
+    await bus.jsm.consumers.update(stream, options.durable, {
+      max_deliver: config.max_deliver,
+      ack_wait: config.ack_wait,
+      filter_subject: config.filter_subject,
+      max_ack_pending: config.max_ack_pending,
+    });
+  } catch (err) {
+    if (!/consumer not found/i.test((err as Error).message)) throw err;
+    await bus.jsm.consumers.add(stream, config);
+  }
+
+  const consumer = await bus.js.consumers.get(stream, options.durable);
+  const messages = await consumer.consume({ max_messages: maxBatch * 2 });
+  const queue: JsMsg[] = [];
+  let wake: (() => void) | undefined;
+  let fetching = true;
+  let stopping = false;
+
+  const pump = (async () => {
+    for await (const m of messages) {
+      queue.push(m);
+      wake?.();
+    }
+    fetching = false;
+    wake?.();
+  })();
+
+  const deadLetter = async (m: JsMsg, reason: string) => {
+    const h = natsHeaders();
+    h.set('Nats-Msg-Id', `${options.durable}:${m.info.stream}:${m.info.streamSequence}`);
+    h.set('Capstan-Reason', reason.slice(0, 1024));
+    h.set('Capstan-Original-Subject', m.subject);
+    h.set('Capstan-Stream-Sequence', String(m.info.streamSequence));
+    await bus.js.publish(deadLetterSubject(bus.namespace, options.durable), m.data, { headers: h });
+    await options.deadLetters?.record({
+      consumer: options.durable,
+      subject: m.subject,
+      streamSequence: m.info.streamSequence,
+      deliveries: m.info.deliveryCount,
+      reason,
+      payload: new TextDecoder().decode(m.data),
+    });
+    m.term(reason.slice(0, 256));
+  };
+
+  const fail = async (m: JsMsg, err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    const exhausted = m.info.deliveryCount >= maxDeliver;
+    if (err instanceof TerminalError || exhausted) {
+      options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'dead-letter' });
+      const reason = err instanceof TerminalError ? message : `gave up after ${m.info.deliveryCount} deliveries: ${message}`;
+      await deadLetter(m, reason);
+    } else {
+      options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'nak' });
+      m.nak(backoffDelay(m.info.deliveryCount, backoff));
+    }
+  };
+
+  const ctxOf = (m: JsMsg): MessageContext => ({
+    deliveryCount: m.info.deliveryCount,
+    streamSequence: m.info.streamSequence,
+    subject: m.subject,
+  });
+
+  const handleOne = async (m: JsMsg, event: Envelope) => {
+    try {
+      if (options.handle) await options.handle(event, ctxOf(m));
+      else await options.handleBatch!([event]);
+      m.ack();
+    } catch (err) {
+      await fail(m, err);
+    }
+  };
+
+  const processBatch = async (batch: JsMsg[]) => {
+    const valid: { m: JsMsg; event: Envelope }[] = [];
+    for (const m of batch) {
+      try {
+        const event = decodeEvent(m.data, bus.catalog);
+        if (wanted.has(event.type)) valid.push({ m, event });
+        else m.ack();
+      } catch (err) {
+        await fail(m, err instanceof PoisonMessageError ? err : new PoisonMessageError(String(err)));
+      }
+    }
+    if (valid.length === 0) return;
+    if (options.handleBatch && valid.length > 1) {
+      try {
+        await options.handleBatch(valid.map((v) => v.event));
+        for (const v of valid) v.m.ack();
+        return;
+      } catch {
+        // Isolate the event that fails so that it alone is retried or dead-lettered.
+      }
+    }
+    for (const v of valid) await handleOne(v.m, v.event);
+  };
+
+  const loop = (async () => {
+    while (!stopping) {
+      if (queue.length === 0) {
+        if (!fetching) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        continue;
+      }
+      await processBatch(queue.splice(0, maxBatch));
+    }
+  })();
+
+  let stopped: Promise<void> | undefined;
+  return {
+    durable: options.durable,
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        await messages.close();
+        wake?.();
+        await loop;
+        // Hand back what was fetched but not handled, so another replica takes it at once.
+        for (const m of queue.splice(0)) m.nak();
+        await pump;
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// Streams and subjects. Everything lives below a namespace (default `capstan`) so that installations,
+// and tests, can share one NATS server without seeing each other.
+import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from 'nats';
+
+export type StreamKind = 'evt' | 'cmd' | 'ext' | 'dlq';
+export const streamKinds: readonly StreamKind[] = ['evt', 'cmd', 'ext', 'dlq'];
+
+export function streamName(namespace: string, kind: StreamKind): string {
+  return `${namespace}_${kind}`.toUpperCase();
+}
+
+export function streamOfSubject(namespace: string, subject: string): string {
+  const kind = subject.slice(namespace.length + 1).split('.')[0] as StreamKind;
+  if (!streamKinds.includes(kind)) throw new Error(`subject ${subject} is not in a capstan stream`);
+  return streamName(namespace, kind);
+}
+
+export function deadLetterSubject(namespace: string, consumer: string): string {
+  return `${namespace}.dlq.${consumer}`;
+}
+
+// The duplicate window bounds how long Nats-Msg-Id de-duplication remembers an id; consumers are
+// idempotent beyond it, so a relay restarted later still causes no duplicate effect.
+const DUPLICATE_WINDOW_NS = 10 * 60 * 1e9;
+
+function configFor(namespace: string, kind: StreamKind): Partial<StreamConfig> {
+  return {
+    name: streamName(namespace, kind),
+    subjects: [`${namespace}.${kind}.>`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    duplicate_window: DUPLICATE_WINDOW_NS,
+    max_age: kind === 'dlq' ? 30 * 24 * 3600 * 1e9 : 7 * 24 * 3600 * 1e9,
+  };
+}
+
+/** Creates the streams, or brings their configuration up to date; safe to run from every replica. */
+export async function provisionStreams(jsm: JetStreamManager, namespace: string): Promise<void> {
+  for (const kind of streamKinds) {
+    const config = configFor(namespace, kind);
+    try {
+      await jsm.streams.info(config.name!);
+      await jsm.streams.update(config.name!, config);
+    } catch (err) {
+      if (!/stream not found/i.test((err as Error).message)) throw err;
+      try {
+        await jsm.streams.add(config);
+      } catch (addErr) {
+        // Another replica created it between our look and our add.
+        if (!/already in use|already exists/i.test((addErr as Error).message)) throw addErr;
+      }
+    }
+  }
+}

@@ -1,0 +1,22 @@
+export * from './envelope/envelope.js';
+export * from './catalog/define.js';
+export * from './catalog/index.js';
+export * from './bus/errors.js';
+export { connectBus, type Bus, type BusOptions } from './bus/bus.js';
+export { decodeEvent } from './bus/decode.js';
+export { streamName, deadLetterSubject, provisionStreams, type StreamKind } from './bus/streams.js';
+export {
+  backoffDelay,
+  type ConsumerOptions,
+  type RunningConsumer,
+  type DeadLetter,
+  type DeadLetterStore,
+  type MessageContext,
+} from './bus/consumer.js';
+export * from './outbox/event-store.table.js';
+export { appendToStream, readStream, streamVersion, outboxChannel, type StoredEvent } from './outbox/event-store.repository.js';
+export { handleCommand, type CommandHandlerOptions, type CommandResult } from './outbox/command-handler.js';
+export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
+export { applyOnce, applyBatchOnce, type ApplyOnceOptions } from './consumers/apply-once.js';
+export { postgresDeadLetters } from './consumers/dead-letters.js';
+export { ConcurrencyError } from '@capstan/service';

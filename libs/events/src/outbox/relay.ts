@@ -1,0 +1,127 @@
+// The outbox relay: publishes committed outbox rows to JetStream in order, with Nats-Msg-Id = event id,
+// then marks them sent. Killed at any point it loses nothing (rows stay unsent until marked) and
+// duplicates nothing (the broker drops a re-published id inside its duplicate window; consumers are
+// idempotent beyond it). One relay per schema is active at a time (advisory lock), so order holds
+// when several replicas run.
+import pg from 'pg';
+import { sql, type Kysely } from 'kysely';
+import type { Bus } from '../bus/bus.js';
+import type { EventStoreDatabase } from './event-store.table.js';
+import { outboxChannel } from './event-store.repository.js';
+
+export interface OutboxRelayOptions {
+  db: Kysely<EventStoreDatabase>;
+  /** For LISTEN: the relay wakes on commit instead of waiting for the next poll. */
+  databaseUrl: string;
+  schema: string;
+  bus: Bus;
+  batchSize?: number;
+  pollIntervalMs?: number;
+  onError?: (err: unknown) => void;
+  /** Test seam: called after a batch is published and before it is marked sent. */
+  afterPublish?: (eventIds: readonly string[]) => Promise<void> | void;
+}
+
+export interface OutboxRelay {
+  /** Publishes until the outbox is empty (used by tests and at shutdown). */
+  flush(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
+  const batchSize = options.batchSize ?? 500;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const lockKey = `outbox-relay:${options.schema}`;
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  let dirty = true;
+
+  const listener = new pg.Client({ connectionString: options.databaseUrl });
+  listener.on('error', (err) => options.onError?.(err));
+  await listener.connect();
+  listener.on('notification', () => {
+    dirty = true;
+    wake?.();
+  });
+  await listener.query(`listen "${outboxChannel(options.schema)}"`);
+
+  /** One round: returns how many rows it published, or -1 when another replica holds the lock. */
+  const publishBatch = async (): Promise<number> =>
+    options.db.transaction().execute(async (trx) => {
+      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${lockKey})) as ok`.execute(trx);
+      if (!locked.rows[0]?.ok) return -1;
+      const rows = await trx
+        .withSchema(options.schema)
+        .selectFrom('outbox')
+        .select(['id', 'event_id', 'subject', 'payload'])
+        .where('sent_at', 'is', null)
+        .orderBy('id')
+        .limit(batchSize)
+        .execute();
+      if (rows.length === 0) return 0;
+      // Published concurrently on one connection: JetStream stores them in the order sent.
+      await Promise.all(rows.map((r) => options.bus.publishEncoded(`${options.bus.namespace}.${r.subject}`, r.event_id, r.payload)));
+      await options.afterPublish?.(rows.map((r) => r.event_id));
+      await trx
+        .withSchema(options.schema)
+        .updateTable('outbox')
+        .set({ sent_at: new Date() })
+        .where('id', 'in', rows.map((r) => r.id))
+        .execute();
+      return rows.length;
+    });
+
+  let running: Promise<number> | undefined;
+  const drain = async (): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const n = await publishBatch();
+      if (n <= 0) return total;
+      total += n;
+    }
+  };
+  const drainOnce = () => {
+    running ??= drain().finally(() => (running = undefined));
+    return running;
+  };
+
+  const loop = (async () => {
+    while (!stopping) {
+      if (dirty) {
+        dirty = false;
+        try {
+          await drainOnce();
+        } catch (err) {
+          dirty = true;
+          options.onError?.(err);
+        }
+      }
+      if (stopping) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(() => {
+          dirty = true;
+          resolve();
+        }, pollIntervalMs).unref();
+      });
+      wake = undefined;
+    }
+  })();
+
+  return {
+    flush: async () => {
+      let total = 0;
+      for (;;) {
+        const n = await drainOnce();
+        total += n;
+        if (n === 0) return total;
+      }
+    },
+    async stop() {
+      stopping = true;
+      wake?.();
+      await loop;
+      await listener.end();
+    },
+  };
+}
