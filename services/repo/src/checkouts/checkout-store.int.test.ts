@@ -1,0 +1,164 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
+import { CheckoutStore, type CheckoutCredential } from './checkout-store.js';
+import { RepositoryAuthError, RepositoryTooLargeError, RepositoryUnavailableError, RevisionNotFoundError } from './git-errors.js';
+
+const execFileAsync = promisify(execFile);
+const CANARY = 'canary-Zq81-never-visible';
+
+describe('CheckoutStore against a real git server', () => {
+  let server: GitServer;
+  let cacheDir: string;
+  let store: CheckoutStore;
+  let repo: TestRepository;
+  let first: string;
+  let second: string;
+  const credA: CheckoutCredential = { id: 'cred-a', version: '1', auth: { username: 'team-a', password: CANARY } };
+  const credB: CheckoutCredential = { id: 'cred-b', version: '1', auth: { username: 'team-b', password: 'pw-b' } };
+
+  beforeAll(async () => {
+    server = await startGitServer();
+    cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-checkouts-'));
+    store = await CheckoutStore.create({ cacheDir, maxCacheBytes: 50 * 1024 * 1024, maxRepoBytes: 10 * 1024 * 1024, refCacheTtlMs: 60_000, gitTimeoutMs: 30_000 });
+    repo = await server.createRepository('shared/apps.git', {
+      credentials: [
+        { username: 'team-a', password: CANARY },
+        { username: 'team-b', password: 'pw-b' },
+      ],
+    });
+    first = await repo.commit({ 'app/config.yaml': 'version: 1\n' });
+    await repo.tag('v1', first);
+    second = await repo.commit({ 'app/config.yaml': 'version: 2\n' });
+    await repo.commit({ 'app/config.yaml': 'version: feature\n' }, { branch: 'feature' });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await rm(cacheDir, { recursive: true, force: true });
+  });
+
+  it('resolves branches, tags, HEAD and SHAs to commits', async () => {
+    const req = (revision: string) => ({ url: repo.url, revision, credential: credA });
+    expect(await store.resolveRevision(req('HEAD'))).toBe(second);
+    expect(await store.resolveRevision(req(''))).toBe(second);
+    expect(await store.resolveRevision(req('main'))).toBe(second);
+    expect(await store.resolveRevision(req('v1'))).toBe(first);
+    expect(await store.resolveRevision(req('refs/tags/v1'))).toBe(first);
+    expect(await store.resolveRevision(req(first))).toBe(first);
+    expect(await store.resolveRevision(req(first.slice(0, 10)))).toBe(first);
+    expect(await store.resolveRevision(req('feature'))).toBe(await repo.sha('feature'));
+  });
+
+  it('exports the tree of the resolved commit', async () => {
+    const checkout = await store.checkout({ url: repo.url, revision: 'v1', credential: credA });
+    try {
+      expect(checkout.sha).toBe(first);
+      expect(await readFile(path.join(checkout.dir, 'app/config.yaml'), 'utf8')).toBe('version: 1\n');
+      await expect(stat(path.join(checkout.dir, '.git'))).rejects.toThrow();
+    } finally {
+      checkout.release();
+    }
+  });
+
+  it('keeps checkouts of different credentials apart and shares one per credential', async () => {
+    const a1 = await store.checkout({ url: repo.url, revision: 'main', credential: credA });
+    const a2 = await store.checkout({ url: `${repo.url}`, revision: 'main', credential: credA });
+    const b = await store.checkout({ url: repo.url, revision: 'main', credential: credB });
+    expect(a1.dir).toBe(a2.dir);
+    expect(b.dir).not.toBe(a1.dir);
+    expect(b.repoKey).not.toBe(a1.repoKey);
+    expect(server.requests.some((r) => r.username === 'team-b' && r.status === 200)).toBe(true);
+    for (const c of [a1, a2, b]) c.release();
+  });
+
+  it('serialises concurrent fetches of one repository and reuses the result', async () => {
+    const fresh = await server.createRepository('busy.git');
+    await fresh.commit({ 'x.yaml': 'x: 1\n' });
+    const results = await Promise.all(Array.from({ length: 6 }, () => store.resolveRevision({ url: fresh.url, revision: 'main', credential: null })));
+    expect(new Set(results).size).toBe(1);
+    expect(store.fetchCounts.get(store.repoKeyOf({ url: fresh.url, credential: null }))).toBe(1);
+  });
+
+  it('sees new commits once cached resolutions are dropped', async () => {
+    const moving = await server.createRepository('moving.git');
+    const before = await moving.commit({ 'a.yaml': 'a: 1\n' });
+    expect(await store.resolveRevision({ url: moving.url, revision: 'main', credential: null })).toBe(before);
+    const after = await moving.commit({ 'a.yaml': 'a: 2\n' });
+    store.forgetRevisions(moving.url);
+    expect(await store.resolveRevision({ url: moving.url, revision: 'main', credential: null })).toBe(after);
+  });
+
+  it('reports wrong and missing credentials without revealing the secret', async () => {
+    const wrong: CheckoutCredential = { id: 'cred-wrong', version: '1', auth: { username: 'team-a', password: `${CANARY}-wrong` } };
+    const err = await store.resolveRevision({ url: repo.url, revision: 'main', credential: wrong }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RepositoryAuthError);
+    expect(String((err as Error).message)).toContain(repo.url);
+    expect(JSON.stringify({ m: (err as Error).message, s: (err as Error).stack })).not.toContain(CANARY);
+    await expect(store.resolveRevision({ url: repo.url, revision: 'main', credential: null })).rejects.toBeInstanceOf(RepositoryAuthError);
+  });
+
+  it('names the repository and revision when a revision is missing', async () => {
+    await expect(store.resolveRevision({ url: repo.url, revision: 'no-such-branch', credential: credA })).rejects.toThrow(
+      new RevisionNotFoundError(`revision no-such-branch not found in repository ${repo.url}`),
+    );
+    await expect(store.resolveRevision({ url: repo.url, revision: 'f'.repeat(40), credential: credA })).rejects.toBeInstanceOf(RevisionNotFoundError);
+  });
+
+  it('reports an unreachable server as unavailable', async () => {
+    const err = await store.resolveRevision({ url: 'http://127.0.0.1:1/nothing.git', revision: 'main', credential: null }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RepositoryUnavailableError);
+    expect((err as RepositoryUnavailableError).retryable).toBe(true);
+  });
+
+  it('refuses a repository above the size limit and leaves other caches alone', async () => {
+    const small = await CheckoutStore.create({ cacheDir: path.join(cacheDir, 'limited'), maxCacheBytes: 50e6, maxRepoBytes: 64 * 1024, refCacheTtlMs: 0, gitTimeoutMs: 30_000 });
+    const big = await server.createRepository('big.git');
+    const { randomBytes } = await import('node:crypto');
+    await big.commit({ 'blob.bin': randomBytes(256 * 1024) });
+    const okRepo = await server.createRepository('ok.git');
+    await okRepo.commit({ 'a.yaml': 'a: 1\n' });
+    const okCheckout = await small.checkout({ url: okRepo.url, revision: 'main', credential: null });
+    await expect(small.checkout({ url: big.url, revision: 'main', credential: null })).rejects.toBeInstanceOf(RepositoryTooLargeError);
+    expect(await readFile(path.join(okCheckout.dir, 'a.yaml'), 'utf8')).toBe('a: 1\n');
+    okCheckout.release();
+  });
+
+  it('evicts least recently used idle trees beyond the bound, never leased ones', async () => {
+    const tiny = await CheckoutStore.create({ cacheDir: path.join(cacheDir, 'tiny'), maxCacheBytes: 1, maxRepoBytes: 10e6, refCacheTtlMs: 60_000, gitTimeoutMs: 30_000 });
+    const held = await tiny.checkout({ url: repo.url, revision: 'v1', credential: credA });
+    const other = await tiny.checkout({ url: repo.url, revision: 'main', credential: credA });
+    other.release();
+    const third = await tiny.checkout({ url: repo.url, revision: 'feature', credential: credA });
+    // The held tree survives every eviction; the released one is gone.
+    expect(await readFile(path.join(held.dir, 'app/config.yaml'), 'utf8')).toBe('version: 1\n');
+    await expect(stat(other.dir)).rejects.toThrow();
+    held.release();
+    third.release();
+  });
+
+  it('never puts the secret on any command line', async () => {
+    const seen: string[] = [];
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        const { stdout } = await execFileAsync('ps', ['-eo', 'args']);
+        seen.push(stdout);
+      }
+    })();
+    const fresh = await server.createRepository('ps-check.git', { credentials: [{ username: 'team-a', password: CANARY }] });
+    await fresh.commit({ 'a.yaml': 'a: 1\n' });
+    for (let i = 0; i < 5; i++) {
+      const c = await store.checkout({ url: fresh.url, revision: 'main', credential: { ...credA, version: `ps-${i}` } });
+      c.release();
+    }
+    polling = false;
+    await poll;
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.join('\n')).not.toContain(CANARY);
+    expect(seen.join('\n')).toMatch(/git/);
+  });
+});

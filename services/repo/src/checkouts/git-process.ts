@@ -1,0 +1,138 @@
+// Runs the git CLI for checkouts. Credentials reach git only through the child's environment,
+// read by a fixed askpass helper (no secret in argv, in the URL, or in any file); the machine's
+// git configuration and credential helpers are switched off so nothing is stored or reused; only
+// http(s) and ssh transports are allowed (no file://, no ext:: command transports).
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { GitFailedError, GitTimeoutError } from './git-errors.js';
+
+/** What git may authenticate with for one operation; null means anonymous. */
+export interface GitAuth {
+  username: string;
+  password?: string;
+  sshPrivateKey?: string;
+  insecure?: boolean;
+}
+
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+const ASKPASS_SCRIPT = `#!/bin/sh
+# Capstan's askpass helper: answers git's prompts from the environment of this git process
+# only. It holds no secret itself.
+case "$1" in
+  Username*) printf '%s\\n' "$CAPSTAN_GIT_USERNAME" ;;
+  *) printf '%s\\n' "$CAPSTAN_GIT_PASSWORD" ;;
+esac
+`;
+
+const SAFE_CONFIG = [
+  '-c', 'credential.helper=',
+  '-c', 'protocol.allow=never',
+  '-c', 'protocol.http.allow=always',
+  '-c', 'protocol.https.allow=always',
+  '-c', 'protocol.ssh.allow=always',
+  '-c', 'advice.detachedHead=false',
+  '-c', 'gc.auto=0',
+];
+
+export class GitRunner {
+  private constructor(
+    private readonly askpassPath: string,
+    private readonly scratchDir: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Installs the askpass helper (mode 0700) under `toolDir`. */
+  static async create(opts: { toolDir: string; timeoutMs: number }): Promise<GitRunner> {
+    await mkdir(opts.toolDir, { recursive: true, mode: 0o700 });
+    await chmod(opts.toolDir, 0o700);
+    const askpassPath = path.join(opts.toolDir, 'askpass.sh');
+    await writeFile(askpassPath, ASKPASS_SCRIPT, { mode: 0o700 });
+    await chmod(askpassPath, 0o700);
+    const scratchDir = path.join(opts.toolDir, 'scratch');
+    await mkdir(scratchDir, { recursive: true, mode: 0o700 });
+    return new GitRunner(askpassPath, scratchDir, opts.timeoutMs);
+  }
+
+  /** Runs git; resolves with the result whatever the exit code (callers classify failures). */
+  async run(
+    args: string[],
+    opts: { cwd?: string; auth?: GitAuth | null; timeoutMs?: number; env?: Record<string, string> } = {},
+  ): Promise<GitResult> {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: this.scratchDir,
+      LANG: 'C',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_ASKPASS: this.askpassPath,
+      // An anonymous fetch answers prompts with nothing, so a protected repository fails cleanly.
+      CAPSTAN_GIT_USERNAME: '',
+      CAPSTAN_GIT_PASSWORD: '',
+      GIT_SSH_COMMAND: 'ssh -F /dev/null -o BatchMode=yes -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes',
+      ...opts.env,
+    };
+    const config = [...SAFE_CONFIG];
+    let keyDir: string | null = null;
+    const auth = opts.auth ?? null;
+    if (auth) {
+      env.CAPSTAN_GIT_USERNAME = auth.username;
+      env.CAPSTAN_GIT_PASSWORD = auth.password ?? '';
+      if (auth.insecure) config.push('-c', 'http.sslVerify=false');
+      if (auth.sshPrivateKey) {
+        // ssh only reads identities from files: a 0600 file in a fresh 0700 directory, removed as
+        // soon as the command ends. Its path (not its content) is on ssh's command line.
+        keyDir = await mkdtemp(path.join(this.scratchDir, 'ssh-'));
+        const keyFile = path.join(keyDir, 'id');
+        await writeFile(keyFile, auth.sshPrivateKey.endsWith('\n') ? auth.sshPrivateKey : auth.sshPrivateKey + '\n', { mode: 0o600 });
+        const hostKeyCheck = auth.insecure ? '-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null' : '-o StrictHostKeyChecking=yes';
+        env.GIT_SSH_COMMAND = `ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes ${hostKeyCheck} -i '${keyFile}'`;
+      }
+    }
+    try {
+      return await this.spawn([...config, ...args], env, opts.cwd, opts.timeoutMs ?? this.timeoutMs);
+    } finally {
+      if (keyDir) await rm(keyDir, { recursive: true, force: true });
+    }
+  }
+
+  /** Runs git and throws when it fails (for local, non-network commands). */
+  async ok(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
+    const result = await this.run(args, opts);
+    if (result.code !== 0) throw new GitFailedError(`git ${args[0]} failed: ${result.stderr.trim().split('\n')[0] ?? ''}`);
+    return result.stdout;
+  }
+
+  private spawn(args: string[], env: NodeJS.ProcessEnv, cwd: string | undefined, timeoutMs: number): Promise<GitResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on('data', (c: Buffer) => out.push(c));
+      child.stderr.on('data', (c: Buffer) => err.push(c));
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      }, timeoutMs);
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        reject(new GitFailedError('cannot run git', { cause: e }));
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        if (timedOut) {
+          reject(new GitTimeoutError(`git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? ''} timed out after ${timeoutMs} ms`));
+          return;
+        }
+        resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code: code ?? -1 });
+      });
+    });
+  }
+}
