@@ -55,8 +55,8 @@ function parseFlags(settings: Settings, argv: readonly string[]): Map<string, st
   const keyOfFlag = new Map<string, string>();
   for (const [key, setting] of Object.entries(settings)) {
     for (const flag of flagNamesOf(key, setting)) {
-      const isBool = setting.schema.safeParse(true).success && !setting.schema.safeParse('x').success;
-      options[flag] = { type: isBool ? 'boolean' : 'string' };
+      // A boolean setting (one with a boolean default) is a switch: `--enable-impersonation`.
+      options[flag] = { type: typeof setting.default === 'boolean' ? 'boolean' : 'string' };
       keyOfFlag.set(flag, key);
     }
   }
