@@ -2,7 +2,21 @@
 // To add a type: define it with defineEvent in catalog/<aggregate>.ts, export it, add it to the list
 // below, then run `npm run gen:schemas -w @capstan/events` (a test fails while the JSON Schemas are stale).
 import { createCatalog, type EventDefinition } from './define.js';
+import { projectEvents } from './project.js';
+import { applicationEvents } from './application.js';
+import { clusterEvents } from './cluster.js';
+import { syncCommands } from './sync.js';
 
-export const allEventDefinitions: readonly EventDefinition[] = [];
+export * from './project.js';
+export * from './application.js';
+export * from './cluster.js';
+export * from './sync.js';
+
+export const allEventDefinitions: readonly EventDefinition[] = [
+  ...projectEvents,
+  ...applicationEvents,
+  ...clusterEvents,
+  ...syncCommands,
+];
 
 export const catalog = createCatalog(allEventDefinitions);
