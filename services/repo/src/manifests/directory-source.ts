@@ -1,0 +1,67 @@
+// Plain directories of YAML/JSON manifests, as Argo CD's `source.directory`: top level only unless
+// `recurse`, filtered by `include`/`exclude` globs (brace lists like `{a.yaml,b/*}` work; a pattern
+// without '/' also matches the file name alone). Files are read in path order so output is stable.
+import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { parseManifests, type KubeObject } from './manifest-documents.js';
+import { PathEscapeError } from './manifest-errors.js';
+import { isInside } from './repo-path.js';
+
+export interface DirectoryOptions {
+  recurse: boolean;
+  include: string;
+  exclude: string;
+}
+
+const MANIFEST_FILE = /\.(ya?ml|json)$/i;
+
+export function globMatcher(pattern: string): (relPath: string) => boolean {
+  // Argo CD users write `{a.yaml}` for a single pattern; a one-item brace list means the item.
+  const trimmed = pattern.trim().replace(/^\{([^{},]*)\}$/, '$1');
+  if (trimmed === '') return () => false;
+  return picomatch(trimmed, { dot: true, basename: !trimmed.includes('/') });
+}
+
+/** Lists manifest files under `appDir` (repository-relative to `root`) honouring the options. */
+export async function listManifestFiles(root: string, appDir: string, options: DirectoryOptions): Promise<string[]> {
+  const include = options.include.trim() ? globMatcher(options.include) : () => true;
+  const exclude = globMatcher(options.exclude);
+  const files: string[] = [];
+  const seen = new Set<string>();
+  const walk = async (dir: string): Promise<void> => {
+    const real = await realpath(dir);
+    if (seen.has(real)) return;
+    seen.add(real);
+    for (const name of (await readdir(dir)).sort()) {
+      if (name === '.git') continue;
+      const full = path.join(dir, name);
+      const info = await lstat(full);
+      let isDir = info.isDirectory();
+      if (info.isSymbolicLink()) {
+        const target = await realpath(full).catch(() => null);
+        if (target === null) continue;
+        if (!isInside(root, target)) throw new PathEscapeError(`${path.relative(root, full)} links outside the repository`);
+        isDir = (await lstat(target)).isDirectory();
+      }
+      const rel = path.relative(appDir, full);
+      if (isDir) {
+        if (options.recurse) await walk(full);
+        continue;
+      }
+      if (!MANIFEST_FILE.test(name) || !include(rel) || exclude(rel)) continue;
+      files.push(full);
+    }
+  };
+  await walk(appDir);
+  return files;
+}
+
+export async function renderDirectory(root: string, appDir: string, options: DirectoryOptions): Promise<KubeObject[]> {
+  const files = await listManifestFiles(root, appDir, options);
+  const texts = await Promise.all(files.map((f) => readFile(f, 'utf8')));
+  return files.flatMap((file, i) => {
+    const rel = path.relative(root, file);
+    return parseManifests(texts[i] as string, rel, file.toLowerCase().endsWith('.json') ? 'json' : 'yaml');
+  });
+}

@@ -1,0 +1,101 @@
+// Manifest generation for an application source: check out the revision with the credential
+// selected for the project, refuse repositories with out-of-bounds symlinks, pick the source type
+// (kustomize, Helm chart, plain directory) and render. Results are cached by (credential actually
+// used + URL, commit, path, options); the cache never spans credentials.
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import type { CheckoutCredential, CheckoutStore } from '../checkouts/checkout-store.js';
+import { redactRepoUrl } from '../credentials/repo-url.js';
+import { renderDirectory, type DirectoryOptions } from './directory-source.js';
+import { isHelmChart, renderHelm, type HelmOptions } from './helm-source.js';
+import { isKustomization, renderKustomize } from './kustomize-source.js';
+import { LruMap } from './lru-map.js';
+import { PathEscapeError, ToolUnavailableError } from './manifest-errors.js';
+import { findEscapingSymlinks, resolveAppDirectory } from './repo-path.js';
+
+export interface ManifestSource {
+  repoURL: string;
+  targetRevision: string;
+  path: string;
+  directory?: Partial<DirectoryOptions>;
+  helm?: Partial<HelmOptions>;
+}
+
+export type SourceType = 'directory' | 'kustomize' | 'helm';
+
+export interface GeneratedManifests {
+  /** The commit SHA the manifests were rendered from. */
+  revision: string;
+  sourceType: SourceType;
+  /** One JSON document per Kubernetes object, in render order. */
+  manifests: readonly string[];
+}
+
+export interface ManifestGeneratorOptions {
+  kustomizePath: string;
+  /** Helm binary, or null when Helm charts are not supported on this installation. */
+  helmPath: string | null;
+  scratchDir: string;
+  renderTimeoutMs: number;
+  cacheEntries: number;
+}
+
+export class ManifestGenerator {
+  private readonly cache: LruMap<string, GeneratedManifests>;
+  private readonly escapes = new LruMap<string, string[]>(1024);
+
+  constructor(
+    private readonly checkouts: CheckoutStore,
+    private readonly opts: ManifestGeneratorOptions,
+  ) {
+    this.cache = new LruMap(opts.cacheEntries);
+  }
+
+  async generate(source: ManifestSource, credential: CheckoutCredential | null): Promise<GeneratedManifests> {
+    const req = { url: source.repoURL, revision: source.targetRevision, credential };
+    const sha = await this.checkouts.resolveRevision(req);
+    const directory: DirectoryOptions = { recurse: false, include: '', exclude: '', ...source.directory };
+    const helm: HelmOptions = { releaseName: '', namespace: '', valueFiles: [], ...source.helm };
+    const cacheKey = JSON.stringify([this.checkouts.repoKeyOf(req), sha, path.posix.normalize(source.path || '.'), directory, helm]);
+    const hit = this.cache.get(cacheKey);
+    if (hit) return hit;
+
+    const checkout = await this.checkouts.checkout({ ...req, revision: sha });
+    try {
+      const where = `repository ${redactRepoUrl(source.repoURL)} at revision ${source.targetRevision || 'HEAD'} (${sha.slice(0, 12)})`;
+      const root = await realpath(checkout.dir);
+      await this.refuseEscapingSymlinks(root, where);
+      const appDir = await resolveAppDirectory(root, source.path, where);
+      const what = `path ${source.path || '.'} of ${where}`;
+      let sourceType: SourceType;
+      let objects;
+      if (await isKustomization(appDir)) {
+        sourceType = 'kustomize';
+        objects = await renderKustomize({ kustomize: this.opts.kustomizePath, appDir, scratchHome: this.opts.scratchDir, timeoutMs: this.opts.renderTimeoutMs, what });
+      } else if (await isHelmChart(appDir)) {
+        if (!this.opts.helmPath) throw new ToolUnavailableError(`${what} is a Helm chart, but Helm is not configured on this repo service`);
+        sourceType = 'helm';
+        objects = await renderHelm({ helm: this.opts.helmPath, root, appDir, options: helm, scratchHome: this.opts.scratchDir, timeoutMs: this.opts.renderTimeoutMs, what });
+      } else {
+        sourceType = 'directory';
+        objects = await renderDirectory(root, appDir, directory);
+      }
+      const result: GeneratedManifests = Object.freeze({ revision: sha, sourceType, manifests: Object.freeze(objects.map((o) => JSON.stringify(o))) });
+      this.cache.set(cacheKey, result);
+      return result;
+    } finally {
+      checkout.release();
+    }
+  }
+
+  private async refuseEscapingSymlinks(root: string, where: string): Promise<void> {
+    let found = this.escapes.get(root);
+    if (!found) {
+      found = await findEscapingSymlinks(root);
+      this.escapes.set(root, found);
+    }
+    if (found.length > 0) {
+      throw new PathEscapeError(`${where} contains symbolic links pointing outside the repository: ${found.slice(0, 5).join(', ')}`);
+    }
+  }
+}
