@@ -1,0 +1,66 @@
+// @capstan/policy: the shared domain rules (no I/O) that must give the same answer in the api,
+// the sync service and the CLI: Argo CD manifests, globs, the project chain, ServiceAccount
+// resolution and the full sync decision.
+export {
+  compileGlob,
+  cachedGlob,
+  globMatch,
+  GlobSyntaxError,
+  MAX_ALTERNATIVES,
+  type Glob,
+  type GlobOptions,
+} from './glob/glob.js';
+export { ManifestError, formatIssue, formatIssues, formatPath, type PolicyIssue } from './issues.js';
+export * from './manifests/schemas.js';
+export {
+  parseArgoManifests,
+  decodeArgoObject,
+  issuesFromZod,
+  ManifestErrors,
+  type ArgoManifests,
+} from './manifests/parse.js';
+export { compileProject, type CompiledProject, type CompiledServiceAccountRule } from './project/compile.js';
+export {
+  ProjectChain,
+  MAX_CHAIN_DEPTH,
+  type ProjectLookup,
+  type ChainResolution,
+  type ChainCheck,
+  type ChainErrorCode,
+} from './project/chain.js';
+export { normalizeGitUrl } from './project/repo-url.js';
+export {
+  validateAppProject,
+  validateApplication,
+  appProjectIssues,
+  applicationIssues,
+  type Validation,
+} from './project/validate.js';
+export {
+  parseServiceAccountRef,
+  serviceAccountUsername,
+  dnsLabelProblem,
+  dnsSubdomainProblem,
+  SERVICE_ACCOUNT_DISALLOWED_CHARS,
+  type ServiceAccountRef,
+} from './serviceaccount/names.js';
+export {
+  resolveServiceAccount,
+  firstMatchingRule,
+  type ServiceAccount,
+  type ServiceAccountRequest,
+  type ServiceAccountResolution,
+  type ResolutionRefusal,
+  type ResolveOptions,
+  type Fallback,
+} from './serviceaccount/resolve.js';
+export { ClusterDirectory, IN_CLUSTER, type ResolvedDestination } from './sync/destination.js';
+export { checkDeliveredProjects, type DeliveredProjectCheck } from './sync/delivered-projects.js';
+export {
+  explainSync,
+  type ExplainSyncInput,
+  type SyncDecision,
+  type DecisionCheck,
+  type RuleEvaluation,
+  type CheckName,
+} from './sync/explain.js';

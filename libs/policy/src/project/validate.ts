@@ -1,0 +1,63 @@
+// Write-time validation, for the api (and anyone else accepting AppProjects and Applications):
+// the shape of Argo CD's object plus the semantic rules, every problem as a field-path issue.
+import { compileGlob, GlobSyntaxError } from '../glob/glob.js';
+import type { PolicyIssue } from '../issues.js';
+import { issuesFromZod } from '../manifests/parse.js';
+import {
+  AppProjectSchema,
+  ApplicationSchema,
+  type AppProject,
+  type Application,
+} from '../manifests/schemas.js';
+import { compileProject } from './compile.js';
+
+export type Validation<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: readonly PolicyIssue[] };
+
+/** Semantic problems of an already-decoded AppProject (globs, defaultServiceAccount, duplicates, parent). */
+export function appProjectIssues(project: AppProject): readonly PolicyIssue[] {
+  return compileProject(project).issues;
+}
+
+/** Semantic problems of an already-decoded Application. */
+export function applicationIssues(app: Application): PolicyIssue[] {
+  const issues: PolicyIssue[] = [];
+  const { destination, source, sources, sourceHydrator, allowedParentProjects } = app.spec;
+  if (destination.server && destination.name) {
+    issues.push({
+      path: 'spec.destination',
+      message: 'server and name are both set; name the cluster by one of them',
+    });
+  } else if (!destination.server && !destination.name) {
+    issues.push({ path: 'spec.destination', message: 'server or name is required' });
+  }
+  if (!source && (!sources || sources.length === 0) && !sourceHydrator) {
+    issues.push({ path: 'spec.source', message: 'source or sources is required' });
+  }
+  allowedParentProjects?.forEach((pattern, i) => {
+    try {
+      compileGlob(pattern);
+    } catch (err) {
+      if (!(err instanceof GlobSyntaxError)) throw err;
+      issues.push({
+        path: `spec.allowedParentProjects[${i}]`,
+        message: `invalid glob ${JSON.stringify(pattern)}: ${err.detail}`,
+      });
+    }
+  });
+  return issues;
+}
+
+export function validateAppProject(input: unknown): Validation<AppProject> {
+  const parsed = AppProjectSchema.safeParse(input, { reportInput: true });
+  if (!parsed.success) return { ok: false, issues: issuesFromZod(parsed.error) };
+  const issues = appProjectIssues(parsed.data);
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: parsed.data };
+}
+
+export function validateApplication(input: unknown): Validation<Application> {
+  const parsed = ApplicationSchema.safeParse(input, { reportInput: true });
+  if (!parsed.success) return { ok: false, issues: issuesFromZod(parsed.error) };
+  const issues = applicationIssues(parsed.data);
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: parsed.data };
+}
