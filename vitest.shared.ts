@@ -9,6 +9,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     passWithNoTests: true,
-    reporters: ['default'],
+    reporters: ['default', 'json'],
+    // Per-package results; scripts/test-summary.mjs adds them up into one closing line.
+    outputFile: { json: '.vitest/results.json' },
   },
 });

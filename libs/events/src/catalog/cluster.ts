@@ -13,6 +13,9 @@ export const clusterInfoSchema = z.object({
   credentialType: z.string(),
   /** Id of the key the credential is sealed with. */
   keyId: z.string(),
+  insecure: z.boolean(),
+  serverName: z.string(),
+  hasCaData: z.boolean(),
 });
 
 export const clusterRegistered = defineEvent({

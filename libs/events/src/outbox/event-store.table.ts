@@ -18,7 +18,6 @@ export interface OutboxTable {
   subject: string;
   payload: string;
   created_at: Generated<Date>;
-  sent_at: Date | null;
 }
 
 export interface ProcessedEventsTable {
@@ -70,9 +69,7 @@ export function eventStoreMigrations(schema: string): Record<string, Migration> 
           .addColumn('subject', 'text', (c) => c.notNull())
           .addColumn('payload', 'text', (c) => c.notNull())
           .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-          .addColumn('sent_at', 'timestamptz')
           .execute();
-        await sql`create index outbox_unsent on ${sql.table(`${schema}.outbox`)} (id) where sent_at is null`.execute(db);
         await s
           .createTable('processed_events')
           .addColumn('consumer', 'text', (c) => c.notNull())

@@ -1,5 +1,5 @@
 // The outbox relay: publishes committed outbox rows to JetStream in order, with Nats-Msg-Id = event id,
-// then marks them sent. Killed at any point it loses nothing (rows stay unsent until marked) and
+// then deletes them. Killed at any point it loses nothing (a row stays until it is deleted) and
 // duplicates nothing (the broker drops a re-published id inside its duplicate window; consumers are
 // idempotent beyond it). One relay per schema is active at a time (advisory lock), so order holds
 // when several replicas run.
@@ -18,7 +18,7 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   pollIntervalMs?: number;
   onError?: (err: unknown) => void;
-  /** Test seam: called after a batch is published and before it is marked sent. */
+  /** Test seam: called after a batch is published and before its rows are deleted. */
   afterPublish?: (eventIds: readonly string[]) => Promise<void> | void;
 }
 
@@ -54,7 +54,6 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
         .withSchema(options.schema)
         .selectFrom('outbox')
         .select(['id', 'event_id', 'subject', 'payload'])
-        .where('sent_at', 'is', null)
         .orderBy('id')
         .limit(batchSize)
         .execute();
@@ -62,10 +61,11 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
       // Published concurrently on one connection: JetStream stores them in the order sent.
       await Promise.all(rows.map((r) => options.bus.publishEncoded(`${options.bus.namespace}.${r.subject}`, r.event_id, r.payload)));
       await options.afterPublish?.(rows.map((r) => r.event_id));
+      // Sent rows are deleted rather than flagged: the event store keeps the events, and an outbox that
+      // only ever holds unsent rows stays small and fast to scan.
       await trx
         .withSchema(options.schema)
-        .updateTable('outbox')
-        .set({ sent_at: new Date() })
+        .deleteFrom('outbox')
         .where('id', 'in', rows.map((r) => r.id))
         .execute();
       return rows.length;
@@ -97,6 +97,8 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
         }
       }
       if (stopping) break;
+      // A notification that arrived while draining means there is more: go round again at once.
+      if (dirty) continue;
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(() => {

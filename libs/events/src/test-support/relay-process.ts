@@ -12,7 +12,7 @@ let told = false;
 await startOutboxRelay({
   db, databaseUrl, schema: 'svc', bus, batchSize: 7,
   afterPublish: async () => {
-    // Tell the parent we are mid-flight, then dawdle so the kill lands between publish and mark-sent.
+    // Tell the parent we are mid-flight, then dawdle so the kill lands between publish and delete.
     if (!told) { told = true; process.send?.('publishing'); }
     await new Promise((r) => setTimeout(r, 50));
   },
