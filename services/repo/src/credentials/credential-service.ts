@@ -1,0 +1,280 @@
+// The credential use cases. Every lookup and every mutation (and every refusal) writes exactly one
+// audit.credential_decisions row: the candidates by id and scope, the one chosen and why, for whom.
+// Successful mutations write their row in the same transaction as the change; refusals write
+// theirs on their own, because the refused transaction is rolled back.
+import { randomUUID } from 'node:crypto';
+import { appendAudit, type AuditRow, type CredentialCandidate, type Kysely } from '@capstan/db';
+import { AlreadyExistsError, CapstanError, FailedPreconditionError, NotFoundError } from '@capstan/service';
+import type { CheckoutCredential } from '../checkouts/checkout-store.js';
+import type { CredentialInput, CredentialMetadata } from './credential.js';
+import { validateCredentialInput } from './credential-input.js';
+import {
+  credentialByName,
+  credentialsForUrl,
+  deleteCredential,
+  insertCredential,
+  listCredentialRows,
+  toMetadata,
+  updateCredential,
+  type RepoDb,
+} from './credential.repository.js';
+import type { CredentialRow, RepoDatabase } from './credential.table.js';
+import { parseRepositorySecret } from './declarative-secret.js';
+import type { Keyring } from './keyring.js';
+import { normalizeRepoUrl, redactRepoUrl } from './repo-url.js';
+import { openSecret, sealSecret } from './sealed-secret.js';
+import { credentialSecretName } from './secret-name.js';
+import { findForMutation, resolveForApi, selectForProject, type LookupReason } from './selection.js';
+
+export interface Caller {
+  /** The authenticated principal the api forwarded (or the service itself for internal lookups). */
+  actor: string;
+}
+
+export interface LookupResult {
+  credential: CheckoutCredential | null;
+  credentialId: string | null;
+  reason: LookupReason;
+}
+
+type Decision = AuditRow<'credential_decisions'>;
+
+const candidatesOf = (rows: readonly CredentialRow[]): CredentialCandidate[] =>
+  rows.map((r) => ({ id: r.id, project: r.project === '' ? null : r.project, url: r.url }));
+
+export class CredentialService {
+  constructor(
+    private readonly db: Kysely<RepoDatabase>,
+    private readonly keyring: Keyring,
+  ) {}
+
+  /** Creates a credential; with `upsert`, replaces the one in the same URL and scope. */
+  async create(raw: CredentialInput, caller: Caller, opts: { upsert?: boolean; origin?: 'api' | 'declarative' } = {}): Promise<CredentialMetadata> {
+    const base = this.decision('create', raw.url, raw.project, caller);
+    const input = await this.validated(raw, base);
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const rows = await credentialsForUrl(trx, normalizeRepoUrl(input.url));
+        const existing = findForMutation(rows, input.url, input.project);
+        if (existing && !opts.upsert) {
+          throw new AlreadyExistsError(`a credential for ${redactRepoUrl(input.url)} ${scopeText(input.project)} already exists`);
+        }
+        const row = existing
+          ? await this.replace(trx, existing, input)
+          : await this.insert(trx, input, caller, opts.origin ?? 'api');
+        await this.audit(trx, { ...base, operation: existing ? 'update' : 'create', candidates: candidatesOf(rows), chosen_id: row.id, reason: 'exact', outcome: 'allow' });
+        return toMetadata(row);
+      });
+    } catch (err) {
+      throw await this.refused(base, err);
+    }
+  }
+
+  /** Replaces the credential with exactly this URL and scope (strict: never another project's). */
+  async update(raw: CredentialInput, caller: Caller): Promise<CredentialMetadata> {
+    const base = this.decision('update', raw.url, raw.project, caller);
+    const input = await this.validated(raw, base);
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const rows = await credentialsForUrl(trx, normalizeRepoUrl(input.url));
+        const existing = findForMutation(rows, input.url, input.project);
+        if (!existing) throw new NotFoundError(`no credential for ${redactRepoUrl(input.url)} ${scopeText(input.project)}`);
+        const row = await this.replace(trx, existing, input);
+        await this.audit(trx, { ...base, candidates: candidatesOf(rows), chosen_id: row.id, reason: 'exact', outcome: 'allow' });
+        return toMetadata(row);
+      });
+    } catch (err) {
+      throw await this.refused(base, err);
+    }
+  }
+
+  /** API get: one match and no project returns it; a project must match; several need a project. */
+  async get(url: string, project: string, caller: Caller): Promise<CredentialMetadata> {
+    const base = this.decision('get', url, project, caller);
+    const rows = await credentialsForUrl(this.db, normalizeRepoUrl(url));
+    const found = await this.resolveOrRefuse(rows, url, project, base);
+    await this.audit(this.db, { ...base, candidates: candidatesOf(rows), chosen_id: found.id, reason: 'exact', outcome: 'allow' });
+    return toMetadata(found);
+  }
+
+  /** API delete, with get's selection rules. */
+  async delete(url: string, project: string, caller: Caller): Promise<CredentialMetadata> {
+    const base = this.decision('delete', url, project, caller);
+    return this.db.transaction().execute(async (trx) => {
+      const rows = await credentialsForUrl(trx, normalizeRepoUrl(url));
+      const found = await this.resolveOrRefuse(rows, url, project, base);
+      await deleteCredential(trx, found.id);
+      await this.audit(trx, { ...base, candidates: candidatesOf(rows), chosen_id: found.id, reason: 'exact', outcome: 'allow' });
+      return toMetadata(found);
+    });
+  }
+
+  /** Lists credentials (all, or one project's scope; '' lists the unscoped ones). */
+  async list(project: string | undefined, caller: Caller): Promise<CredentialMetadata[]> {
+    const rows = await listCredentialRows(this.db, project === undefined ? {} : { project });
+    await this.audit(this.db, {
+      ...this.decision('list', '*', project ?? '', caller),
+      candidates: candidatesOf(rows),
+      chosen_id: null,
+      reason: 'exact',
+      outcome: 'allow',
+    });
+    return rows.map(toMetadata);
+  }
+
+  /** Applies an Argo CD declarative repository Secret: created, or updated in place by name. */
+  async applySecret(manifest: unknown, caller: Caller): Promise<CredentialMetadata> {
+    let parsed;
+    try {
+      parsed = parseRepositorySecret(manifest);
+    } catch (err) {
+      const url = typeof (manifest as { stringData?: { url?: unknown } })?.stringData?.url === 'string' ? String((manifest as { stringData: { url: string } }).stringData.url) : '';
+      throw await this.refused(this.decision('create', url, '', caller), err);
+    }
+    const base = this.decision('create', parsed.input.url, parsed.input.project, caller);
+    const input = await this.validated(parsed.input, base);
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const byName = await credentialByName(trx, parsed.name);
+        const rows = await credentialsForUrl(trx, normalizeRepoUrl(input.url));
+        const row = byName ? await this.replace(trx, byName, input) : await this.insert(trx, input, caller, 'declarative');
+        await this.audit(trx, { ...base, operation: byName ? 'update' : 'create', candidates: candidatesOf(rows), chosen_id: row.id, reason: 'exact', outcome: 'allow' });
+        return toMetadata(row);
+      });
+    } catch (err) {
+      throw await this.refused(base, err);
+    }
+  }
+
+  /**
+   * The credential a checkout for an Application of `project` uses: first scoped to the project,
+   * else first unscoped, else anonymous. The secret is decrypted only here, for the checkout.
+   */
+  async lookupForApplication(req: { url: string; project: string; application: string | null }, caller: Caller): Promise<LookupResult> {
+    const base: Decision = { ...this.decision('lookup', req.url, req.project, caller), application: req.application };
+    const rows = await credentialsForUrl(this.db, normalizeRepoUrl(req.url));
+    const decision = selectForProject(rows, req.url, req.project);
+    const row = decision.chosen;
+    let credential: CheckoutCredential | null = null;
+    try {
+      if (row) {
+        const secret = openSecret(this.keyring, row.id, { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext });
+        credential = {
+          id: row.id,
+          version: String(row.updated_at.getTime()),
+          auth: { username: row.username, ...secret, insecure: row.insecure },
+        };
+      }
+    } catch (err) {
+      await this.audit(this.db, { ...base, candidates: candidatesOf(decision.considered), chosen_id: row?.id ?? null, reason: decision.reason, outcome: 'error', message: messageOf(err) });
+      throw err;
+    }
+    await this.audit(this.db, { ...base, candidates: candidatesOf(decision.considered), chosen_id: row?.id ?? null, reason: decision.reason, outcome: 'allow' });
+    return { credential, credentialId: row?.id ?? null, reason: decision.reason };
+  }
+
+  private async resolveOrRefuse(rows: CredentialRow[], url: string, project: string, base: Decision): Promise<CredentialRow> {
+    const resolution = resolveForApi(rows, url, project);
+    if (resolution.outcome === 'found') return resolution.credential;
+    const candidates = candidatesOf(resolution.considered);
+    if (resolution.outcome === 'ambiguous') {
+      const projects = resolution.considered.map((r) => (r.project === '' ? '(unscoped)' : r.project)).join(', ');
+      const err = new FailedPreconditionError(`several credentials exist for ${redactRepoUrl(url)} (projects: ${projects}); name the project`);
+      await this.audit(this.db, { ...base, candidates, reason: 'ambiguous', outcome: 'deny', message: err.message });
+      throw err;
+    }
+    const err = new NotFoundError(`no credential for ${redactRepoUrl(url)}${project ? ` in project ${project}` : ''}`);
+    await this.audit(this.db, { ...base, candidates, reason: 'not-found', outcome: 'deny', message: err.message });
+    throw err;
+  }
+
+  private async validated(raw: CredentialInput, base: Decision): Promise<CredentialInput> {
+    try {
+      return validateCredentialInput(raw);
+    } catch (err) {
+      throw await this.refused(base, err);
+    }
+  }
+
+  /** Records a refused mutation and returns the error to throw (unique races become AlreadyExists). */
+  private async refused(base: Decision, err: unknown): Promise<unknown> {
+    let error = err;
+    if ((err as { code?: string }).code === '23505') {
+      error = new AlreadyExistsError(`a credential with this name, or for ${base.repo_url} ${scopeText(base.project ?? '')}, already exists`, { cause: err });
+    }
+    if (error instanceof CapstanError) {
+      await this.audit(this.db, { ...base, reason: error instanceof NotFoundError ? 'not-found' : 'refused', outcome: 'deny', message: error.message });
+    } else {
+      await this.audit(this.db, { ...base, reason: 'refused', outcome: 'error', message: 'internal error' });
+    }
+    return error;
+  }
+
+  private async insert(trx: RepoDb, input: CredentialInput, caller: Caller, origin: 'api' | 'declarative'): Promise<CredentialRow> {
+    const id = randomUUID();
+    const sealed = sealSecret(this.keyring, id, input.secret);
+    return insertCredential(trx, {
+      id,
+      name: input.name ?? credentialSecretName(input.url, input.project),
+      url: input.url,
+      normalized_url: normalizeRepoUrl(input.url),
+      project: input.project,
+      type: input.type,
+      display_name: input.displayName,
+      username: input.username,
+      insecure: input.insecure,
+      has_password: Boolean(input.secret.password),
+      has_ssh_private_key: Boolean(input.secret.sshPrivateKey),
+      origin,
+      key_id: sealed.keyId,
+      nonce: sealed.nonce,
+      ciphertext: sealed.ciphertext,
+      created_by: caller.actor,
+    });
+  }
+
+  private async replace(trx: RepoDb, existing: CredentialRow, input: CredentialInput): Promise<CredentialRow> {
+    const sealed = sealSecret(this.keyring, existing.id, input.secret);
+    return updateCredential(trx, existing.id, {
+      url: input.url,
+      normalized_url: normalizeRepoUrl(input.url),
+      project: input.project,
+      type: input.type,
+      display_name: input.displayName,
+      username: input.username,
+      insecure: input.insecure,
+      has_password: Boolean(input.secret.password),
+      has_ssh_private_key: Boolean(input.secret.sshPrivateKey),
+      key_id: sealed.keyId,
+      nonce: sealed.nonce,
+      ciphertext: sealed.ciphertext,
+    });
+  }
+
+  private decision(operation: Decision['operation'], url: string, project: string, caller: Caller): Decision {
+    return {
+      operation,
+      repo_url: url === '*' ? '*' : redactRepoUrl(url),
+      project: project === '' ? null : project,
+      application: null,
+      actor: caller.actor,
+      candidates: [],
+      chosen_id: null,
+      reason: 'none',
+      outcome: 'allow',
+      message: null,
+    };
+  }
+
+  private async audit(db: RepoDb | Kysely<RepoDatabase>, row: Decision): Promise<void> {
+    await appendAudit(db as unknown as Kysely<unknown>, 'credential_decisions', row);
+  }
+}
+
+function scopeText(project: string): string {
+  return project === '' ? 'without project scope' : `in project ${project}`;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof CapstanError ? err.message : 'internal error';
+}

@@ -1,0 +1,9 @@
+// The repo service's migrations of schema `repo`, keyed by timestamped name (they run in order).
+import type { Migrations } from '@capstan/db';
+import { credentials } from './2026_11_20_0001_credentials.js';
+import { watches } from './2026_11_20_0002_watches.js';
+
+export const repoMigrations: Migrations = {
+  '2026_11_20_0001_credentials': credentials,
+  '2026_11_20_0002_watches': watches,
+};
