@@ -6,17 +6,20 @@ import { projectEvents } from './project.js';
 import { applicationEvents } from './application.js';
 import { clusterEvents } from './cluster.js';
 import { syncCommands } from './sync.js';
+import { repositoryEvents } from './repository.js';
 
 export * from './project.js';
 export * from './application.js';
 export * from './cluster.js';
 export * from './sync.js';
+export * from './repository.js';
 
 export const allEventDefinitions: readonly EventDefinition[] = [
   ...projectEvents,
   ...applicationEvents,
   ...clusterEvents,
   ...syncCommands,
+  ...repositoryEvents,
 ];
 
 export const catalog = createCatalog(allEventDefinitions);
