@@ -22,3 +22,9 @@ if ! nats_up; then
   nats_up || { echo "capstan: NATS is not answering on 127.0.0.1:4222" >&2; exit 1; }
 fi
 echo "capstan: PostgreSQL and NATS are up"
+
+# The database the services use by default (DATABASE_URL overrides it).
+if ! psql -h 127.0.0.1 -U postgres -tAc "select 1 from pg_database where datname = 'capstan'" postgres | grep -q 1; then
+  psql -h 127.0.0.1 -U postgres -qc "create database capstan" postgres
+  echo "capstan: created database capstan"
+fi

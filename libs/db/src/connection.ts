@@ -1,5 +1,5 @@
 // kysely over node-postgres. Every service gets one pool; schemas keep services apart.
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 
 // int8 (bigserial ids, counts) as JavaScript numbers: Capstan's sequences stay far below 2^53.
@@ -23,8 +23,7 @@ export function createDb<DB>(connectionString: string, options: DbOptions = {}):
 }
 
 /** Readiness probe: the database answers. */
-export async function pingDb(db: Kysely<unknown>): Promise<boolean> {
-  const { sql } = await import('kysely');
+export async function pingDb<DB>(db: Kysely<DB>): Promise<boolean> {
   await sql`select 1`.execute(db);
   return true;
 }

@@ -20,3 +20,4 @@ export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './o
 export { applyOnce, applyBatchOnce, type ApplyOnceOptions } from './consumers/apply-once.js';
 export { postgresDeadLetters } from './consumers/dead-letters.js';
 export { ConcurrencyError } from '@capstan/service';
+export { startBackbone, type Backbone } from './backbone.js';

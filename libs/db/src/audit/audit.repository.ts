@@ -5,7 +5,7 @@ import { auditMigrations } from './migrations.js';
 import { chainHash, GENESIS_HASH } from './hash-chain.js';
 import type { AuditDatabase, AuditRow, AuditTableName, StoredAuditRow } from './audit.table.js';
 
-export async function migrateAudit(db: Kysely<unknown>): Promise<void> {
+export async function migrateAudit<DB>(db: Kysely<DB>): Promise<void> {
   await migrateToLatest(db, { schema: 'audit', migrations: auditMigrations });
 }
 

@@ -32,7 +32,6 @@ export function createLogger(
 ): Logger {
   return pino(
     {
-      name: service,
       level: options.level ?? 'info',
       base: { service },
       redact: { paths: redactPaths, censor: '[redacted]' },

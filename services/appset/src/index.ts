@@ -1,0 +1,1 @@
+export { appsetSettings } from './settings.js';
