@@ -14,10 +14,14 @@ export interface CompiledServiceAccountRule {
   readonly server: string;
   readonly namespace: string;
   readonly defaultServiceAccount: string;
+  /** { server, namespace } as written, shared by every resolution this rule decides. */
+  readonly pattern: { readonly server: string; readonly namespace: string };
   /** Undefined when the pattern does not compile (the project then carries an issue). */
   readonly serverGlob: Glob | undefined;
   readonly namespaceGlob: Glob | undefined;
   readonly account: ServiceAccountRef;
+  /** For `namespace:name`: the account, built once. */
+  readonly fixedAccount: { readonly namespace: string; readonly name: string } | undefined;
 }
 
 /** A pattern of sourceRepos or destinations: `!` makes it a deny pattern (Argo CD's negation). */
@@ -177,9 +181,14 @@ class ProjectCompiler {
         server: dsa.server,
         namespace: dsa.namespace,
         defaultServiceAccount: dsa.defaultServiceAccount,
+        pattern: Object.freeze({ server: dsa.server, namespace: dsa.namespace }),
         serverGlob,
         namespaceGlob,
         account,
+        fixedAccount:
+          account.kind === 'qualified'
+            ? Object.freeze({ namespace: account.namespace, name: account.name })
+            : undefined,
       };
     });
   }

@@ -89,8 +89,15 @@ function accountOf(rule: CompiledServiceAccountRule, project: string, saNamespac
       code: 'invalid-service-account',
       reason: `${where} ${JSON.stringify(rule.defaultServiceAccount)} ${a.problem}`,
     };
-  if (a.kind === 'qualified') return { ok: true, sa: { namespace: a.namespace, name: a.name } };
+  if (rule.fixedAccount !== undefined) return { ok: true, sa: rule.fixedAccount };
   return defaultNamespaceAccount(saNamespace, a.name, where);
+}
+
+// Namespaces already found to be DNS labels: the regex runs once per namespace, not per sync.
+const validNamespaces = new Set<string>();
+function rememberValid(ns: string): void {
+  if (validNamespaces.size >= 10_000) validNamespaces.clear();
+  validNamespaces.add(ns);
 }
 
 function defaultNamespaceAccount(saNamespace: string, name: string, what: string): Account {
@@ -101,7 +108,8 @@ function defaultNamespaceAccount(saNamespace: string, name: string, what: string
       code: 'no-namespace',
       reason: `${what}: the ServiceAccount namespace is unknown (the Application has no destination namespace and no namespace of its own)`,
     };
-  const problem = dnsLabelProblem(saNamespace);
+  const problem = validNamespaces.has(saNamespace) ? undefined : dnsLabelProblem(saNamespace);
+  if (problem === undefined) rememberValid(saNamespace);
   if (problem)
     return {
       ok: false,
@@ -120,11 +128,39 @@ function show(sa: ServiceAccount): string {
 }
 
 function matchInfo(project: CompiledProject, rule: CompiledServiceAccountRule): MatchInfo {
-  return {
-    matchedRule: rule.index,
-    matchedProject: project.name,
-    matchedPattern: { server: rule.server, namespace: rule.namespace },
-  };
+  return { matchedRule: rule.index, matchedProject: project.name, matchedPattern: rule.pattern };
+}
+
+/** A resolution decided by a rule; a class so that the lazy reason lives on the prototype. */
+class RuleResolution {
+  readonly ok = true as const;
+  readonly matchedRule: number;
+  readonly matchedProject: string;
+  readonly matchedPattern: { readonly server: string; readonly namespace: string };
+  readonly username: string;
+  readonly fallback = null;
+  constructor(
+    project: CompiledProject,
+    private readonly rule: CompiledServiceAccountRule,
+    readonly serviceAccount: ServiceAccount,
+    private readonly req: ServiceAccountRequest,
+  ) {
+    this.matchedRule = rule.index;
+    this.matchedProject = project.name;
+    this.matchedPattern = rule.pattern;
+    this.username = serviceAccountUsername(serviceAccount.namespace, serviceAccount.name);
+  }
+
+  get reason(): string {
+    const { rule, req } = this;
+    return `project ${JSON.stringify(this.matchedProject)} destinationServiceAccounts[${rule.index}] (server ${JSON.stringify(rule.server)}, namespace ${JSON.stringify(rule.namespace)}) is the first rule matching server ${JSON.stringify(req.server)}, namespace ${JSON.stringify(req.namespace)}`;
+  }
+
+  toJSON() {
+    const { ok, matchedRule, matchedProject, matchedPattern, serviceAccount, username, fallback, reason } =
+      this;
+    return { ok, matchedRule, matchedProject, matchedPattern, serviceAccount, username, fallback, reason };
+  }
 }
 
 export function resolveServiceAccount(
@@ -145,7 +181,8 @@ export function resolveServiceAccount(
     const account = accountOf(rule, project.name, saNamespace);
     const info = matchInfo(project, rule);
     if (!account.ok) return { ok: false, ...info, code: account.code, reason: account.reason };
-    const ruleText = `project ${JSON.stringify(project.name)} destinationServiceAccounts[${rule.index}] resolves ${show(account.sa)}`;
+    const ruleText = () =>
+      `project ${JSON.stringify(project.name)} destinationServiceAccounts[${rule.index}] resolves ${show(account.sa)}`;
 
     if (decided !== undefined) {
       if (!same(decided.sa, account.sa)) {
@@ -153,7 +190,7 @@ export function resolveServiceAccount(
           ok: false,
           ...info,
           code: 'parent-disagrees',
-          reason: `${ruleText}, but its parent chain resolves ${show(decided.sa)} (project ${JSON.stringify(decided.project.name)} destinationServiceAccounts[${decided.rule.index}]); a project cannot run a sync as a ServiceAccount its parents would not use for this destination`,
+          reason: `${ruleText()}, but its parent chain resolves ${show(decided.sa)} (project ${JSON.stringify(decided.project.name)} destinationServiceAccounts[${decided.rule.index}]); a project cannot run a sync as a ServiceAccount its parents would not use for this destination`,
         };
       }
     } else if (i !== root) {
@@ -167,7 +204,7 @@ export function resolveServiceAccount(
           ok: false,
           ...info,
           code: 'parent-disagrees',
-          reason: `${ruleText}, but no parent (${parents}) has a destinationServiceAccounts rule for this destination and strict mode refuses there; a project cannot choose a ServiceAccount its parents would not use`,
+          reason: `${ruleText()}, but no parent (${parents}) has a destinationServiceAccounts rule for this destination and strict mode refuses there; a project cannot choose a ServiceAccount its parents would not use`,
         };
       }
       const fallback = defaultNamespaceAccount(saNamespace, 'default', 'default ServiceAccount');
@@ -176,7 +213,7 @@ export function resolveServiceAccount(
           ok: false,
           ...info,
           code: 'parent-disagrees',
-          reason: `${ruleText}, but no parent (${parents}) has a destinationServiceAccounts rule for this destination, so they would use ${fallback.ok ? show(fallback.sa) : 'no ServiceAccount'}; declare the ServiceAccount in a parent's destinationServiceAccounts`,
+          reason: `${ruleText()}, but no parent (${parents}) has a destinationServiceAccounts rule for this destination, so they would use ${fallback.ok ? show(fallback.sa) : 'no ServiceAccount'}; declare the ServiceAccount in a parent's destinationServiceAccounts`,
         };
       }
     }
@@ -185,14 +222,8 @@ export function resolveServiceAccount(
 
   if (decided !== undefined) {
     const { sa, project, rule } = decided;
-    return {
-      ok: true,
-      ...matchInfo(project, rule),
-      serviceAccount: sa,
-      username: serviceAccountUsername(sa.namespace, sa.name),
-      fallback: null,
-      reason: `project ${JSON.stringify(project.name)} destinationServiceAccounts[${rule.index}] (server ${JSON.stringify(rule.server)}, namespace ${JSON.stringify(rule.namespace)}) is the first rule matching server ${JSON.stringify(req.server)}, namespace ${JSON.stringify(req.namespace)}`,
-    };
+    // The reason is built only when read: this path runs for every sync and in the benchmark.
+    return new RuleResolution(project, rule, sa, req);
   }
 
   const where = `server ${JSON.stringify(req.server)}, namespace ${JSON.stringify(req.namespace)}`;
