@@ -4,8 +4,12 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const dirs = ['libs', 'services'].flatMap((d) => readdirSync(join(root, d)).map((p) => join(d, p))).concat(['cli', 'test', 'bench']);
-let passed = 0, failed = 0, skipped = 0;
+const dirs = ['libs', 'services']
+  .flatMap((d) => readdirSync(join(root, d)).map((p) => join(d, p)))
+  .concat(['cli', 'test', 'bench']);
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 for (const dir of dirs) {
   const file = join(root, dir, '.vitest', 'results.json');
   if (!existsSync(file)) continue;

@@ -21,7 +21,11 @@ import {
 import { createTestBus, createTestDatabase } from '@capstan/test/infra';
 import { report, summarize, type Figure } from './harness.js';
 
-const tick = defineEvent({ type: 'io.capstan.bench.tick.v1', description: 'benchmark event', data: z.object({ n: z.number() }) });
+const tick = defineEvent({
+  type: 'io.capstan.bench.tick.v1',
+  description: 'benchmark event',
+  data: z.object({ n: z.number() }),
+});
 const catalog = createCatalog([tick]);
 const THROUGHPUT_EVENTS = 30_000;
 const RATE = 1000;
@@ -32,7 +36,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function bareLoop(bus: Bus) {
   const subject = `${bus.namespace}.evt.bench.bare`;
   const stream = `${bus.namespace}_EVT`.toUpperCase();
-  await bus.jsm.consumers.add(stream, { durable_name: 'bare', ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, filter_subject: subject });
+  await bus.jsm.consumers.add(stream, {
+    durable_name: 'bare',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.New,
+    filter_subject: subject,
+  });
   const consumer = await bus.js.consumers.get(stream, 'bare');
   const messages = await consumer.consume({ max_messages: 1024 });
   const latencies: number[] = [];
@@ -53,7 +62,13 @@ async function bareLoop(bus: Bus) {
   const publish = (n: number) => {
     const h = headers();
     h.set('sent-at', String(performance.now()));
-    return bus.js.publish(subject, JSON.stringify(newEvent(tick.type, { n }, { subject: 'bench/bare', actor: 'bench', source: 'capstan/bench' })), { headers: h });
+    return bus.js.publish(
+      subject,
+      JSON.stringify(
+        newEvent(tick.type, { n }, { subject: 'bench/bare', actor: 'bench', source: 'capstan/bench' }),
+      ),
+      { headers: h },
+    );
   };
 
   // Throughput: publish as fast as the server takes them, 1,000 in flight.
@@ -61,7 +76,9 @@ async function bareLoop(bus: Bus) {
   const finished = new Promise<void>((r) => (done = r));
   const start = performance.now();
   for (let i = 0; i < THROUGHPUT_EVENTS; i += 1000) {
-    await Promise.all(Array.from({ length: Math.min(1000, THROUGHPUT_EVENTS - i) }, (_, k) => publish(i + k)));
+    await Promise.all(
+      Array.from({ length: Math.min(1000, THROUGHPUT_EVENTS - i) }, (_, k) => publish(i + k)),
+    );
   }
   await finished;
   const throughput = THROUGHPUT_EVENTS / ((lastAt - start) / 1000);
@@ -71,7 +88,9 @@ async function bareLoop(bus: Bus) {
   received = 0;
   target = RATE * RATE_SECONDS;
   const finished2 = new Promise<void>((r) => (done = r));
-  await offer(RATE, RATE_SECONDS, async (n) => { await Promise.all(Array.from({ length: n }, (_, k) => publish(k))); });
+  await offer(RATE, RATE_SECONDS, async (n) => {
+    await Promise.all(Array.from({ length: n }, (_, k) => publish(k)));
+  });
   await finished2;
   await messages.close();
   return { throughput, latency: summarize(latencies) };
@@ -109,10 +128,17 @@ async function capstanLoop(bus: Bus, databaseUrl: string) {
     types: [tick.type],
     maxBatch: 1000,
     handleBatch: async (events) => {
-      await applyBatchOnce(db, { schema: 'bench', consumer: 'bench-projection' }, events, async (trx, fresh) => {
-        await sql`insert into bench.applied (event_id, n)
-          select * from unnest(${fresh.map((e) => e.id)}::text[], ${fresh.map((e) => (e.data as { n: number }).n)}::int[])`.execute(trx);
-      });
+      await applyBatchOnce(
+        db,
+        { schema: 'bench', consumer: 'bench-projection' },
+        events,
+        async (trx, fresh) => {
+          await sql`insert into bench.applied (event_id, n)
+          select * from unnest(${fresh.map((e) => e.id)}::text[], ${fresh.map((e) => (e.data as { n: number }).n)}::int[])`.execute(
+            trx,
+          );
+        },
+      );
       lastAt = performance.now();
       for (const e of events) {
         const c = committedAt.get(e.id);
@@ -126,8 +152,14 @@ async function capstanLoop(bus: Bus, databaseUrl: string) {
   let streamNo = 0;
   const commit = async (n: number) => {
     const streamId = `bench/${streamNo++}`;
-    const events = Array.from({ length: n }, (_, k) => newEvent(tick.type, { n: k }, { subject: streamId, actor: 'bench', source: 'capstan/bench' }));
-    await db.transaction().execute((trx) => appendToStream(trx, { schema: 'bench', streamId, expectedVersion: 0, events, catalog }));
+    const events = Array.from({ length: n }, (_, k) =>
+      newEvent(tick.type, { n: k }, { subject: streamId, actor: 'bench', source: 'capstan/bench' }),
+    );
+    await db
+      .transaction()
+      .execute((trx) =>
+        appendToStream(trx, { schema: 'bench', streamId, expectedVersion: 0, events, catalog }),
+      );
     const t = performance.now();
     for (const e of events) committedAt.set(e.id, t);
   };
@@ -137,7 +169,11 @@ async function capstanLoop(bus: Bus, databaseUrl: string) {
   const finished = new Promise<void>((r) => (done = r));
   const start = performance.now();
   const perWriter = THROUGHPUT_EVENTS / 4;
-  await Promise.all(Array.from({ length: 4 }, async () => { for (let i = 0; i < perWriter; i += 250) await commit(250); }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let i = 0; i < perWriter; i += 250) await commit(250);
+    }),
+  );
   await finished;
   const throughput = THROUGHPUT_EVENTS / ((lastAt - start) / 1000);
 
@@ -166,19 +202,32 @@ export async function main(): Promise<void> {
     const ratio = capstan.throughput / bare.throughput;
     const figures: Figure[] = [
       { name: 'bare JetStream publish->consume', value: Math.round(bare.throughput), unit: 'events/s' },
-      { name: 'capstan commit->applied', value: Math.round(capstan.throughput), unit: 'events/s', goal: '≥ 10000', met: capstan.throughput >= 10_000 },
+      {
+        name: 'capstan commit->applied',
+        value: Math.round(capstan.throughput),
+        unit: 'events/s',
+        goal: '≥ 10000',
+        met: capstan.throughput >= 10_000,
+      },
       { name: 'capstan / bare', value: ratio, unit: '×', goal: '≥ 0.5', met: ratio >= 0.5 },
       { name: `bare latency p50 @${RATE}/s`, value: bare.latency.p50, unit: 'ms' },
       { name: `bare latency p99 @${RATE}/s`, value: bare.latency.p99, unit: 'ms' },
       { name: `capstan latency p50 @${RATE}/s`, value: capstan.latency.p50, unit: 'ms' },
-      { name: `capstan latency p99 @${RATE}/s`, value: capstan.latency.p99, unit: 'ms', goal: '< 25', met: capstan.latency.p99 < 25 },
+      {
+        name: `capstan latency p99 @${RATE}/s`,
+        value: capstan.latency.p99,
+        unit: 'ms',
+        goal: '< 25',
+        met: capstan.latency.p99 < 25,
+      },
     ];
     report('events-throughput', figures, {
       events: THROUGHPUT_EVENTS,
       offeredRate: RATE,
       offeredSeconds: RATE_SECONDS,
       appliedRows: capstan.appliedRows,
-      method: 'capstan: 4 writers x 250 events/transaction -> outbox -> relay (LISTEN/NOTIFY, 1000/batch) -> JetStream -> durable consumer -> applyBatchOnce projection',
+      method:
+        'capstan: 4 writers x 250 events/transaction -> outbox -> relay (LISTEN/NOTIFY, 1000/batch) -> JetStream -> durable consumer -> applyBatchOnce projection',
     });
   } finally {
     await bus.close();

@@ -23,7 +23,12 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 export function summarize(samples: number[]): { p50: number; p99: number; mean: number; n: number } {
   const s = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / Math.max(1, s.length), n: s.length };
+  return {
+    p50: percentile(s, 50),
+    p99: percentile(s, 99),
+    mean: s.reduce((a, b) => a + b, 0) / Math.max(1, s.length),
+    n: s.length,
+  };
 }
 
 export function machine() {
@@ -43,13 +48,19 @@ export function report(name: string, figures: Figure[], notes: Record<string, un
   const width = Math.max(...figures.map((f) => f.name.length));
   process.stdout.write(`\n${name}\n${'-'.repeat(name.length)}\n`);
   for (const f of figures) {
-    const goal = f.goal ? `  goal ${f.goal}${f.met === undefined ? '' : f.met ? '  (met)' : '  (NOT met)'}` : '';
+    const goal = f.goal
+      ? `  goal ${f.goal}${f.met === undefined ? '' : f.met ? '  (met)' : '  (NOT met)'}`
+      : '';
     const value = Number.isInteger(f.value) ? String(f.value) : f.value.toFixed(2);
     process.stdout.write(`${f.name.padEnd(width)}  ${value.padStart(12)} ${f.unit}${goal}\n`);
   }
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(
     join(resultsDir, `${name}.json`),
-    JSON.stringify({ name, measuredAt: new Date().toISOString(), machine: machine(), figures, notes }, null, 2) + '\n',
+    JSON.stringify(
+      { name, measuredAt: new Date().toISOString(), machine: machine(), figures, notes },
+      null,
+      2,
+    ) + '\n',
   );
 }

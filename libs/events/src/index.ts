@@ -14,7 +14,13 @@ export {
   type MessageContext,
 } from './bus/consumer.js';
 export * from './outbox/event-store.table.js';
-export { appendToStream, readStream, streamVersion, outboxChannel, type StoredEvent } from './outbox/event-store.repository.js';
+export {
+  appendToStream,
+  readStream,
+  streamVersion,
+  outboxChannel,
+  type StoredEvent,
+} from './outbox/event-store.repository.js';
 export { handleCommand, type CommandHandlerOptions, type CommandResult } from './outbox/command-handler.js';
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
 export { applyOnce, applyBatchOnce, type ApplyOnceOptions } from './consumers/apply-once.js';

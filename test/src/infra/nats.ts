@@ -47,7 +47,8 @@ export async function createTestBus(prefix = 't'): Promise<TestBus> {
       try {
         const jsm = await nc.jetstreamManager();
         for await (const s of jsm.streams.list()) {
-          if (s.config.name.toLowerCase().startsWith(`${namespace}_`)) await jsm.streams.delete(s.config.name);
+          if (s.config.name.toLowerCase().startsWith(`${namespace}_`))
+            await jsm.streams.delete(s.config.name);
         }
       } finally {
         await nc.close();

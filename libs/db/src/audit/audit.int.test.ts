@@ -54,7 +54,13 @@ describe('audit trail', () => {
           impersonation: true,
           strict_mode: false,
           rules_considered: [
-            { index: 0, server: '*', namespace: 'team-a-*', defaultServiceAccount: 'deployer', matched: true },
+            {
+              index: 0,
+              server: '*',
+              namespace: 'team-a-*',
+              defaultServiceAccount: 'deployer',
+              matched: true,
+            },
           ],
           matched_rule_index: 0,
           matched_rule_pattern: '*/team-a-*',
@@ -69,7 +75,10 @@ describe('audit trail', () => {
         }),
       ),
     );
-    expect(await verifyAuditChain(db, 'sync_decisions', { batchSize: 7 })).toMatchObject({ ok: true, checked: 40 });
+    expect(await verifyAuditChain(db, 'sync_decisions', { batchSize: 7 })).toMatchObject({
+      ok: true,
+      checked: 40,
+    });
   });
 
   it('commits an audit row with the caller transaction, or not at all', async () => {
@@ -87,25 +96,52 @@ describe('audit trail', () => {
     await expect(sql`update audit.access_decisions set decision = 'allow'`.execute(db)).rejects.toThrow(
       /append-only: update refused/,
     );
-    await expect(sql`delete from audit.access_decisions`.execute(db)).rejects.toThrow(/append-only: delete refused/);
-    await expect(sql`truncate audit.access_decisions`.execute(db)).rejects.toThrow(/append-only: truncate refused/);
+    await expect(sql`delete from audit.access_decisions`.execute(db)).rejects.toThrow(
+      /append-only: delete refused/,
+    );
+    await expect(sql`truncate audit.access_decisions`.execute(db)).rejects.toThrow(
+      /append-only: truncate refused/,
+    );
   });
 
   it('detects an altered row and a removed row', async () => {
     const rows = await Promise.all([
       appendAudit(db, 'credential_decisions', {
-        operation: 'lookup', repo_url: 'https://git.example.com/a.git', project: 'team-a', application: null,
-        actor: 'repo', candidates: [{ id: 'repo-1', project: 'team-a', url: 'https://git.example.com/a.git' }],
-        chosen_id: 'repo-1', reason: 'project-match', outcome: 'allow', message: null,
+        operation: 'lookup',
+        repo_url: 'https://git.example.com/a.git',
+        project: 'team-a',
+        application: null,
+        actor: 'repo',
+        candidates: [{ id: 'repo-1', project: 'team-a', url: 'https://git.example.com/a.git' }],
+        chosen_id: 'repo-1',
+        reason: 'project-match',
+        outcome: 'allow',
+        message: null,
       }),
     ]);
     const second = await appendAudit(db, 'credential_decisions', {
-      operation: 'lookup', repo_url: 'https://git.example.com/a.git', project: 'team-b', application: null,
-      actor: 'repo', candidates: [], chosen_id: null, reason: 'none', outcome: 'allow', message: null,
+      operation: 'lookup',
+      repo_url: 'https://git.example.com/a.git',
+      project: 'team-b',
+      application: null,
+      actor: 'repo',
+      candidates: [],
+      chosen_id: null,
+      reason: 'none',
+      outcome: 'allow',
+      message: null,
     });
     await appendAudit(db, 'credential_decisions', {
-      operation: 'delete', repo_url: 'https://git.example.com/a.git', project: 'team-a', application: null,
-      actor: 'admin', candidates: [], chosen_id: 'repo-1', reason: 'exact', outcome: 'allow', message: null,
+      operation: 'delete',
+      repo_url: 'https://git.example.com/a.git',
+      project: 'team-a',
+      application: null,
+      actor: 'admin',
+      candidates: [],
+      chosen_id: 'repo-1',
+      reason: 'exact',
+      outcome: 'allow',
+      message: null,
     });
     expect((await verifyAuditChain(db, 'credential_decisions')).ok).toBe(true);
 
@@ -127,9 +163,14 @@ describe('audit trail', () => {
   });
 
   it('answers the operators questions through the documented views', async () => {
-    const denials = await sql<{ kind: string; subject: string }>`select kind, subject from audit.denials`.execute(db);
+    const denials = await sql<{
+      kind: string;
+      subject: string;
+    }>`select kind, subject from audit.denials`.execute(db);
     expect(denials.rows).toContainEqual({ kind: 'access', subject: 'bob' });
-    const usage = await sql<{ credential_id: string }>`select credential_id from audit.credential_usage`.execute(db);
+    const usage = await sql<{
+      credential_id: string;
+    }>`select credential_id from audit.credential_usage`.execute(db);
     expect(usage.rows.map((r) => r.credential_id)).toContain('repo-1');
   });
 

@@ -28,7 +28,10 @@ async function appendInTransaction<T extends AuditTableName>(
   const prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
   // Millisecond precision: what timestamptz gives back must hash the same as what was written.
   const occurredAt = new Date(Math.floor((row.occurred_at ?? new Date()).getTime()));
-  const content: Record<string, unknown> = { ...(row as unknown as Record<string, unknown>), occurred_at: occurredAt };
+  const content: Record<string, unknown> = {
+    ...(row as unknown as Record<string, unknown>),
+    occurred_at: occurredAt,
+  };
   const hash = chainHash(table, prevHash, content);
   const values = Object.fromEntries(
     Object.entries({ ...content, prev_hash: prevHash, hash }).map(([k, v]) => [
@@ -42,7 +45,13 @@ async function appendInTransaction<T extends AuditTableName>(
     .values(values as never)
     .returning('id')
     .executeTakeFirstOrThrow();
-  return { ...(content as unknown as AuditRow<T>), id: inserted.id, occurred_at: occurredAt, prev_hash: prevHash, hash } as StoredAuditRow<T>;
+  return {
+    ...(content as unknown as AuditRow<T>),
+    id: inserted.id,
+    occurred_at: occurredAt,
+    prev_hash: prevHash,
+    hash,
+  } as StoredAuditRow<T>;
 }
 
 /**
@@ -89,11 +98,21 @@ export async function verifyAuditChain(
     for (const row of rows) {
       const id = row.id as number;
       if (row.prev_hash !== prevHash) {
-        return { table, ok: false, checked, broken: { id, reason: 'prev_hash does not match the previous row (row removed or inserted)' } };
+        return {
+          table,
+          ok: false,
+          checked,
+          broken: { id, reason: 'prev_hash does not match the previous row (row removed or inserted)' },
+        };
       }
       const expected = chainHash(table, prevHash, contentOf(row));
       if (expected !== row.hash) {
-        return { table, ok: false, checked, broken: { id, reason: 'hash does not match the row content (row altered)' } };
+        return {
+          table,
+          ok: false,
+          checked,
+          broken: { id, reason: 'hash does not match the row content (row altered)' },
+        };
       }
       prevHash = row.hash as string;
       lastId = id;

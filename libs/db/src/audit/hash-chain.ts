@@ -23,5 +23,11 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function chainHash(table: string, prevHash: string, content: Record<string, unknown>): string {
-  return createHash('sha256').update(table).update('\n').update(prevHash).update('\n').update(canonicalJson(content)).digest('hex');
+  return createHash('sha256')
+    .update(table)
+    .update('\n')
+    .update(prevHash)
+    .update('\n')
+    .update(canonicalJson(content))
+    .digest('hex');
 }

@@ -1,6 +1,12 @@
 // The bus: a NATS connection with JetStream, the namespace, and the catalog used to check every event
 // on the way in and out.
-import { connect, headers as natsHeaders, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
+import {
+  connect,
+  headers as natsHeaders,
+  type JetStreamClient,
+  type JetStreamManager,
+  type NatsConnection,
+} from 'nats';
 import type { Envelope } from '../envelope/envelope.js';
 import { catalog as defaultCatalog } from '../catalog/index.js';
 import type { Catalog } from '../catalog/define.js';
@@ -75,7 +81,8 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
       const d = catalog.get(event.type);
       if (!d) throw new TerminalError(`unknown event type ${event.type}`);
       const checked = d.data.safeParse(event.data);
-      if (!checked.success) throw new TerminalError(`${event.type} fails its schema: ${checked.error.message}`);
+      if (!checked.success)
+        throw new TerminalError(`${event.type} fails its schema: ${checked.error.message}`);
       return publishEncoded(`${namespace}.${d.subject}`, event.id, JSON.stringify(event));
     },
     publishEncoded,

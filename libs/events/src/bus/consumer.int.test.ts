@@ -12,7 +12,11 @@ import { applyOnce } from '../consumers/apply-once.js';
 import { increment, testCatalog } from '../test-support/counter.js';
 import type { Envelope } from '../envelope/envelope.js';
 
-const waitFor = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> => {
+const waitFor = async <T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  ms = 15_000,
+): Promise<T> => {
   const until = Date.now() + ms;
   for (;;) {
     const v = await probe();
@@ -30,7 +34,12 @@ describe('durable consumer', () => {
 
   beforeAll(async () => {
     [tbus, tdb] = await Promise.all([createTestBus(), createTestDatabase()]);
-    bus = await connectBus({ url: tbus.url, service: 'test', namespace: tbus.namespace, catalog: testCatalog });
+    bus = await connectBus({
+      url: tbus.url,
+      service: 'test',
+      namespace: tbus.namespace,
+      catalog: testCatalog,
+    });
     await bus.provision();
     await bus.provision(); // idempotent
     db = createDb<EventStoreDatabase>(tdb.url);
@@ -53,14 +62,25 @@ describe('durable consumer', () => {
     const subject = bus.subjectOf('io.capstan.counter.incremented.v1');
     const sc = StringCodec();
     await bus.js.publish(subject, sc.encode('this is not json'));
-    await bus.js.publish(subject, sc.encode(JSON.stringify({ ...increment('counters/p'), type: 'io.capstan.counter.unknown.v1' })));
-    await bus.js.publish(subject, sc.encode(JSON.stringify({ ...increment('counters/p'), data: { by: 'lots' } })));
+    await bus.js.publish(
+      subject,
+      sc.encode(JSON.stringify({ ...increment('counters/p'), type: 'io.capstan.counter.unknown.v1' })),
+    );
+    await bus.js.publish(
+      subject,
+      sc.encode(JSON.stringify({ ...increment('counters/p'), data: { by: 'lots' } })),
+    );
     const good = increment('counters/p', 2);
     await bus.publish(good);
 
     await waitFor('the good event', () => received.find((e) => e.id === good.id));
     const dead = await waitFor('three dead letters', async () => {
-      const rows = await db.withSchema('svc').selectFrom('dead_letters').selectAll().orderBy('stream_sequence').execute();
+      const rows = await db
+        .withSchema('svc')
+        .selectFrom('dead_letters')
+        .selectAll()
+        .orderBy('stream_sequence')
+        .execute();
       return rows.length === 3 ? rows : undefined;
     });
     expect(dead.map((d) => d.reason)).toEqual([
@@ -97,7 +117,8 @@ describe('durable consumer', () => {
       deadLetters: postgresDeadLetters(db, 'svc'),
       handle: async (e, ctx) => {
         attempts.set(e.id, ctx.deliveryCount);
-        if (e.id === flaky.id && ctx.deliveryCount < 2) throw new RetryableError('target cluster unavailable');
+        if (e.id === flaky.id && ctx.deliveryCount < 2)
+          throw new RetryableError('target cluster unavailable');
         if (e.id === doomed.id) throw new Error('always broken');
         if (e.id === terminal.id) throw new TerminalError('project does not exist');
         done.push(e.id);
@@ -107,19 +128,32 @@ describe('durable consumer', () => {
     await waitFor('flaky event handled on its second delivery', () => done.includes(flaky.id));
     const rows = await waitFor('dead letters for doomed and terminal', async () => {
       // This consumer also sees the first test's poison messages; keep the two events of this test.
-      const r = await db.withSchema('svc').selectFrom('dead_letters').selectAll().where('consumer', '=', 'retry-test').execute();
+      const r = await db
+        .withSchema('svc')
+        .selectFrom('dead_letters')
+        .selectAll()
+        .where('consumer', '=', 'retry-test')
+        .execute();
       const mine = r.filter((d) => [doomed.id, terminal.id].some((id) => d.payload.includes(id)));
       return mine.length === 2 ? mine : undefined;
     });
     expect(attempts.get(flaky.id)).toBe(2);
     expect(attempts.get(doomed.id)).toBe(3);
     expect(attempts.get(terminal.id)).toBe(1);
-    expect(rows.map((r) => r.reason).sort()).toEqual(['gave up after 3 deliveries: always broken', 'project does not exist']);
+    expect(rows.map((r) => r.reason).sort()).toEqual([
+      'gave up after 3 deliveries: always broken',
+      'project does not exist',
+    ]);
     await consumer.stop();
   });
 
   it('leaves one effect when an event is redelivered after its effect committed', async () => {
-    await db.schema.withSchema('svc').createTable('effects').ifNotExists().addColumn('event_id', 'text').execute();
+    await db.schema
+      .withSchema('svc')
+      .createTable('effects')
+      .ifNotExists()
+      .addColumn('event_id', 'text')
+      .execute();
     const e = increment('counters/once', 1);
     let deliveries = 0;
     const consumer = await bus.consume({
@@ -130,7 +164,11 @@ describe('durable consumer', () => {
         if (event.id !== e.id) return;
         deliveries = ctx.deliveryCount;
         await applyOnce(db, { schema: 'svc', consumer: 'once-test', eventId: event.id }, async (trx) => {
-          await trx.withSchema('svc').insertInto('effects' as never).values({ event_id: event.id } as never).execute();
+          await trx
+            .withSchema('svc')
+            .insertInto('effects' as never)
+            .values({ event_id: event.id } as never)
+            .execute();
         });
         // The process "crashes" after the effect committed and before the ack: the broker redelivers.
         if (ctx.deliveryCount === 1) throw new RetryableError('crashed before ack');
@@ -138,7 +176,11 @@ describe('durable consumer', () => {
     });
     await bus.publish(e);
     await waitFor('second delivery', () => deliveries >= 2);
-    const rows = await db.withSchema('svc').selectFrom('effects' as never).selectAll().execute();
+    const rows = await db
+      .withSchema('svc')
+      .selectFrom('effects' as never)
+      .selectAll()
+      .execute();
     expect(rows).toHaveLength(1);
     await consumer.stop();
   });

@@ -60,18 +60,21 @@ export function backoffDelay(deliveryCount: number, backoff: { baseMs: number; m
 export function commonWildcard(subjects: readonly string[]): string {
   const split = subjects.map((s) => s.split('.'));
   const prefix: string[] = [];
-  for (let i = 0; split.every((t) => i < t.length - 1 && t[i] === split[0]![i]); i++) prefix.push(split[0]![i]!);
+  for (let i = 0; split.every((t) => i < t.length - 1 && t[i] === split[0]![i]); i++)
+    prefix.push(split[0]![i]!);
   return [...prefix, '>'].join('.');
 }
 
 export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise<RunningConsumer> {
-  if (!options.handle === !options.handleBatch) throw new Error('a consumer needs exactly one of handle or handleBatch');
+  if (!options.handle === !options.handleBatch)
+    throw new Error('a consumer needs exactly one of handle or handleBatch');
   const maxDeliver = options.maxDeliver ?? 5;
   const maxBatch = options.maxBatch ?? 256;
   const backoff = options.backoff ?? { baseMs: 500, maxMs: 30_000 };
   const subjects = [...new Set(options.types.map((t) => bus.subjectOf(t)))];
   const streams = new Set(subjects.map((s) => streamOfSubject(bus.namespace, s)));
-  if (streams.size !== 1) throw new Error(`consumer ${options.durable} spans streams ${[...streams].join(', ')}`);
+  if (streams.size !== 1)
+    throw new Error(`consumer ${options.durable} spans streams ${[...streams].join(', ')}`);
   const stream = [...streams][0]!;
   // NATS before 2.10 has one filter subject per consumer: several types share their longest common
   // subject prefix as a wildcard filter, and events of other types under it are acked and skipped.
@@ -139,7 +142,10 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
     const exhausted = m.info.deliveryCount >= maxDeliver;
     if (err instanceof TerminalError || exhausted) {
       options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'dead-letter' });
-      const reason = err instanceof TerminalError ? message : `gave up after ${m.info.deliveryCount} deliveries: ${message}`;
+      const reason =
+        err instanceof TerminalError
+          ? message
+          : `gave up after ${m.info.deliveryCount} deliveries: ${message}`;
       await deadLetter(m, reason);
     } else {
       options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'nak' });

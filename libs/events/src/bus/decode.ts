@@ -24,7 +24,9 @@ export function decodeEvent(bytes: Uint8Array, catalog: Catalog): Envelope {
   if (!definition) throw new PoisonMessageError(`unknown event type ${envelope.data.type}`);
   const data = definition.data.safeParse(envelope.data.data);
   if (!data.success) {
-    throw new PoisonMessageError(`${envelope.data.type} fails its schema: ${describeIssues('data', data.error.issues)}`);
+    throw new PoisonMessageError(
+      `${envelope.data.type} fails its schema: ${describeIssues('data', data.error.issues)}`,
+    );
   }
   return { ...envelope.data, data: data.data };
 }

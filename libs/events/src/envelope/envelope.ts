@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { uuidv7 } from 'uuidv7';
 
 /** `io.capstan.<aggregate>.<event>.v<N>`, or `io.capstan.cmd.<target>.<verb>.v<N>`, or `io.capstan.ext.<source>.<event>.v<N>`. */
-export const eventTypePattern = /^io\.capstan\.(?:(cmd|ext)\.)?([a-z][a-z0-9-]*)\.([a-z][a-z0-9-]*)\.v([1-9][0-9]*)$/;
+export const eventTypePattern =
+  /^io\.capstan\.(?:(cmd|ext)\.)?([a-z][a-z0-9-]*)\.([a-z][a-z0-9-]*)\.v([1-9][0-9]*)$/;
 
 export const envelopeSchema = z.object({
   specversion: z.literal('1.0'),
@@ -45,7 +46,11 @@ export function newEventId(): string {
   return uuidv7();
 }
 
-export function newEvent<Type extends string, Data>(type: Type, data: Data, meta: EventMeta): Event<Type, Data> {
+export function newEvent<Type extends string, Data>(
+  type: Type,
+  data: Data,
+  meta: EventMeta,
+): Event<Type, Data> {
   const id = meta.id ?? newEventId();
   return {
     specversion: '1.0',
@@ -65,6 +70,8 @@ export function newEvent<Type extends string, Data>(type: Type, data: Data, meta
 }
 
 /** An event caused by another carries its correlation id on and names it as the cause. */
-export function causedBy(cause: Pick<Envelope, 'id' | 'correlationid'>): Pick<EventMeta, 'correlationId' | 'causationId'> {
+export function causedBy(
+  cause: Pick<Envelope, 'id' | 'correlationid'>,
+): Pick<EventMeta, 'correlationId' | 'causationId'> {
   return { correlationId: cause.correlationid, causationId: cause.id };
 }

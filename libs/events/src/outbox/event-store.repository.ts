@@ -36,11 +36,21 @@ export async function readStream(db: Db, schema: string, streamId: string): Prom
  */
 export async function appendToStream(
   trx: Transaction<EventStoreDatabase>,
-  options: { schema: string; streamId: string; expectedVersion: number; events: readonly Envelope[]; catalog?: Catalog },
+  options: {
+    schema: string;
+    streamId: string;
+    expectedVersion: number;
+    events: readonly Envelope[];
+    catalog?: Catalog;
+  },
 ): Promise<Envelope[]> {
   const catalog = options.catalog ?? defaultCatalog;
   if (options.events.length === 0) return [];
-  const stored = options.events.map((e, i) => ({ ...e, subject: e.subject, sequence: options.expectedVersion + i + 1 }));
+  const stored = options.events.map((e, i) => ({
+    ...e,
+    subject: e.subject,
+    sequence: options.expectedVersion + i + 1,
+  }));
   try {
     await trx
       .withSchema(options.schema)
@@ -56,7 +66,10 @@ export async function appendToStream(
       )
       .execute();
   } catch (err) {
-    if ((err as { code?: string }).code === '23505' && /events_stream_version/.test(String((err as Error).message))) {
+    if (
+      (err as { code?: string }).code === '23505' &&
+      /events_stream_version/.test(String((err as Error).message))
+    ) {
       throw new ConcurrencyError(
         `aggregate ${options.streamId} changed since version ${options.expectedVersion}`,
         { cause: err },

@@ -33,7 +33,12 @@ describe('outbox and event store', () => {
 
   beforeAll(async () => {
     [tbus, tdb] = await Promise.all([createTestBus(), createTestDatabase()]);
-    bus = await connectBus({ url: tbus.url, service: 'test', namespace: tbus.namespace, catalog: testCatalog });
+    bus = await connectBus({
+      url: tbus.url,
+      service: 'test',
+      namespace: tbus.namespace,
+      catalog: testCatalog,
+    });
     await bus.provision();
     db = createDb<EventStoreDatabase>(tdb.url);
     await migrateToLatest(db, { schema: 'svc', migrations: eventStoreMigrations('svc') });
@@ -45,13 +50,29 @@ describe('outbox and event store', () => {
   });
 
   it('refuses a stale expected version', async () => {
-    await db.transaction().execute((trx) =>
-      appendToStream(trx, { schema: 'svc', streamId: 'counters/x', expectedVersion: 0, events: [increment('counters/x')], catalog: testCatalog }),
-    );
+    await db
+      .transaction()
+      .execute((trx) =>
+        appendToStream(trx, {
+          schema: 'svc',
+          streamId: 'counters/x',
+          expectedVersion: 0,
+          events: [increment('counters/x')],
+          catalog: testCatalog,
+        }),
+      );
     await expect(
-      db.transaction().execute((trx) =>
-        appendToStream(trx, { schema: 'svc', streamId: 'counters/x', expectedVersion: 0, events: [increment('counters/x')], catalog: testCatalog }),
-      ),
+      db
+        .transaction()
+        .execute((trx) =>
+          appendToStream(trx, {
+            schema: 'svc',
+            streamId: 'counters/x',
+            expectedVersion: 0,
+            events: [increment('counters/x')],
+            catalog: testCatalog,
+          }),
+        ),
     ).rejects.toBeInstanceOf(ConcurrencyError);
     expect(await readStream(db, 'svc', 'counters/x')).toHaveLength(1);
   });
@@ -80,9 +101,14 @@ describe('outbox and event store', () => {
   it('a refused command appends nothing', async () => {
     await expect(
       handleCommand<number, CounterIncremented>(db, {
-        schema: 'svc', streamId: 'counters/refused', catalog: testCatalog,
-        initialState: () => 0, evolve: (s) => s,
-        decide: () => { throw new Error('counter is frozen'); },
+        schema: 'svc',
+        streamId: 'counters/refused',
+        catalog: testCatalog,
+        initialState: () => 0,
+        evolve: (s) => s,
+        decide: () => {
+          throw new Error('counter is frozen');
+        },
       }),
     ).rejects.toThrow('counter is frozen');
     expect(await readStream(db, 'svc', 'counters/refused')).toEqual([]);
@@ -93,26 +119,45 @@ describe('outbox and event store', () => {
     for (let i = 0; i < N; i += 50) {
       await db.transaction().execute((trx) =>
         appendToStream(trx, {
-          schema: 'svc', streamId: `counters/k${i}`, expectedVersion: 0, catalog: testCatalog,
+          schema: 'svc',
+          streamId: `counters/k${i}`,
+          expectedVersion: 0,
+          catalog: testCatalog,
           events: Array.from({ length: 50 }, () => increment(`counters/k${i}`)),
         }),
       );
     }
-    const unsentBefore = await db.withSchema('svc').selectFrom('outbox').select('event_id').orderBy('id').execute();
+    const unsentBefore = await db
+      .withSchema('svc')
+      .selectFrom('outbox')
+      .select('event_id')
+      .orderBy('id')
+      .execute();
 
     // 1. Killed in-process after publishing a batch and before deleting its rows.
     const crashing = await startOutboxRelay({
-      db, databaseUrl: tdb.url, schema: 'svc', bus, batchSize: 40, pollIntervalMs: 60_000,
-      afterPublish: () => { throw new Error('killed between publish and delete'); },
+      db,
+      databaseUrl: tdb.url,
+      schema: 'svc',
+      bus,
+      batchSize: 40,
+      pollIntervalMs: 60_000,
+      afterPublish: () => {
+        throw new Error('killed between publish and delete');
+      },
     });
     await expect(crashing.flush()).rejects.toThrow('killed');
     await crashing.stop();
 
     // 2. A real process SIGKILLed while it relays.
-    const child = fork(fileURLToPath(new URL('../test-support/relay-process.ts', import.meta.url)), [tdb.url, tbus.url, tbus.namespace], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
+    const child = fork(
+      fileURLToPath(new URL('../test-support/relay-process.ts', import.meta.url)),
+      [tdb.url, tbus.url, tbus.namespace],
+      {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      },
+    );
     await new Promise<void>((resolve) => child.once('message', () => resolve()));
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));

@@ -48,7 +48,9 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
   /** One round: returns how many rows it published, or -1 when another replica holds the lock. */
   const publishBatch = async (): Promise<number> =>
     options.db.transaction().execute(async (trx) => {
-      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${lockKey})) as ok`.execute(trx);
+      const locked = await sql<{
+        ok: boolean;
+      }>`select pg_try_advisory_xact_lock(hashtext(${lockKey})) as ok`.execute(trx);
       if (!locked.rows[0]?.ok) return -1;
       const rows = await trx
         .withSchema(options.schema)
@@ -59,14 +61,22 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
         .execute();
       if (rows.length === 0) return 0;
       // Published concurrently on one connection: JetStream stores them in the order sent.
-      await Promise.all(rows.map((r) => options.bus.publishEncoded(`${options.bus.namespace}.${r.subject}`, r.event_id, r.payload)));
+      await Promise.all(
+        rows.map((r) =>
+          options.bus.publishEncoded(`${options.bus.namespace}.${r.subject}`, r.event_id, r.payload),
+        ),
+      );
       await options.afterPublish?.(rows.map((r) => r.event_id));
       // Sent rows are deleted rather than flagged: the event store keeps the events, and an outbox that
       // only ever holds unsent rows stays small and fast to scan.
       await trx
         .withSchema(options.schema)
         .deleteFrom('outbox')
-        .where('id', 'in', rows.map((r) => r.id))
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
         .execute();
       return rows.length;
     });

@@ -14,15 +14,26 @@ export function renderSchemas(): Map<string, string> {
   const files = new Map<string, string>();
   const render = (id: string, schema: z.ZodType, description: string, extra: Record<string, unknown> = {}) =>
     JSON.stringify(
-      { $id: `https://capstan.dev/schemas/${id}.json`, description, ...z.toJSONSchema(schema, { io: 'input' }), ...extra },
+      {
+        $id: `https://capstan.dev/schemas/${id}.json`,
+        description,
+        ...z.toJSONSchema(schema, { io: 'input' }),
+        ...extra,
+      },
       null,
       2,
     ) + '\n';
-  files.set('envelope.json', render('envelope', envelopeSchema, 'CloudEvents 1.0 envelope with Capstan extensions'));
+  files.set(
+    'envelope.json',
+    render('envelope', envelopeSchema, 'CloudEvents 1.0 envelope with Capstan extensions'),
+  );
   for (const d of allEventDefinitions) {
     if (!d.public) continue;
     const full = envelopeSchema.extend({ type: z.literal(d.type), data: d.data });
-    files.set(`${d.type}.json`, render(d.type, full, d.description, { 'x-capstan-subject': `<namespace>.${d.subject}` }));
+    files.set(
+      `${d.type}.json`,
+      render(d.type, full, d.description, { 'x-capstan-subject': `<namespace>.${d.subject}` }),
+    );
   }
   return files;
 }
@@ -47,7 +58,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   } else {
     const stale = staleSchemaFiles();
     if (stale.length > 0) {
-      process.stderr.write(`stale JSON Schemas: ${stale.join(', ')}; run npm run gen:schemas -w @capstan/events\n`);
+      process.stderr.write(
+        `stale JSON Schemas: ${stale.join(', ')}; run npm run gen:schemas -w @capstan/events\n`,
+      );
       process.exit(1);
     }
   }

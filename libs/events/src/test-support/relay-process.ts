@@ -10,10 +10,17 @@ const db = createDb<EventStoreDatabase>(databaseUrl);
 const bus = await connectBus({ url: natsUrl, service: 'relay-test', namespace, catalog: testCatalog });
 let told = false;
 await startOutboxRelay({
-  db, databaseUrl, schema: 'svc', bus, batchSize: 7,
+  db,
+  databaseUrl,
+  schema: 'svc',
+  bus,
+  batchSize: 7,
   afterPublish: async () => {
     // Tell the parent we are mid-flight, then dawdle so the kill lands between publish and delete.
-    if (!told) { told = true; process.send?.('publishing'); }
+    if (!told) {
+      told = true;
+      process.send?.('publishing');
+    }
     await new Promise((r) => setTimeout(r, 50));
   },
 });

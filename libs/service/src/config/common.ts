@@ -2,12 +2,19 @@
 import { z } from 'zod';
 import type { Settings } from './settings.js';
 
-const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
+const bool = z.union([
+  z.boolean(),
+  z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+]);
 
 export const booleanSetting = bool;
 
 export const commonSettings = {
-  'http.host': { schema: z.string().min(1), default: '127.0.0.1', description: 'address for /healthz, /readyz, /metrics' },
+  'http.host': {
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    description: 'address for /healthz, /readyz, /metrics',
+  },
   'http.port': {
     schema: z.coerce.number().int().min(0).max(65535),
     default: 0,
@@ -20,7 +27,12 @@ export const commonSettings = {
     secret: true,
     description: 'PostgreSQL connection URL (may hold a password: environment or file only)',
   },
-  'nats.url': { schema: z.string().min(1), default: 'nats://127.0.0.1:4222', env: 'NATS_URL', description: 'NATS server(s)' },
+  'nats.url': {
+    schema: z.string().min(1),
+    default: 'nats://127.0.0.1:4222',
+    env: 'NATS_URL',
+    description: 'NATS server(s)',
+  },
   'bus.namespace': {
     schema: z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected lowercase letters, digits and _'),
     default: 'capstan',

@@ -86,9 +86,12 @@ export function loadConfig<T extends Settings>(settings: T, sources: ConfigSourc
     try {
       fileDoc = parseYaml(readFileSync(file, 'utf8')) ?? {};
     } catch (err) {
-      throw new ValidationError([{ field: 'config', description: `cannot read configuration file ${file}` }], {
-        cause: err,
-      });
+      throw new ValidationError(
+        [{ field: 'config', description: `cannot read configuration file ${file}` }],
+        {
+          cause: err,
+        },
+      );
     }
   }
 
@@ -134,7 +137,9 @@ export function describeSettings(settings: Settings): string {
     const def = s.secret ? '' : s.default === undefined ? '' : `\`${JSON.stringify(s.default)}\``;
     return `| \`${key}\` | \`${envNameOf(key, s)}\` | ${flags || '—'} | ${def} | ${s.description} |`;
   });
-  return ['| key | environment | flag | default | meaning |', '| --- | --- | --- | --- | --- |', ...rows].join(
-    '\n',
-  );
+  return [
+    '| key | environment | flag | default | meaning |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
 }

@@ -8,7 +8,12 @@ import { startService } from './run-service.js';
 function captureLogs(): { stream: Writable; lines: () => string[] } {
   const chunks: string[] = [];
   return {
-    stream: new Writable({ write(chunk, _enc, cb) { chunks.push(String(chunk)); cb(); } }),
+    stream: new Writable({
+      write(chunk, _enc, cb) {
+        chunks.push(String(chunk));
+        cb();
+      },
+    }),
     lines: () => chunks.join('').split('\n').filter(Boolean),
   };
 }
@@ -51,7 +56,12 @@ describe('service skeleton', () => {
 
   it('refuses to start on a bad setting, naming it', async () => {
     await expect(
-      startService({ name: 'demo', settings: {}, sources: { argv: ['--http-port', '99999'], env: {} }, start: async () => {} }),
+      startService({
+        name: 'demo',
+        settings: {},
+        sources: { argv: ['--http-port', '99999'], env: {} },
+        start: async () => {},
+      }),
     ).rejects.toThrow(/http\.port: invalid value from flag --http-port/);
   });
 });
