@@ -162,7 +162,7 @@ export function parseArgoManifests(text: string, origin: string, into?: ArgoMani
       errors.push(
         new ManifestError(
           where,
-          doc.errors.map((e) => ({ path: '', message: `invalid YAML: ${e.message}` })),
+          doc.errors.map((e) => ({ path: '', message: `invalid YAML: ${e.message.split('\n')[0]}` })),
         ),
       );
       return;
