@@ -9,6 +9,7 @@ import type { CheckoutCredential } from '../checkouts/checkout-store.js';
 import type { CredentialInput, CredentialMetadata } from './credential.js';
 import { validateCredentialInput } from './credential-input.js';
 import {
+  credentialById,
   credentialByName,
   credentialsForUrl,
   deleteCredential,
@@ -171,6 +172,11 @@ export class CredentialService {
     }
     await this.audit(this.db, { ...base, candidates: candidatesOf(decision.considered), chosen_id: row?.id ?? null, reason: decision.reason, outcome: 'allow' });
     return { credential, credentialId: row?.id ?? null, reason: decision.reason };
+  }
+
+  /** The name of a credential by id (for responses that say which one was chosen). */
+  async nameOf(id: string): Promise<string | undefined> {
+    return (await credentialById(this.db, id))?.name;
   }
 
   private async resolveOrRefuse(rows: CredentialRow[], url: string, project: string, base: Decision): Promise<CredentialRow> {

@@ -1,0 +1,94 @@
+// Wires the repo service: database and bus (through the shared backbone), credential store,
+// checkouts, manifest generation, change detection, and the internal gRPC server.
+import path from 'node:path';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { startBackbone, type Bus } from '@capstan/events';
+import { repov1 } from '@capstan/proto';
+import { FailedPreconditionError, type CommonConfig, type ConfigOf, type ServiceContext } from '@capstan/service';
+import type { Kysely } from 'kysely';
+import { CheckoutStore } from './checkouts/checkout-store.js';
+import { ChangeDetector } from './changes/change-detector.js';
+import { touchWatch } from './changes/watch.repository.js';
+import type { repoSettings } from './config.js';
+import { CredentialService } from './credentials/credential-service.js';
+import type { RepoDb } from './credentials/credential.repository.js';
+import type { RepoDatabase } from './credentials/credential.table.js';
+import { loadKeyring } from './credentials/keyring.js';
+import { ManifestGenerator } from './manifests/manifest-generator.js';
+import { RepoListing } from './manifests/repo-listing.js';
+import { locateTool } from './manifests/render-tools.js';
+import { repoMigrations } from './migrations/index.js';
+import { repoServiceImplementation } from './rpc/repo-rpc.js';
+import { ServiceTokens } from './rpc/service-identity.js';
+
+export type RepoConfig = ConfigOf<typeof repoSettings> & CommonConfig;
+
+export interface RepoServiceHandles {
+  grpcPort: number;
+  db: Kysely<RepoDatabase>;
+  bus: Bus;
+  checkouts: CheckoutStore;
+  changes: ChangeDetector;
+}
+
+export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoServiceHandles> {
+  const config = ctx.config;
+  const tokens = new ServiceTokens(config['auth.service-tokens']);
+  const keyring = await loadKeyring({ value: config['credentials.encryption-keys'], file: config['credentials.encryption-key-file'] });
+  const kustomize = await locateTool('kustomize', config['kustomize.path'] || undefined);
+  if (!kustomize) throw new FailedPreconditionError('kustomize not found: set kustomize.path or run test/scripts/obtain-kustomize.sh');
+  const helm = await locateTool('helm', config['helm.path'] || undefined);
+  ctx.logger.info({ kustomize, helm: helm ?? 'not configured' }, 'rendering tools');
+
+  const { db, bus } = await startBackbone<RepoDatabase>(ctx, { schema: 'repo', migrations: repoMigrations });
+  // The backbone's handle also types the event store tables; the credential code needs only its own.
+  const repoDb = db as unknown as Kysely<RepoDatabase>;
+  const credentials = new CredentialService(repoDb, keyring);
+  const checkouts = await CheckoutStore.create({
+    cacheDir: config['cache.dir'],
+    maxCacheBytes: config['cache.max-bytes'],
+    maxRepoBytes: config['repository.max-bytes'],
+    refCacheTtlMs: config['revision.cache-ttl-ms'],
+    gitTimeoutMs: config['git.timeout-ms'],
+  });
+  const generator = new ManifestGenerator(checkouts, {
+    kustomizePath: kustomize,
+    helmPath: helm,
+    scratchDir: path.join(config['cache.dir'], 'tools', 'scratch'),
+    renderTimeoutMs: config['render.timeout-ms'],
+    cacheEntries: config['manifest.cache-entries'],
+  });
+  const listing = new RepoListing(checkouts);
+  const changes = new ChangeDetector({ db, schema: 'repo', credentials, checkouts, logger: ctx.logger });
+
+  const server = new Server();
+  server.addService(
+    repov1.RepoServiceService,
+    repoServiceImplementation({
+      tokens,
+      credentials,
+      checkouts,
+      generator,
+      listing,
+      watch: (key) => touchWatch(db as unknown as RepoDb, key),
+      logger: ctx.logger,
+    }),
+  );
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${config['grpc.host']}:${config['grpc.port']}`, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+  );
+  ctx.onShutdown('grpc server', () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
+  ctx.logger.info({ grpcPort }, 'repo gRPC listening');
+
+  const consumer = await bus.consume({
+    durable: 'repo-git-push',
+    types: ['io.capstan.ext.git.push.v1'],
+    handle: (event) => changes.onPush(event),
+    onError: (err, info) => ctx.logger.warn({ err, ...info }, 'push event failed'),
+  });
+  ctx.onShutdown('push consumer', () => consumer.stop());
+  changes.startPolling(config['poll.interval-ms']);
+  ctx.onShutdown('polling', () => changes.stop());
+
+  return { grpcPort, db: repoDb, bus, checkouts, changes };
+}

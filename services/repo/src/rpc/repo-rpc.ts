@@ -1,0 +1,152 @@
+// The RepoService gRPC handlers: authenticate the calling service, check the method is allowed for
+// it, translate messages to the use cases and back. No response carries a secret.
+import type { handleUnaryCall } from '@grpc/grpc-js';
+import type { repov1 } from '@capstan/proto';
+import { ValidationError, type Logger } from '@capstan/service';
+import type { CheckoutStore } from '../checkouts/checkout-store.js';
+import type { CredentialInput, CredentialMetadata } from '../credentials/credential.js';
+import type { CredentialService } from '../credentials/credential-service.js';
+import type { ManifestGenerator } from '../manifests/manifest-generator.js';
+import type { RepoListing } from '../manifests/repo-listing.js';
+import { authenticateCall, type CallerIdentity, type ServiceTokens } from './service-identity.js';
+import { toServiceError } from './rpc-errors.js';
+
+export interface RepoRpcDeps {
+  tokens: ServiceTokens;
+  credentials: CredentialService;
+  checkouts: CheckoutStore;
+  generator: ManifestGenerator;
+  listing: RepoListing;
+  /** Remembers a rendered/resolved source for change detection (best effort). */
+  watch: (key: { repoURL: string; revision: string; project: string }) => Promise<void>;
+  logger: Logger;
+}
+
+function toCredential(c: CredentialMetadata): repov1.Credential {
+  return {
+    id: c.id,
+    name: c.name,
+    repo: c.url,
+    project: c.project,
+    type: c.type,
+    displayName: c.displayName,
+    username: c.username,
+    hasPassword: c.hasPassword,
+    hasSshPrivateKey: c.hasSshPrivateKey,
+    insecure: c.insecure,
+    origin: c.origin,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+}
+
+function toInput(i: repov1.CredentialInput | undefined): CredentialInput {
+  if (!i) throw new ValidationError([{ field: 'credential', description: 'is required' }]);
+  const type = i.type || 'git';
+  return {
+    url: i.repo,
+    project: i.project,
+    type: type as CredentialInput['type'],
+    displayName: i.displayName,
+    username: i.username,
+    insecure: i.insecure,
+    secret: { ...(i.password ? { password: i.password } : {}), ...(i.sshPrivateKey ? { sshPrivateKey: i.sshPrivateKey } : {}) },
+  };
+}
+
+function applicationOf(app: repov1.ApplicationRef | undefined): { project: string; application: string | null } {
+  return { project: app?.project ?? '', application: app?.name ? `${app.namespace || 'argocd'}/${app.name}` : null };
+}
+
+function required(value: string | undefined, field: string): string {
+  if (!value) throw new ValidationError([{ field, description: 'is required' }]);
+  return value;
+}
+
+export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoServiceServer {
+  const unary =
+    <Req, Res>(method: string, fn: (req: Req, caller: CallerIdentity) => Promise<Res>): handleUnaryCall<Req, Res> =>
+    (call, callback) => {
+      Promise.resolve()
+        .then(() => fn(call.request, authenticateCall(deps.tokens, call.metadata, method)))
+        .then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(toServiceError(err, deps.logger, method)),
+        );
+    };
+
+  const credentialFor = async (repoURL: string, app: repov1.ApplicationRef | undefined, caller: CallerIdentity) => {
+    const { project, application } = applicationOf(app);
+    return { project, lookup: await deps.credentials.lookupForApplication({ url: repoURL, project, application }, caller) };
+  };
+  const remember = (key: { repoURL: string; revision: string; project: string }) => {
+    deps.watch(key).catch((err: unknown) => deps.logger.warn({ err, repoURL: key.repoURL }, 'cannot record watch'));
+  };
+
+  return {
+    createCredential: unary('createCredential', async (req: repov1.CreateCredentialRequest, caller) => ({
+      credential: toCredential(await deps.credentials.create(toInput(req.credential), caller, { upsert: req.upsert })),
+    })),
+    updateCredential: unary('updateCredential', async (req: repov1.UpdateCredentialRequest, caller) => ({
+      credential: toCredential(await deps.credentials.update(toInput(req.credential), caller)),
+    })),
+    getCredential: unary('getCredential', async (req: repov1.GetCredentialRequest, caller) => ({
+      credential: toCredential(await deps.credentials.get(required(req.repo, 'repo'), req.project, caller)),
+    })),
+    listCredentials: unary('listCredentials', async (req: repov1.ListCredentialsRequest, caller) => ({
+      credentials: (await deps.credentials.list(req.project, caller)).map(toCredential),
+    })),
+    deleteCredential: unary('deleteCredential', async (req: repov1.DeleteCredentialRequest, caller) => ({
+      credential: toCredential(await deps.credentials.delete(required(req.repo, 'repo'), req.project, caller)),
+    })),
+    applyCredentialSecret: unary('applyCredentialSecret', async (req: repov1.ApplyCredentialSecretRequest, caller) => {
+      let manifest: unknown;
+      try {
+        manifest = JSON.parse(req.manifestJson);
+      } catch {
+        throw new ValidationError([{ field: 'manifestJson', description: 'is not valid JSON' }]);
+      }
+      return { credential: toCredential(await deps.credentials.applySecret(manifest, caller)) };
+    }),
+    lookupCredential: unary('lookupCredential', async (req: repov1.LookupCredentialRequest, caller) => {
+      const { lookup } = await credentialFor(required(req.repoUrl, 'repoUrl'), req.application, caller);
+      const name = lookup.credentialId ? (await deps.credentials.nameOf(lookup.credentialId)) ?? '' : '';
+      return { credentialId: lookup.credentialId ?? '', credentialName: name, reason: lookup.reason };
+    }),
+    resolveRevision: unary('resolveRevision', async (req: repov1.ResolveRevisionRequest, caller) => {
+      const url = required(req.repoUrl, 'repoUrl');
+      const { project, lookup } = await credentialFor(url, req.application, caller);
+      const sha = await deps.checkouts.resolveRevision({ url, revision: req.revision, credential: lookup.credential });
+      remember({ repoURL: url, revision: req.revision || 'HEAD', project });
+      return { sha };
+    }),
+    generateManifests: unary('generateManifests', async (req: repov1.GenerateManifestsRequest, caller) => {
+      const source = req.source;
+      const url = required(source?.repoUrl, 'source.repoUrl');
+      const { project, lookup } = await credentialFor(url, req.application, caller);
+      const out = await deps.generator.generate(
+        {
+          repoURL: url,
+          targetRevision: source?.targetRevision ?? '',
+          path: source?.path ?? '',
+          ...(source?.directory ? { directory: source.directory } : {}),
+          ...(source?.helm ? { helm: source.helm } : {}),
+        },
+        lookup.credential,
+      );
+      remember({ repoURL: url, revision: source?.targetRevision || 'HEAD', project });
+      return { revision: out.revision, sourceType: out.sourceType, manifests: [...out.manifests] };
+    }),
+    listDirectories: unary('listDirectories', async (req: repov1.ListDirectoriesRequest, caller) => {
+      const url = required(req.repoUrl, 'repoUrl');
+      const { lookup } = await credentialFor(url, req.application, caller);
+      return deps.listing.listDirectories({ url, revision: req.revision, credential: lookup.credential, patterns: req.patterns });
+    }),
+    listFiles: unary('listFiles', async (req: repov1.ListFilesRequest, caller) => {
+      const url = required(req.repoUrl, 'repoUrl');
+      const { lookup } = await credentialFor(url, req.application, caller);
+      const out = await deps.listing.listFiles({ url, revision: req.revision, credential: lookup.credential, patterns: req.patterns, withContent: req.withContent });
+      return { revision: out.revision, files: out.files.map((f) => ({ path: f.path, content: f.content ?? '' })) };
+    }),
+  };
+}
