@@ -1,0 +1,193 @@
+// Local accounts, login sessions and API tokens. The bootstrap admin is created on first start with
+// the configured password, or a generated one that is printed once (never logged).
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { AlreadyExistsError, NotFoundError, PermissionDeniedError, UnauthenticatedError, ValidationError } from '@capstan/service';
+import type { ApiDatabase } from '../support/db.table.js';
+import type { Authorizer } from '../rbac/authorizer.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { TokenSigner } from '../auth/tokens.js';
+import type { RequestContext } from '../support/request.js';
+import { invalid } from '../support/validation.js';
+import { generatePassword, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import {
+  countAccounts,
+  deleteAccount,
+  deleteApiToken,
+  findAccount,
+  insertAccount,
+  insertApiToken,
+  listAccounts,
+  listApiTokens,
+  revokeToken,
+  updatePasswordHash,
+  type AccountRecord,
+  type ApiTokenRecord,
+} from './account.repository.js';
+
+const ACCOUNT_NAME = /^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/;
+const CAPABILITIES = new Set(['login', 'apiKey']);
+
+export interface AccountView extends Omit<AccountRecord, 'passwordHash'> {
+  tokens: ApiTokenRecord[];
+}
+
+export class AccountsService {
+  constructor(
+    private readonly deps: {
+      db: Kysely<ApiDatabase>;
+      authz: Authorizer;
+      authn: Authenticator;
+      signer: TokenSigner;
+      sessionTtlSeconds: number;
+    },
+  ) {}
+
+  /** First start: an admin account. Returns the generated password when one was generated. */
+  async bootstrapAdmin(configuredPassword: string): Promise<{ created: boolean; generatedPassword?: string }> {
+    if ((await countAccounts(this.deps.db)) > 0) return { created: false };
+    const password = configuredPassword || generatePassword();
+    const problem = passwordProblem(password);
+    if (problem) throw new ValidationError([{ field: 'auth.admin-password', description: problem }]);
+    const created = await insertAccount(this.deps.db, {
+      name: 'admin',
+      passwordHash: await hashPassword(password),
+      enabled: true,
+      capabilities: ['login', 'apiKey'],
+      groups: [],
+    });
+    return created && !configuredPassword ? { created, generatedPassword: password } : { created };
+  }
+
+  async login(username: string, password: string): Promise<{ token: string; expiresAt: Date }> {
+    // One message for every failure, so a caller cannot probe which accounts exist.
+    const refused = new UnauthenticatedError('invalid username or password');
+    const account = await findAccount(this.deps.db, username);
+    if (!account || !account.enabled || !account.passwordHash || !account.capabilities.includes('login')) {
+      await verifyPassword(password, 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA').catch(() => false);
+      throw refused;
+    }
+    if (!(await verifyPassword(password, account.passwordHash))) throw refused;
+    const ttl = this.deps.sessionTtlSeconds;
+    const token = await this.deps.signer.sign({ sub: account.name, kind: 'session', jti: randomUUID(), expiresInSeconds: ttl });
+    return { token, expiresAt: new Date(Date.now() + ttl * 1000) };
+  }
+
+  async logout(ctx: RequestContext): Promise<void> {
+    const { tokenId, tokenExpiresAt } = ctx.principal;
+    if (!tokenId) return;
+    await revokeToken(this.deps.db, tokenId, tokenExpiresAt ?? null);
+    this.deps.authn.noteRevoked(tokenId);
+  }
+
+  private view(a: AccountRecord, tokens: ApiTokenRecord[]): AccountView {
+    const { passwordHash: _hash, ...rest } = a;
+    return { ...rest, tokens };
+  }
+
+  private async mustFind(name: string): Promise<AccountRecord> {
+    const a = await findAccount(this.deps.db, name);
+    if (!a) throw new NotFoundError(`account ${name} not found`);
+    return a;
+  }
+
+  async list(ctx: RequestContext): Promise<AccountView[]> {
+    await this.deps.authz.check(ctx.principal, 'accounts', 'get', '*', ctx.via);
+    return Promise.all((await listAccounts(this.deps.db)).map(async (a) => this.view(a, await listApiTokens(this.deps.db, a.name))));
+  }
+
+  async get(ctx: RequestContext, name: string): Promise<AccountView> {
+    const target = name || ctx.principal.name;
+    if (target !== ctx.principal.name) await this.deps.authz.check(ctx.principal, 'accounts', 'get', target, ctx.via);
+    const a = await this.mustFind(target);
+    return this.view(a, await listApiTokens(this.deps.db, a.name));
+  }
+
+  async create(ctx: RequestContext, input: { name: string; password: string; capabilities: string[]; groups: string[] }): Promise<AccountView> {
+    await this.deps.authz.check(ctx.principal, 'accounts', 'create', input.name, ctx.via);
+    if (!ACCOUNT_NAME.test(input.name) || input.name.length > 63) throw invalid('name', 'must be lowercase letters, digits, "-", "_" and "."');
+    const capabilities = input.capabilities.length > 0 ? input.capabilities : ['login'];
+    const bad = capabilities.findIndex((c) => !CAPABILITIES.has(c));
+    if (bad >= 0) throw invalid(`capabilities[${bad}]`, 'must be login or apiKey');
+    const gbad = input.groups.findIndex((g) => g.trim() === '' || g.includes(','));
+    if (gbad >= 0) throw invalid(`groups[${gbad}]`, 'must be a non-empty name without commas');
+    let hash: string | null = null;
+    if (input.password) {
+      const problem = passwordProblem(input.password);
+      if (problem) throw invalid('password', problem);
+      hash = await hashPassword(input.password);
+    } else if (capabilities.includes('login')) {
+      throw invalid('password', 'required for an account that can log in');
+    }
+    const ok = await insertAccount(this.deps.db, { name: input.name, passwordHash: hash, enabled: true, capabilities, groups: input.groups });
+    if (!ok) throw new AlreadyExistsError(`account ${input.name} already exists`);
+    return this.view(await this.mustFind(input.name), []);
+  }
+
+  async delete(ctx: RequestContext, name: string): Promise<void> {
+    await this.deps.authz.check(ctx.principal, 'accounts', 'delete', name, ctx.via);
+    if (name === ctx.principal.name) throw invalid('name', 'an account cannot delete itself');
+    for (const t of await listApiTokens(this.deps.db, name)) {
+      await revokeToken(this.deps.db, t.id, t.expiresAt);
+      this.deps.authn.noteRevoked(t.id);
+    }
+    if (!(await deleteAccount(this.deps.db, name))) throw new NotFoundError(`account ${name} not found`);
+    this.deps.authn.forgetAccount(name);
+  }
+
+  async updatePassword(ctx: RequestContext, input: { name: string; currentPassword: string; newPassword: string }): Promise<void> {
+    const target = input.name || ctx.principal.name;
+    const self = target === ctx.principal.name && ctx.principal.kind === 'user';
+    if (!self) await this.deps.authz.check(ctx.principal, 'accounts', 'update', target, ctx.via);
+    const account = await this.mustFind(target);
+    // Changing one's own password needs the current one, so a stolen session cannot lock its owner out.
+    if (self && !(account.passwordHash && (await verifyPassword(input.currentPassword, account.passwordHash)))) {
+      throw new PermissionDeniedError('current password is wrong');
+    }
+    const problem = passwordProblem(input.newPassword);
+    if (problem) throw invalid('newPassword', problem);
+    await updatePasswordHash(this.deps.db, target, await hashPassword(input.newPassword));
+    this.deps.authn.forgetAccount(target);
+  }
+
+  async createToken(ctx: RequestContext, input: { name: string; expiresIn: number; id: string }): Promise<{ token: string; id: string }> {
+    const target = input.name || ctx.principal.name;
+    if (target !== ctx.principal.name || ctx.principal.kind !== 'user') {
+      await this.deps.authz.check(ctx.principal, 'accounts', 'update', target, ctx.via);
+    }
+    const account = await this.mustFind(target);
+    if (!account.capabilities.includes('apiKey')) throw invalid('name', `account ${target} does not have the apiKey capability`);
+    if (input.expiresIn < 0) throw invalid('expiresIn', 'must not be negative');
+    if (input.id && !/^[A-Za-z0-9._-]{1,64}$/.test(input.id)) throw invalid('id', 'must be 1-64 characters of [A-Za-z0-9._-]');
+    const id = input.id || randomUUID();
+    const expiresAt = input.expiresIn > 0 ? new Date(Date.now() + input.expiresIn * 1000) : null;
+    if (!(await insertApiToken(this.deps.db, { id, account: target, issuedAt: new Date(), expiresAt }))) {
+      throw new AlreadyExistsError(`token ${id} already exists`);
+    }
+    const token = await this.deps.signer.sign({ sub: target, kind: 'api', jti: id, expiresInSeconds: input.expiresIn || undefined });
+    return { token, id };
+  }
+
+  async listTokens(ctx: RequestContext, name: string): Promise<ApiTokenRecord[]> {
+    const target = name || ctx.principal.name;
+    if (target !== ctx.principal.name) await this.deps.authz.check(ctx.principal, 'accounts', 'get', target, ctx.via);
+    await this.mustFind(target);
+    return listApiTokens(this.deps.db, target);
+  }
+
+  async deleteToken(ctx: RequestContext, name: string, id: string): Promise<void> {
+    const target = name || ctx.principal.name;
+    if (target !== ctx.principal.name || ctx.principal.kind !== 'user') {
+      await this.deps.authz.check(ctx.principal, 'accounts', 'update', target, ctx.via);
+    }
+    const removed = await deleteApiToken(this.deps.db, target, id);
+    if (!removed) throw new NotFoundError(`token ${id} of account ${target} not found`);
+    await revokeToken(this.deps.db, id, removed.expiresAt);
+    this.deps.authn.noteRevoked(id);
+  }
+
+  /** argocd account can-i: answers for the caller, records nothing (it changes nothing). */
+  canI(ctx: RequestContext, resource: string, action: string, object: string): boolean {
+    return this.deps.authz.decide(ctx.principal, resource, action, object).allowed;
+  }
+}

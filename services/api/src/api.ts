@@ -1,0 +1,149 @@
+// Composition of the api: database and migrations, keys, authentication, RBAC, use cases, the
+// outbox relay and both servers. main.ts calls this through runService; tests and benchmarks call it
+// directly with their own database, bus namespace and ports.
+import { createDb, migrateAudit, migrateToLatest } from '@capstan/db';
+import { connectBus, startOutboxRelay, type Bus, type EventStoreDatabase } from '@capstan/events';
+import type { Logger } from '@capstan/service';
+import type { Kysely } from 'kysely';
+import { API_SCHEMA, apiMigrations } from './migrations/index.js';
+import type { ApiDatabase } from './support/db.table.js';
+import { loadKeyring } from './support/keyring.js';
+import { loadSigningKey } from './auth/signing-key.js';
+import { TokenSigner } from './auth/tokens.js';
+import { ServiceTokens } from './auth/service-tokens.js';
+import { Authenticator } from './auth/authenticator.js';
+import { PolicyStore } from './rbac/policy-store.js';
+import { Authorizer } from './rbac/authorizer.js';
+import { ProjectsService } from './projects/projects.service.js';
+import { ApplicationsService } from './applications/applications.service.js';
+import { ClustersService } from './clusters/clusters.service.js';
+import { RepositoriesService, UnconfiguredRepoBackend, type RepoBackend } from './repositories/repositories.service.js';
+import { AuditService } from './audit/audit.service.js';
+import { AccountsService } from './accounts/accounts.service.js';
+import { ApplyService } from './apply/apply.service.js';
+import { startGrpcServer } from './transport/grpc-server.js';
+import { startHttpServer } from './transport/http-server.js';
+import { startSyncStatusConsumer } from './sync/sync-status.consumer.js';
+import type { ApiServices } from './services.js';
+
+export interface ApiConfig {
+  databaseUrl: string;
+  natsUrl: string;
+  busNamespace: string;
+  grpcHost: string;
+  grpcPort: number;
+  httpHost: string;
+  httpPort: number;
+  bodyLimit: number;
+  policyFile: string;
+  policyCsv: string;
+  defaultRole: string;
+  sessionTtlSeconds: number;
+  signingKey: string;
+  adminPassword: string;
+  serviceTokens: string;
+  credentialReaders: readonly string[];
+  delegatingServices: readonly string[];
+  encryptionKeys: string;
+  encryptionKeyFile: string;
+  repoBackend?: RepoBackend;
+}
+
+export interface RunningApi {
+  grpcPort: number;
+  httpPort: number;
+  services: ApiServices;
+  bus: Bus;
+  /** Publishes everything in the outbox now (tests). */
+  flushOutbox(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startApi(config: ApiConfig, logger: Logger, onStop?: (name: string, stop: () => Promise<void> | void) => void): Promise<RunningApi> {
+  const stops: { name: string; stop: () => Promise<void> | void }[] = [];
+  const defer = (name: string, stop: () => Promise<void> | void) => (onStop ? onStop(name, stop) : stops.push({ name, stop }));
+
+  const keyring = loadKeyring(config.encryptionKeys, config.encryptionKeyFile);
+  const serviceTokens = new ServiceTokens(config.serviceTokens);
+  const db = createDb<ApiDatabase>(config.databaseUrl) as Kysely<ApiDatabase>;
+  defer('database', () => db.destroy());
+  await migrateToLatest(db, { schema: API_SCHEMA, migrations: apiMigrations });
+  await migrateAudit(db as unknown as Kysely<unknown>);
+
+  const signer = new TokenSigner(await loadSigningKey(db, keyring, config.signingKey));
+  const authn = new Authenticator({ db, signer, serviceTokens, delegatingServices: config.delegatingServices });
+  await authn.start();
+  defer('authenticator', () => authn.stop());
+  const policy = new PolicyStore({ db, policyFile: config.policyFile, policyCsv: config.policyCsv, defaultRole: config.defaultRole });
+  await policy.start();
+  defer('policy', () => policy.stop());
+  const authz = new Authorizer(db as unknown as Kysely<unknown>, policy, logger);
+  defer('access audit', () => authz.stop());
+
+  const projects = new ProjectsService({ db, authz, policy });
+  const applications = new ApplicationsService({ db, authz });
+  const clusters = new ClustersService({ db, authz, keyring, credentialReaders: config.credentialReaders });
+  const repositories = new RepositoriesService({ authz, backend: config.repoBackend ?? new UnconfiguredRepoBackend() });
+  const accounts = new AccountsService({ db, authz, authn, signer, sessionTtlSeconds: config.sessionTtlSeconds });
+  const services: ApiServices = {
+    db,
+    authn,
+    authz,
+    policy,
+    projects,
+    applications,
+    clusters,
+    repositories,
+    audit: new AuditService({ db: db as unknown as Kysely<unknown>, authz }),
+    accounts,
+    apply: new ApplyService({ db, authz, projects, applications, clusters, repositories }),
+  };
+
+  const admin = await accounts.bootstrapAdmin(config.adminPassword);
+  if (admin.generatedPassword) {
+    // Printed once, to the terminal only: never through the logger, never stored in clear.
+    process.stderr.write(
+      `\ncapstan api: created the bootstrap admin account.\n  username: admin\n  password: ${admin.generatedPassword}\nThis password is shown only once. Change it with: capstan account update-password\n\n`,
+    );
+  } else if (admin.created) {
+    logger.info('created the bootstrap admin account with the configured password');
+  }
+
+  const bus = await connectBus({ url: config.natsUrl, service: 'api', namespace: config.busNamespace });
+  defer('bus', () => bus.close());
+  await bus.provision();
+  const relay = await startOutboxRelay({
+    db: db as unknown as Kysely<EventStoreDatabase>,
+    databaseUrl: config.databaseUrl,
+    schema: API_SCHEMA,
+    bus,
+    onError: (err) => logger.warn({ err }, 'outbox relay error; retrying'),
+  });
+  defer('outbox relay', () => relay.stop());
+  const syncStatus = await startSyncStatusConsumer({ bus, db, logger });
+  defer('sync status consumer', () => syncStatus.stop());
+
+  const grpc = await startGrpcServer({ services, logger, host: config.grpcHost, port: config.grpcPort, bodyLimit: config.bodyLimit });
+  defer('grpc server', () => grpc.stop());
+  const http = await startHttpServer({ services, logger, host: config.httpHost, port: config.httpPort, bodyLimit: config.bodyLimit });
+  defer('http server', () => http.stop());
+  logger.info({ grpcPort: grpc.port, httpPort: http.port }, 'api listening');
+
+  return {
+    grpcPort: grpc.port,
+    httpPort: http.port,
+    services,
+    bus,
+    flushOutbox: () => relay.flush(),
+    stop: async () => {
+      for (const { name, stop } of stops.reverse()) {
+        try {
+          await stop();
+        } catch (err) {
+          logger.error({ err, component: name }, 'error while stopping');
+        }
+      }
+      stops.length = 0;
+    },
+  };
+}

@@ -1,0 +1,176 @@
+// The applications projection (manifest plus the status the api learns from the sync service) and
+// the sync operations it requested.
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Application } from '@capstan/policy';
+import type { ApiDatabase } from '../support/db.table.js';
+
+type Db = Kysely<ApiDatabase> | Transaction<ApiDatabase>;
+
+export interface StoredApplication {
+  application: Application;
+  project: string;
+  version: number;
+  uid: string;
+  createdAt: Date;
+  updatedAt: Date;
+  syncStatus: string;
+  healthStatus: string;
+  operationId: string | null;
+  revision: string | null;
+  reconciledAt: Date | null;
+}
+
+const toStored = (r: Selectable<ApiDatabase['applications']>): StoredApplication => ({
+  application: r.manifest as Application,
+  project: r.project,
+  version: r.version,
+  uid: r.uid,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  syncStatus: r.sync_status,
+  healthStatus: r.health_status,
+  operationId: r.operation_id,
+  revision: r.revision,
+  reconciledAt: r.reconciled_at,
+});
+
+export async function upsertApplicationRow(db: Db, app: Application, version: number, uid: string, at: Date): Promise<void> {
+  const manifest = JSON.stringify(app);
+  await db
+    .withSchema('api')
+    .insertInto('applications')
+    .values({
+      namespace: app.metadata.namespace ?? 'argocd',
+      name: app.metadata.name,
+      project: app.spec.project,
+      manifest,
+      version,
+      uid,
+      created_at: at,
+      updated_at: at,
+    })
+    .onConflict((oc) =>
+      oc.columns(['namespace', 'name']).doUpdateSet({ manifest, project: app.spec.project, version, updated_at: at, sync_status: 'OutOfSync' }),
+    )
+    .execute();
+}
+
+export async function deleteApplicationRow(db: Db, namespace: string, name: string): Promise<void> {
+  await db.withSchema('api').deleteFrom('applications').where('namespace', '=', namespace).where('name', '=', name).execute();
+}
+
+export async function findApplication(db: Db, namespace: string, name: string): Promise<StoredApplication | undefined> {
+  const row = await db
+    .withSchema('api')
+    .selectFrom('applications')
+    .selectAll()
+    .where('namespace', '=', namespace)
+    .where('name', '=', name)
+    .executeTakeFirst();
+  return row ? toStored(row) : undefined;
+}
+
+export interface ApplicationPageQuery {
+  projects: readonly string[];
+  labels: Readonly<Record<string, string>>;
+  after: { namespace: string; name: string } | undefined;
+  limit: number;
+}
+
+/** One page in (namespace, name) order, after the given key. */
+export async function pageApplications(db: Db, q: ApplicationPageQuery): Promise<StoredApplication[]> {
+  let query = db.withSchema('api').selectFrom('applications').selectAll();
+  if (q.projects.length > 0) query = query.where('project', 'in', [...q.projects]);
+  for (const [k, v] of Object.entries(q.labels)) {
+    query = query.where(sql<boolean>`manifest->'metadata'->'labels'->>${k} = ${v}`);
+  }
+  if (q.after) {
+    const { namespace, name } = q.after;
+    query = query.where(sql<boolean>`(namespace, name) > (${namespace}, ${name})`);
+  }
+  const rows = await query.orderBy('namespace').orderBy('name').limit(q.limit).execute();
+  return rows.map(toStored);
+}
+
+export interface SyncOperationRecord {
+  id: string;
+  appNamespace: string;
+  appName: string;
+  project: string;
+  phase: string;
+  message: string;
+  revision: string;
+  dryRun: boolean;
+  prune: boolean;
+  initiatedBy: string;
+  requestedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  identity: string;
+  impersonated: boolean;
+  resources: unknown[];
+}
+
+const toOp = (r: Selectable<ApiDatabase['sync_operations']>): SyncOperationRecord => ({
+  id: r.id,
+  appNamespace: r.app_namespace,
+  appName: r.app_name,
+  project: r.project,
+  phase: r.phase,
+  message: r.message,
+  revision: r.revision,
+  dryRun: r.dry_run,
+  prune: r.prune,
+  initiatedBy: r.initiated_by,
+  requestedAt: r.requested_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  identity: r.identity,
+  impersonated: r.impersonated,
+  resources: r.resources as unknown[],
+});
+
+export async function insertSyncOperation(db: Db, op: Omit<SyncOperationRecord, 'startedAt' | 'finishedAt' | 'identity' | 'impersonated' | 'resources'>): Promise<void> {
+  await db
+    .withSchema('api')
+    .insertInto('sync_operations')
+    .values({
+      id: op.id,
+      app_namespace: op.appNamespace,
+      app_name: op.appName,
+      project: op.project,
+      phase: op.phase,
+      message: op.message,
+      revision: op.revision,
+      dry_run: op.dryRun,
+      prune: op.prune,
+      initiated_by: op.initiatedBy,
+      requested_at: op.requestedAt,
+    })
+    .execute();
+  await db
+    .withSchema('api')
+    .updateTable('applications')
+    .set({ operation_id: op.id })
+    .where('namespace', '=', op.appNamespace)
+    .where('name', '=', op.appName)
+    .execute();
+}
+
+export async function findSyncOperation(db: Db, id: string): Promise<SyncOperationRecord | undefined> {
+  const row = await db.withSchema('api').selectFrom('sync_operations').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toOp(row) : undefined;
+}
+
+export async function syncHistory(db: Db, namespace: string, name: string, limit = 50): Promise<SyncOperationRecord[]> {
+  const rows = await db
+    .withSchema('api')
+    .selectFrom('sync_operations')
+    .selectAll()
+    .where('app_namespace', '=', namespace)
+    .where('app_name', '=', name)
+    .orderBy('requested_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(toOp);
+}

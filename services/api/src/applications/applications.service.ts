@@ -1,0 +1,248 @@
+// Use cases of Applications: RBAC on "<project>/<name>" objects (audited), validation with
+// @capstan/policy, the aggregate for writes, the projection for reads, and sync requests that go to
+// the sync service as a command through the outbox (committed with the operation record, or not at all).
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { appendToStream, newEvent, syncRequest } from '@capstan/events';
+import { NotFoundError } from '@capstan/service';
+import type { Application } from '@capstan/policy';
+import type { ApiDatabase } from '../support/db.table.js';
+import type { Authorizer } from '../rbac/authorizer.js';
+import { actorOf } from '../auth/principal.js';
+import type { RequestContext } from '../support/request.js';
+import { runAggregate } from '../support/aggregate.js';
+import { invalid } from '../support/validation.js';
+import { API_SCHEMA } from '../migrations/index.js';
+import { findProject } from '../projects/project.repository.js';
+import { APPLICATION_DELETED, decideApplication, evolveApplication, initialApplicationState, type ApplicationCommand } from './application.aggregate.js';
+import { validateApplication } from './application.validation.js';
+import {
+  deleteApplicationRow,
+  findApplication,
+  findSyncOperation,
+  insertSyncOperation,
+  pageApplications,
+  syncHistory,
+  upsertApplicationRow,
+  type StoredApplication,
+  type SyncOperationRecord,
+} from './application.repository.js';
+
+export const applicationStream = (namespace: string, name: string) => `applications/${namespace}/${name}`;
+const DEFAULT_NS = 'argocd';
+
+export interface ListQuery {
+  projects: readonly string[];
+  selector: string;
+  limit: number;
+  pageToken: string;
+}
+
+function parseSelector(selector: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of selector.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z0-9./_-]+)\s*==?\s*([A-Za-z0-9._-]*)$/.exec(part);
+    if (!m) throw invalid('selector', `"${part}" is not a k=v label requirement`);
+    out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
+function decodePageToken(token: string): { namespace: string; name: string } | undefined {
+  if (!token) return undefined;
+  try {
+    const [namespace, name] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as [string, string];
+    if (typeof namespace === 'string' && typeof name === 'string') return { namespace, name };
+  } catch {
+    // fall through
+  }
+  throw invalid('pageToken', 'is not a token this api issued');
+}
+
+export class ApplicationsService {
+  constructor(private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer }) {}
+
+  private object(project: string, name: string): string {
+    return `${project}/${name}`;
+  }
+
+  validate(manifest: unknown, prefix = ''): Application {
+    return validateApplication(manifest, prefix);
+  }
+
+  private async run(ctx: RequestContext, namespace: string, name: string, command: ApplicationCommand): Promise<void> {
+    await runAggregate(this.deps.db, {
+      streamId: applicationStream(namespace, name),
+      meta: { actor: actorOf(ctx.principal), correlationId: ctx.correlationId },
+      initial: initialApplicationState,
+      evolve: evolveApplication,
+      decide: (state, version) => decideApplication(command, state, version),
+      project: async (trx, events, state, version) => {
+        if (events.length === 0) return;
+        if (events.at(-1)!.type === APPLICATION_DELETED) await deleteApplicationRow(trx, namespace, name);
+        else await upsertApplicationRow(trx, state.application!, version, state.uid!, new Date());
+      },
+    });
+  }
+
+  private async load(namespace: string, name: string): Promise<StoredApplication> {
+    const found = await findApplication(this.deps.db, namespace, name);
+    if (!found) throw new NotFoundError(`application ${namespace}/${name} not found`);
+    return found;
+  }
+
+  async create(ctx: RequestContext, manifest: unknown, upsert: boolean): Promise<StoredApplication> {
+    const app = validateApplication(manifest);
+    return this.createValidated(ctx, app, upsert);
+  }
+
+  async createValidated(ctx: RequestContext, app: Application, upsert: boolean): Promise<StoredApplication> {
+    const { name } = app.metadata;
+    const namespace = app.metadata.namespace ?? DEFAULT_NS;
+    const existing = await findApplication(this.deps.db, namespace, name);
+    if (existing && upsert) {
+      await this.deps.authz.check(ctx.principal, 'applications', 'update', this.object(existing.project, name), ctx.via);
+      if (existing.project !== app.spec.project) {
+        await this.deps.authz.check(ctx.principal, 'applications', 'update', this.object(app.spec.project, name), ctx.via);
+      }
+    } else {
+      await this.deps.authz.check(ctx.principal, 'applications', 'create', this.object(app.spec.project, name), ctx.via);
+    }
+    await this.requireProject(app);
+    await this.run(ctx, namespace, name, { type: 'create', application: app, upsert, uid: randomUUID() });
+    return this.load(namespace, name);
+  }
+
+  async update(ctx: RequestContext, manifest: unknown, expectedVersion: number): Promise<StoredApplication> {
+    const app = validateApplication(manifest);
+    const namespace = app.metadata.namespace ?? DEFAULT_NS;
+    const existing = await this.loadAuthorized(ctx, namespace, app.metadata.name, 'update');
+    if (existing.project !== app.spec.project) {
+      await this.deps.authz.check(ctx.principal, 'applications', 'update', this.object(app.spec.project, app.metadata.name), ctx.via);
+    }
+    await this.requireProject(app);
+    await this.run(ctx, namespace, app.metadata.name, { type: 'update', application: app, expectedVersion });
+    return this.load(namespace, app.metadata.name);
+  }
+
+  /**
+   * Loads an application and checks `action` on it. When the application does not exist the check
+   * is made on "*\/<name>" so that a caller cannot tell a missing application from a forbidden one.
+   */
+  async loadAuthorized(ctx: RequestContext, namespace: string, name: string, action: string, project?: string): Promise<StoredApplication> {
+    const found = await findApplication(this.deps.db, namespace || DEFAULT_NS, name);
+    if (!found || (project && found.project !== project)) {
+      await this.deps.authz.check(ctx.principal, 'applications', action, this.object(project || '*', name), ctx.via);
+      throw new NotFoundError(`application ${namespace || DEFAULT_NS}/${name} not found${project ? ` in project ${project}` : ''}`);
+    }
+    await this.deps.authz.check(ctx.principal, 'applications', action, this.object(found.project, name), ctx.via);
+    return found;
+  }
+
+  async get(ctx: RequestContext, namespace: string, name: string, project?: string): Promise<StoredApplication> {
+    return this.loadAuthorized(ctx, namespace, name, 'get', project);
+  }
+
+  async list(ctx: RequestContext, q: ListQuery): Promise<{ items: StoredApplication[]; nextPageToken: string }> {
+    const limit = q.limit > 0 ? Math.min(q.limit, 1000) : 1000;
+    const labels = parseSelector(q.selector);
+    let after = decodePageToken(q.pageToken);
+    const items: StoredApplication[] = [];
+    let scanned = 0;
+    // RBAC filters rows out, so pages are read until the caller's page is full or rows run out.
+    for (;;) {
+      const page = await pageApplications(this.deps.db, { projects: q.projects, labels, after, limit });
+      scanned += page.length;
+      for (const app of page) {
+        after = { namespace: app.application.metadata.namespace ?? DEFAULT_NS, name: app.application.metadata.name };
+        if (this.deps.authz.decide(ctx.principal, 'applications', 'get', this.object(app.project, app.application.metadata.name)).allowed) {
+          items.push(app);
+          if (items.length === limit) break;
+        }
+      }
+      if (items.length === limit || page.length < limit) break;
+    }
+    await this.deps.authz.record(ctx.principal, 'applications', 'list', q.projects.length > 0 ? `${q.projects.join(',')}/*` : '*/*', ctx.via, {
+      allowed: true,
+      reason: `listed ${items.length} of ${scanned} applications scanned that the caller may get`,
+    });
+    const last = items.at(-1);
+    const nextPageToken =
+      last && items.length === limit
+        ? Buffer.from(JSON.stringify([last.application.metadata.namespace ?? DEFAULT_NS, last.application.metadata.name])).toString('base64url')
+        : '';
+    return { items, nextPageToken };
+  }
+
+  async delete(ctx: RequestContext, namespace: string, name: string, cascade: boolean): Promise<void> {
+    await this.loadAuthorized(ctx, namespace, name, 'delete');
+    await this.run(ctx, namespace || DEFAULT_NS, name, { type: 'delete', name, namespace: namespace || DEFAULT_NS, cascade });
+  }
+
+  async sync(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    opts: { revision: string; dryRun: boolean; prune: boolean },
+  ): Promise<{ operationId: string; application: StoredApplication }> {
+    const app = await this.loadAuthorized(ctx, namespace, name, 'sync');
+    const ns = namespace || DEFAULT_NS;
+    const operationId = randomUUID();
+    const actor = actorOf(ctx.principal);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await insertSyncOperation(trx, {
+        id: operationId,
+        appNamespace: ns,
+        appName: name,
+        project: app.project,
+        phase: 'Pending',
+        message: 'waiting for the sync service',
+        revision: opts.revision,
+        dryRun: opts.dryRun,
+        prune: opts.prune,
+        initiatedBy: actor,
+        requestedAt: new Date(),
+      });
+      const command = newEvent(
+        syncRequest.type,
+        {
+          operationId,
+          application: { name, namespace: ns },
+          project: app.project,
+          ...(opts.revision ? { revision: opts.revision } : {}),
+          dryRun: opts.dryRun,
+          prune: opts.prune,
+        },
+        { subject: applicationStream(ns, name), actor, source: 'capstan/api', ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}) },
+      );
+      await appendToStream(trx as unknown as Parameters<typeof appendToStream>[0], {
+        schema: API_SCHEMA,
+        streamId: `sync-requests/${operationId}`,
+        expectedVersion: 0,
+        events: [command],
+      });
+    });
+    return { operationId, application: await this.load(ns, name) };
+  }
+
+  async history(ctx: RequestContext, namespace: string, name: string): Promise<SyncOperationRecord[]> {
+    await this.loadAuthorized(ctx, namespace, name, 'get');
+    return syncHistory(this.deps.db, namespace || DEFAULT_NS, name);
+  }
+
+  async operation(ctx: RequestContext, namespace: string, name: string, id: string): Promise<SyncOperationRecord> {
+    await this.loadAuthorized(ctx, namespace, name, 'get');
+    const op = await findSyncOperation(this.deps.db, id);
+    if (!op || op.appName !== name || op.appNamespace !== (namespace || DEFAULT_NS)) {
+      throw new NotFoundError(`sync operation ${id} of application ${namespace || DEFAULT_NS}/${name} not found`);
+    }
+    return op;
+  }
+
+  private async requireProject(app: Application): Promise<void> {
+    if (!(await findProject(this.deps.db, app.spec.project))) {
+      throw invalid('spec.project', `project ${app.spec.project} does not exist`);
+    }
+  }
+}
+

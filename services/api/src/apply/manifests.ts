@@ -1,0 +1,193 @@
+// Reads the documents of a declarative apply: Argo CD AppProjects and Applications (decoded by
+// @capstan/policy, exactly as the sync service reads them) and Argo CD's repository and cluster
+// Secrets (labelled argocd.argoproj.io/secret-type). Every problem of every document is collected.
+import { parseAllDocuments } from 'yaml';
+import type { FieldViolation } from '@capstan/service';
+import { ValidationError } from '@capstan/service';
+import type { AppProject, Application } from '@capstan/policy';
+import { z } from 'zod';
+import { validateProject } from '../projects/project.validation.js';
+import { validateApplication } from '../applications/application.validation.js';
+import { validateClusterRegistration, type ClusterRegistration } from '../clusters/cluster.validation.js';
+import { parseOrThrow } from '../support/validation.js';
+
+export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
+
+export interface RepositoryInput {
+  repo: string;
+  project: string;
+  type: string;
+  name: string;
+  username: string;
+  password: string;
+  sshPrivateKey: string;
+  insecure: boolean;
+}
+
+export type ApplyItem =
+  | { kind: 'AppProject'; doc: number; value: AppProject }
+  | { kind: 'Application'; doc: number; value: Application }
+  | { kind: 'Cluster'; doc: number; value: ClusterRegistration }
+  | { kind: 'Repository'; doc: number; value: RepositoryInput };
+
+const SecretSchema = z.looseObject({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Secret'),
+  metadata: z.looseObject({
+    name: z.string().min(1),
+    namespace: z.string().optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+  }),
+  type: z.string().optional(),
+  data: z.record(z.string(), z.string()).optional(),
+  stringData: z.record(z.string(), z.string()).optional(),
+});
+
+const STANDARD_TOP = new Set(['apiVersion', 'kind', 'metadata', 'spec', 'status', 'operation']);
+const STANDARD_META = new Set([
+  'name', 'namespace', 'labels', 'annotations', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
+  'finalizers', 'managedFields', 'ownerReferences', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generateName',
+]);
+
+function strictProblems(obj: Record<string, unknown>, secret: boolean): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  const top = secret ? new Set(['apiVersion', 'kind', 'metadata', 'type', 'data', 'stringData', 'immutable']) : STANDARD_TOP;
+  for (const k of Object.keys(obj)) if (!top.has(k)) out.push({ field: k, description: 'unknown field' });
+  const meta = obj.metadata;
+  if (meta && typeof meta === 'object') {
+    for (const k of Object.keys(meta)) if (!STANDARD_META.has(k)) out.push({ field: `metadata.${k}`, description: 'unknown field' });
+  }
+  return out;
+}
+
+function secretFields(secret: z.output<typeof SecretSchema>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [k, v] of Object.entries(secret.data ?? {})) out.set(k, Buffer.from(v, 'base64').toString('utf8'));
+  for (const [k, v] of Object.entries(secret.stringData ?? {})) out.set(k, v);
+  return out;
+}
+
+function decodeSecret(obj: unknown, doc: number): ApplyItem {
+  const secret = parseOrThrow(SecretSchema, obj);
+  const type = secret.metadata.labels?.[SECRET_TYPE_LABEL];
+  const f = secretFields(secret);
+  if (type === 'cluster') {
+    let config: unknown = {};
+    const raw = f.get('config');
+    if (raw) {
+      try {
+        config = JSON.parse(raw);
+      } catch {
+        throw new ValidationError([{ field: 'stringData.config', description: 'must be JSON (Argo CD cluster config)' }]);
+      }
+    }
+    const namespaces = (f.get('namespaces') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    try {
+      return {
+        kind: 'Cluster',
+        doc,
+        value: validateClusterRegistration({
+          server: f.get('server') ?? '',
+          name: f.get('name') ?? '',
+          config,
+          namespaces,
+          project: f.get('project') ?? '',
+          labels: Object.fromEntries(Object.entries(secret.metadata.labels ?? {}).filter(([k]) => k !== SECRET_TYPE_LABEL)),
+        }),
+      };
+    } catch (err) {
+      if (err instanceof ValidationError) {
+        throw new ValidationError(err.violations.map((v) => ({ ...v, field: `stringData.${v.field}` })));
+      }
+      throw err;
+    }
+  }
+  if (type === 'repository' || type === 'repo-creds') {
+    if (type === 'repo-creds') {
+      throw new ValidationError([{ field: `metadata.labels["${SECRET_TYPE_LABEL}"]`, description: 'repo-creds (credential templates) are not supported; use repository' }]);
+    }
+    const url = f.get('url') ?? '';
+    if (!url) throw new ValidationError([{ field: 'stringData.url', description: 'required' }]);
+    return {
+      kind: 'Repository',
+      doc,
+      value: {
+        repo: url,
+        project: f.get('project') ?? '',
+        type: f.get('type') ?? 'git',
+        name: f.get('name') ?? '',
+        username: f.get('username') ?? '',
+        password: f.get('password') ?? '',
+        sshPrivateKey: f.get('sshPrivateKey') ?? '',
+        insecure: (f.get('insecure') ?? '') === 'true',
+      },
+    };
+  }
+  throw new ValidationError([
+    { field: `metadata.labels["${SECRET_TYPE_LABEL}"]`, description: `must be "repository" or "cluster", got ${JSON.stringify(type ?? null)}` },
+  ]);
+}
+
+/** Parses and validates every document; throws one ValidationError naming document and field. */
+export function readManifests(text: string, strict: boolean): ApplyItem[] {
+  const items: ApplyItem[] = [];
+  const violations: FieldViolation[] = [];
+  const seen = new Map<string, number>();
+  const docs = parseAllDocuments(text, { prettyErrors: true });
+  const list = Array.isArray(docs) ? docs : [];
+  list.forEach((d, i) => {
+    const n = i + 1;
+    if (d.errors.length > 0) {
+      for (const e of d.errors) violations.push({ field: `document ${n}`, description: `invalid YAML: ${e.message}` });
+      return;
+    }
+    const obj: unknown = d.toJS({ maxAliasCount: 100 });
+    if (obj === null || obj === undefined) return;
+    const o = obj as { kind?: unknown; apiVersion?: unknown; metadata?: { name?: unknown } };
+    const where = `document ${n} (${typeof o.kind === 'string' ? o.kind : 'object'}${typeof o.metadata?.name === 'string' ? ` ${o.metadata.name}` : ''})`;
+    try {
+      if (typeof obj !== 'object' || Array.isArray(obj)) throw new ValidationError([{ field: '(root)', description: 'expected an object' }]);
+      const isSecret = o.apiVersion === 'v1' && o.kind === 'Secret';
+      if (strict) {
+        const problems = strictProblems(obj as Record<string, unknown>, isSecret);
+        if (problems.length > 0) throw new ValidationError(problems);
+      }
+      let item: ApplyItem;
+      if (isSecret) item = decodeSecret(obj, n);
+      else if (o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'AppProject') item = { kind: 'AppProject', doc: n, value: validateProject(obj) };
+      else if (o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'Application') item = { kind: 'Application', doc: n, value: validateApplication(obj) };
+      else {
+        throw new ValidationError([
+          {
+            field: 'kind',
+            description: `unsupported ${JSON.stringify(o.apiVersion)} ${JSON.stringify(o.kind)} (expected argoproj.io/v1alpha1 AppProject or Application, or a v1 Secret labelled ${SECRET_TYPE_LABEL})`,
+          },
+        ]);
+      }
+      const key = identity(item);
+      const first = seen.get(key);
+      if (first !== undefined) throw new ValidationError([{ field: 'metadata.name', description: `duplicate of document ${first} (${key})` }]);
+      seen.set(key, n);
+      items.push(item);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      for (const v of err.violations) violations.push({ field: `${where}: ${v.field}`, description: v.description });
+    }
+  });
+  if (violations.length > 0) throw new ValidationError(violations);
+  if (items.length === 0) throw new ValidationError([{ field: 'manifests', description: 'no documents to apply' }]);
+  return items;
+}
+
+export function identity(item: ApplyItem): string {
+  switch (item.kind) {
+    case 'AppProject':
+      return `AppProject ${item.value.metadata.name}`;
+    case 'Application':
+      return `Application ${item.value.metadata.namespace ?? 'argocd'}/${item.value.metadata.name}`;
+    case 'Cluster':
+      return `Cluster ${item.value.server}`;
+    case 'Repository':
+      return `Repository ${item.value.project ? `${item.value.project}/` : ''}${item.value.repo}`;
+  }
+}

@@ -1,0 +1,101 @@
+// Every call presents a bearer token: a session or API token (JWT signed by the api) or an internal
+// service token. Accounts and revocations are cached for a couple of seconds so reads stay cheap;
+// a revocation made on this replica takes effect at once, on others within the refresh interval.
+import type { Kysely } from 'kysely';
+import { UnauthenticatedError, PermissionDeniedError } from '@capstan/service';
+import type { ApiDatabase } from '../support/db.table.js';
+import { findAccount, revokedSince, type AccountRecord } from '../accounts/account.repository.js';
+import type { TokenSigner } from './tokens.js';
+import type { ServiceTokens } from './service-tokens.js';
+import type { Principal } from './principal.js';
+
+const ACCOUNT_TTL_MS = 2000;
+
+export interface AuthenticatorOptions {
+  db: Kysely<ApiDatabase>;
+  signer: TokenSigner;
+  serviceTokens: ServiceTokens;
+  delegatingServices: readonly string[];
+}
+
+export class Authenticator {
+  private readonly accounts = new Map<string, { at: number; account: AccountRecord | undefined }>();
+  private readonly revoked = new Set<string>();
+  private lastRevocation: Date | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: AuthenticatorOptions) {}
+
+  async start(refreshMs = 2000): Promise<void> {
+    await this.refreshRevocations();
+    this.timer = setInterval(() => void this.refreshRevocations().catch(() => undefined), refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private async refreshRevocations(): Promise<void> {
+    for (const r of await revokedSince(this.opts.db, this.lastRevocation)) {
+      this.revoked.add(r.jti);
+      if (!this.lastRevocation || r.revokedAt > this.lastRevocation) this.lastRevocation = r.revokedAt;
+    }
+  }
+
+  /** Called after this replica revokes a token or changes an account. */
+  noteRevoked(jti: string): void {
+    this.revoked.add(jti);
+  }
+
+  forgetAccount(name: string): void {
+    this.accounts.delete(name);
+  }
+
+  async account(name: string): Promise<AccountRecord | undefined> {
+    const hit = this.accounts.get(name);
+    if (hit && Date.now() - hit.at < ACCOUNT_TTL_MS) return hit.account;
+    const account = await findAccount(this.opts.db, name);
+    this.accounts.set(name, { at: Date.now(), account });
+    return account;
+  }
+
+  /** `authorization` is the header value ("Bearer <token>"); `onBehalfOf` the delegation metadata. */
+  async authenticate(authorization: string | undefined, onBehalfOf?: string): Promise<Principal> {
+    if (!authorization) throw new UnauthenticatedError('no token: log in first (capstan login) or pass an API token');
+    const m = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
+    if (!m) throw new UnauthenticatedError('authorization must be "Bearer <token>"');
+    const token = m[1]!;
+
+    if (token.split('.').length !== 3) {
+      const service = this.opts.serviceTokens.serviceOf(token);
+      if (!service) throw new UnauthenticatedError('invalid token');
+      const principal: Principal = { name: `service:${service}`, groups: [], kind: 'service' };
+      if (!onBehalfOf) return principal;
+      if (!this.opts.delegatingServices.includes(service)) {
+        throw new PermissionDeniedError(`service ${service} may not act on behalf of users`);
+      }
+      const user = await this.account(onBehalfOf);
+      if (!user || !user.enabled) throw new UnauthenticatedError(`account ${onBehalfOf} does not exist or is disabled`);
+      return { name: user.name, groups: user.groups, kind: 'user', via: principal.name };
+    }
+
+    const claims = await this.opts.signer.verify(token);
+    if (this.revoked.has(claims.jti)) throw new UnauthenticatedError('token has been revoked: log in again');
+    const account = await this.account(claims.sub);
+    if (!account || !account.enabled) throw new UnauthenticatedError(`account ${claims.sub} does not exist or is disabled`);
+    if (claims.kind === 'session' && claims.iat * 1000 < Math.floor(account.passwordChangedAt.getTime() / 1000) * 1000) {
+      throw new UnauthenticatedError('password changed since this session began: log in again');
+    }
+    if (claims.kind === 'api' && !account.capabilities.includes('apiKey')) {
+      throw new UnauthenticatedError(`account ${account.name} may not use API tokens`);
+    }
+    return {
+      name: account.name,
+      groups: account.groups,
+      kind: 'user',
+      tokenId: claims.jti,
+      tokenExpiresAt: claims.exp ? new Date(claims.exp * 1000) : undefined,
+    };
+  }
+}

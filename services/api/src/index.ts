@@ -1,0 +1,6 @@
+// @capstan/api: the api service. Other packages start it in-process for end-to-end tests and
+// benchmarks (startApi); the service itself runs from main.ts.
+export { startApi, type ApiConfig, type RunningApi } from './api.js';
+export { apiSettings } from './config.js';
+export { generateKeyringJson } from './support/keyring.js';
+export type { RepoBackend, RepositoryView } from './repositories/repositories.service.js';

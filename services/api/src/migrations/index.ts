@@ -1,0 +1,12 @@
+// The api schema's migrations: the shared event store tables, then the api's own projections and
+// account tables. Names are timestamped so they sort in creation order.
+import { eventStoreMigrations } from '@capstan/events';
+import type { Migrations } from '@capstan/db';
+import { initialSchema } from './2026_11_20_0001_api.js';
+
+export const API_SCHEMA = 'api';
+
+export const apiMigrations: Migrations = {
+  ...eventStoreMigrations(API_SCHEMA),
+  '2026_11_20_0001_api': initialSchema,
+};

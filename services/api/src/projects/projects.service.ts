@@ -1,0 +1,133 @@
+// Use cases of AppProjects: authorise (RBAC, audited), validate with @capstan/policy, then run the
+// aggregate; reads come from the projection.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { FailedPreconditionError, NotFoundError } from '@capstan/service';
+import type { AppProject } from '@capstan/policy';
+import type { ApiDatabase } from '../support/db.table.js';
+import type { Authorizer } from '../rbac/authorizer.js';
+import type { PolicyStore } from '../rbac/policy-store.js';
+import { actorOf } from '../auth/principal.js';
+import type { RequestContext } from '../support/request.js';
+import { runAggregate } from '../support/aggregate.js';
+import { invalid } from '../support/validation.js';
+import { decideProject, evolveProject, initialProjectState, PROJECT_DELETED, type ProjectCommand } from './project.aggregate.js';
+import { validateProject } from './project.validation.js';
+import { childProjects, deleteProjectRow, findProject, listProjects, upsertProjectRow, type StoredProject } from './project.repository.js';
+
+export const projectStream = (name: string) => `projects/${name}`;
+
+function nameOf(manifest: unknown): string {
+  const name = (manifest as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+  if (typeof name !== 'string' || name === '') throw invalid('metadata.name', 'required');
+  return name;
+}
+
+export class ProjectsService {
+  constructor(private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer; policy: PolicyStore }) {}
+
+  private async run(ctx: RequestContext, name: string, command: ProjectCommand): Promise<StoredProject> {
+    const { db } = this.deps;
+    await runAggregate(db, {
+      streamId: projectStream(name),
+      meta: { actor: actorOf(ctx.principal), correlationId: ctx.correlationId },
+      initial: initialProjectState,
+      evolve: evolveProject,
+      decide: (state, version) => decideProject(command, state, version),
+      project: async (trx, events, state, version) => {
+        if (events.length === 0) return;
+        if (events.at(-1)!.type === PROJECT_DELETED) await deleteProjectRow(trx, name);
+        else await upsertProjectRow(trx, state.project!, version, state.uid!, new Date());
+      },
+    });
+    // Project roles are RBAC: the policy in force changes with them.
+    await this.deps.policy.reload();
+    return (await findProject(db, name)) as StoredProject;
+  }
+
+  /** Validates without writing (apply --dry-run and the declarative apply's first pass). */
+  validate(manifest: unknown, prefix = ''): AppProject {
+    return validateProject(manifest, prefix);
+  }
+
+  async create(ctx: RequestContext, manifest: unknown, upsert: boolean): Promise<StoredProject> {
+    const name = nameOf(manifest);
+    const existing = await findProject(this.deps.db, name);
+    await this.deps.authz.check(ctx.principal, 'projects', existing && upsert ? 'update' : 'create', name, ctx.via);
+    const project = validateProject(manifest);
+    return this.createValidated(ctx, project, upsert);
+  }
+
+  async createValidated(ctx: RequestContext, project: AppProject, upsert: boolean): Promise<StoredProject> {
+    await this.requireParent(project);
+    return this.run(ctx, project.metadata.name, {
+      type: 'create',
+      project,
+      upsert,
+      isAdmin: this.deps.authz.isAdmin(ctx.principal),
+      uid: randomUUID(),
+    });
+  }
+
+  async update(ctx: RequestContext, manifest: unknown, expectedVersion: number): Promise<StoredProject> {
+    const name = nameOf(manifest);
+    await this.deps.authz.check(ctx.principal, 'projects', 'update', name, ctx.via);
+    const project = validateProject(manifest);
+    await this.requireParent(project);
+    return this.run(ctx, name, { type: 'update', project, expectedVersion, isAdmin: this.deps.authz.isAdmin(ctx.principal) });
+  }
+
+  async get(ctx: RequestContext, name: string): Promise<StoredProject> {
+    await this.deps.authz.check(ctx.principal, 'projects', 'get', name, ctx.via);
+    const found = await findProject(this.deps.db, name);
+    if (!found) throw new NotFoundError(`project ${name} not found`);
+    return found;
+  }
+
+  async list(ctx: RequestContext): Promise<StoredProject[]> {
+    const all = await listProjects(this.deps.db);
+    const visible = all.filter((p) => this.deps.authz.decide(ctx.principal, 'projects', 'get', p.project.metadata.name).allowed);
+    await this.deps.authz.record(ctx.principal, 'projects', 'list', '*', ctx.via, {
+      allowed: true,
+      reason: `listed ${visible.length} of ${all.length} projects the caller may get`,
+    });
+    return visible;
+  }
+
+  async delete(ctx: RequestContext, name: string): Promise<void> {
+    await this.deps.authz.check(ctx.principal, 'projects', 'delete', name, ctx.via);
+    const apps = await this.deps.db
+      .withSchema('api')
+      .selectFrom('applications')
+      .select(['namespace', 'name'])
+      .where('project', '=', name)
+      .limit(3)
+      .execute();
+    if (apps.length > 0) {
+      throw new FailedPreconditionError(
+        `project ${name} still has applications (${apps.map((a) => `${a.namespace}/${a.name}`).join(', ')}${apps.length === 3 ? ', ...' : ''}): delete them first`,
+      );
+    }
+    const children = await childProjects(this.deps.db, name);
+    if (children.length > 0) {
+      throw new FailedPreconditionError(`project ${name} is the parentProject of ${children.join(', ')}: change or delete them first`);
+    }
+    await this.run(ctx, name, { type: 'delete', name, namespace: 'argocd', expectedVersion: 0 });
+  }
+
+  /** A parent must exist when named (a missing parent would refuse every sync of the child). */
+  private async requireParent(project: AppProject): Promise<void> {
+    const parent = project.spec.parentProject;
+    if (parent && !(await findProject(this.deps.db, parent))) {
+      throw invalid('spec.parentProject', `project ${parent} does not exist`);
+    }
+    // Cycles: walk up from the parent; reaching this project again would make a loop.
+    let cursor = parent;
+    const seen = new Set([project.metadata.name]);
+    while (cursor) {
+      if (seen.has(cursor)) throw invalid('spec.parentProject', `makes a cycle through ${cursor}`);
+      seen.add(cursor);
+      cursor = (await findProject(this.deps.db, cursor))?.project.spec.parentProject;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+// Every RBAC decision of the api is recorded in audit.access_decisions with the policy line that
+// decided. Denials and decisions about writes are recorded before the caller gets an answer;
+// allowed reads are recorded in batches shortly after (so that reads stay fast), and flushed on
+// shutdown.
+import type { Kysely } from 'kysely';
+import { appendAudit, type AuditRow } from '@capstan/db';
+import { PermissionDeniedError } from '@capstan/service';
+import type { Decision } from '@capstan/rbac';
+import { ADMIN_ROLE } from '@capstan/rbac';
+import type { Logger } from '@capstan/service';
+import type { PolicyStore } from './policy-store.js';
+import { actorOf, type Principal } from '../auth/principal.js';
+
+export type Via = 'grpc' | 'http' | 'internal';
+
+const READ_ACTIONS = new Set(['get', 'list']);
+
+function lineText(d: Decision): string | null {
+  return d.line ? `${d.line.source}:${d.line.line}: ${d.line.text}` : null;
+}
+
+export class Authorizer {
+  private pending: AuditRow<'access_decisions'>[] = [];
+  private flushing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Kysely<unknown>,
+    private readonly policy: PolicyStore,
+    private readonly logger: Logger,
+  ) {
+    this.timer = setInterval(() => void this.flush(), 100);
+    this.timer.unref();
+  }
+
+  isAdmin(p: Principal): boolean {
+    return p.kind === 'user' && this.policy.current.hasRole({ name: p.name, groups: p.groups }, ADMIN_ROLE);
+  }
+
+  /** The decision without recording it (for filtering lists; the list itself is recorded). */
+  decide(p: Principal, resource: string, action: string, object: string): Decision {
+    return this.policy.current.enforce({ name: p.name, groups: p.groups }, resource, action, object);
+  }
+
+  /** Authorises and records; throws PermissionDeniedError when denied. */
+  async check(p: Principal, resource: string, action: string, object: string, via: Via): Promise<Decision> {
+    const d = this.decide(p, resource, action, object);
+    await this.record(p, resource, action, object, via, d);
+    if (!d.allowed) {
+      throw new PermissionDeniedError(`permission denied: ${resource}, ${action}, ${object} (${p.name})`);
+    }
+    return d;
+  }
+
+  /** Records a decision made elsewhere (authentication failures, service checks, list summaries). */
+  async record(p: Principal | { name: string }, resource: string, action: string, object: string, via: Via, d: Decision): Promise<void> {
+    const row: AuditRow<'access_decisions'> = {
+      subject: 'kind' in p ? actorOf(p as Principal) : p.name,
+      resource,
+      action,
+      object,
+      decision: d.allowed ? 'allow' : 'deny',
+      policy_line: lineText(d),
+      reason: d.reason,
+      via,
+    };
+    if (d.allowed && READ_ACTIONS.has(action)) {
+      this.pending.push(row);
+      if (this.pending.length >= 500) void this.flush();
+      return;
+    }
+    await appendAudit(this.db, 'access_decisions', row);
+  }
+
+  async flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = (async () => {
+      try {
+        await this.db.transaction().execute(async (trx) => {
+          for (const row of batch) await appendAudit(trx, 'access_decisions', row);
+        });
+      } catch (err) {
+        this.logger.error({ err, rows: batch.length }, 'could not record access decisions; will retry');
+        this.pending.unshift(...batch);
+      } finally {
+        this.flushing = undefined;
+      }
+    })();
+    return this.flushing;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+    if (this.pending.length > 0) await this.flush();
+  }
+}

@@ -1,0 +1,85 @@
+// The RBAC policy in force: Argo CD's built-in roles, the operator's policy.csv (file and inline),
+// and every AppProject's roles. Rebuilt when projects change (at once after a write on this replica,
+// within the refresh interval for writes on others); each rebuild is a fresh enforcer, so cached
+// decisions never outlive the policy they came from.
+import { readFileSync } from 'node:fs';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import { ValidationError } from '@capstan/service';
+import {
+  BUILTIN_POLICY_CSV,
+  parsePolicyCsv,
+  PolicyError,
+  projectRoleLines,
+  RbacEnforcer,
+  type PolicyLine,
+} from '@capstan/rbac';
+import type { AppProject } from '@capstan/policy';
+import type { ApiDatabase } from '../support/db.table.js';
+import { projectRoles } from '../projects/project.validation.js';
+
+export interface PolicyStoreOptions {
+  db: Kysely<ApiDatabase>;
+  policyFile: string;
+  policyCsv: string;
+  defaultRole: string;
+}
+
+export class PolicyStore {
+  private enforcer!: RbacEnforcer;
+  private readonly staticLines: PolicyLine[];
+  private stamp = '';
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: PolicyStoreOptions) {
+    try {
+      this.staticLines = [
+        ...parsePolicyCsv(BUILTIN_POLICY_CSV, 'builtin'),
+        ...(opts.policyFile ? parsePolicyCsv(readFileSync(opts.policyFile, 'utf8'), opts.policyFile) : []),
+        ...(opts.policyCsv ? parsePolicyCsv(opts.policyCsv, 'rbac.policy-csv') : []),
+      ];
+    } catch (err) {
+      if (err instanceof PolicyError) {
+        throw new ValidationError(err.problems.map((p) => ({ field: p.where, description: p.message })), { cause: err });
+      }
+      throw new ValidationError([{ field: 'rbac.policy-file', description: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}` }]);
+    }
+  }
+
+  get current(): RbacEnforcer {
+    return this.enforcer;
+  }
+
+  async start(refreshMs = 2000): Promise<void> {
+    await this.reload();
+    this.timer = setInterval(() => void this.refreshIfChanged().catch(() => undefined), refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private async currentStamp(): Promise<string> {
+    const row = await sql<{ stamp: string }>`
+      select coalesce(max(updated_at)::text, '') || '/' || count(*)::text as stamp from api.projects`.execute(this.opts.db);
+    return row.rows[0]?.stamp ?? '';
+  }
+
+  private async refreshIfChanged(): Promise<void> {
+    if ((await this.currentStamp()) !== this.stamp) await this.reload();
+  }
+
+  /** Rebuilds from the projects projection. */
+  async reload(): Promise<void> {
+    const stamp = await this.currentStamp();
+    const rows = await this.opts.db.withSchema('api').selectFrom('projects').select(['name', 'manifest']).orderBy('name').execute();
+    const lines = [...this.staticLines];
+    for (const row of rows) {
+      // Projects were validated at write time; a role that no longer validates is skipped, not fatal.
+      lines.push(...projectRoleLines(row.name, projectRoles(row.manifest as AppProject)).lines);
+    }
+    this.enforcer = await RbacEnforcer.create(lines, { defaultRole: this.opts.defaultRole });
+    this.stamp = stamp;
+  }
+}

@@ -1,0 +1,116 @@
+// kysely types of the api schema (see migrations/).
+import type { Generated } from 'kysely';
+import type { EventStoreDatabase } from '@capstan/events';
+
+export interface ProjectsTable {
+  name: string;
+  namespace: string;
+  manifest: unknown;
+  version: number;
+  uid: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ApplicationsTable {
+  namespace: string;
+  name: string;
+  project: string;
+  manifest: unknown;
+  version: number;
+  uid: string;
+  created_at: Date;
+  updated_at: Date;
+  sync_status: Generated<string>;
+  health_status: Generated<string>;
+  operation_id: string | null;
+  revision: string | null;
+  reconciled_at: Date | null;
+}
+
+export interface SyncOperationsTable {
+  id: string;
+  app_namespace: string;
+  app_name: string;
+  project: string;
+  phase: string;
+  message: string;
+  revision: string;
+  dry_run: boolean;
+  prune: boolean;
+  initiated_by: string;
+  requested_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  identity: Generated<string>;
+  impersonated: Generated<boolean>;
+  resources: Generated<unknown>;
+}
+
+export interface ClustersTable {
+  server: string;
+  name: string;
+  project: string | null;
+  namespaces: unknown;
+  labels: unknown;
+  credential_type: string;
+  insecure: boolean;
+  server_name: string;
+  has_ca_data: boolean;
+  key_id: string;
+  version: number;
+  uid: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface SealedRow {
+  key_id: string;
+  nonce: Buffer;
+  ciphertext: Buffer;
+}
+
+export interface ClusterCredentialsTable extends SealedRow {
+  server: string;
+  updated_at: Date;
+}
+
+export interface AccountsTable {
+  name: string;
+  password_hash: string | null;
+  enabled: boolean;
+  capabilities: unknown;
+  groups: unknown;
+  created_at: Date;
+  password_changed_at: Date;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  account: string;
+  issued_at: Date;
+  expires_at: Date | null;
+}
+
+export interface RevokedTokensTable {
+  jti: string;
+  revoked_at: Date;
+  expires_at: Date | null;
+}
+
+export interface SigningKeysTable extends SealedRow {
+  id: string;
+  created_at: Date;
+}
+
+export interface ApiDatabase extends EventStoreDatabase {
+  projects: ProjectsTable;
+  applications: ApplicationsTable;
+  sync_operations: SyncOperationsTable;
+  clusters: ClustersTable;
+  cluster_credentials: ClusterCredentialsTable;
+  accounts: AccountsTable;
+  api_tokens: ApiTokensTable;
+  revoked_tokens: RevokedTokensTable;
+  signing_keys: SigningKeysTable;
+}

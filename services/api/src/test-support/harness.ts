@@ -1,0 +1,99 @@
+// Starts the real api (gRPC + HTTP, real PostgreSQL and NATS) for a test file: a fresh database, a
+// unique bus namespace, free ports, and a known admin password. Used by the api's own integration
+// tests; end-to-end tests and benchmarks use startApi through the package entry point the same way.
+import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
+import { createLogger } from '@capstan/service';
+import { credentials } from '@grpc/grpc-js';
+import { apiv1, bearer, unary } from '@capstan/proto';
+import { startApi, type ApiConfig, type RunningApi } from '../api.js';
+import { generateKeyringJson } from '../support/keyring.js';
+
+export const ADMIN_PASSWORD = 'admin-password-for-tests';
+export const SYNC_TOKEN = 'sync-service-token-for-tests-0123456789abcdef';
+export const APPSET_TOKEN = 'appset-service-token-for-tests-0123456789abcdef';
+
+export interface Harness {
+  api: RunningApi;
+  db: TestDatabase;
+  bus: TestBus;
+  grpcAddress: string;
+  httpUrl: string;
+  login(username: string, password: string): Promise<string>;
+  clients(): {
+    projects: apiv1.ProjectServiceClient;
+    applications: apiv1.ApplicationServiceClient;
+    clusters: apiv1.ClusterServiceClient;
+    credentials: apiv1.ClusterCredentialsClient;
+    accounts: apiv1.AccountServiceClient;
+    sessions: apiv1.SessionServiceClient;
+    audit: apiv1.AuditServiceClient;
+    apply: apiv1.ApplyServiceClient;
+    repositories: apiv1.RepositoryServiceClient;
+  };
+  stop(): Promise<void>;
+}
+
+export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<Harness> {
+  const db = await createTestDatabase('capstan_api');
+  const bus = await createTestBus('api');
+  const logger = createLogger('api', { level: 'warn' });
+  const api = await startApi(
+    {
+      databaseUrl: db.url,
+      natsUrl: bus.url,
+      busNamespace: bus.namespace,
+      grpcHost: '127.0.0.1',
+      grpcPort: 0,
+      httpHost: '127.0.0.1',
+      httpPort: 0,
+      bodyLimit: 256 * 1024,
+      policyFile: '',
+      policyCsv: '',
+      defaultRole: '',
+      sessionTtlSeconds: 3600,
+      signingKey: '',
+      adminPassword: ADMIN_PASSWORD,
+      serviceTokens: `sync=${SYNC_TOKEN},appset=${APPSET_TOKEN}`,
+      credentialReaders: ['sync'],
+      delegatingServices: ['appset'],
+      encryptionKeys: generateKeyringJson(),
+      encryptionKeyFile: '',
+      ...overrides,
+    },
+    logger,
+  );
+  const grpcAddress = `127.0.0.1:${api.grpcPort}`;
+  const insecure = credentials.createInsecure();
+  const made: { close(): void }[] = [];
+  const track = <T extends { close(): void }>(c: T) => (made.push(c), c);
+  return {
+    api,
+    db,
+    bus,
+    grpcAddress,
+    httpUrl: `http://127.0.0.1:${api.httpPort}`,
+    async login(username, password) {
+      const c = track(new apiv1.SessionServiceClient(grpcAddress, insecure));
+      return (await unary(c.create.bind(c), { username, password })).token;
+    },
+    clients: () => ({
+      projects: track(new apiv1.ProjectServiceClient(grpcAddress, insecure)),
+      applications: track(new apiv1.ApplicationServiceClient(grpcAddress, insecure)),
+      clusters: track(new apiv1.ClusterServiceClient(grpcAddress, insecure)),
+      credentials: track(new apiv1.ClusterCredentialsClient(grpcAddress, insecure)),
+      accounts: track(new apiv1.AccountServiceClient(grpcAddress, insecure)),
+      sessions: track(new apiv1.SessionServiceClient(grpcAddress, insecure)),
+      audit: track(new apiv1.AuditServiceClient(grpcAddress, insecure)),
+      apply: track(new apiv1.ApplyServiceClient(grpcAddress, insecure)),
+      repositories: track(new apiv1.RepositoryServiceClient(grpcAddress, insecure)),
+    }),
+    async stop() {
+      for (const c of made) c.close();
+      await api.stop();
+      await bus.cleanup();
+      await db.drop();
+    },
+  };
+}
+
+export { bearer, unary };

@@ -1,0 +1,72 @@
+// The HTTP/JSON API (fastify): the same operations as gRPC at Argo CD-style paths. Path, query and
+// body are merged into the operation's input and validated by its schema (unknown fields are
+// errors); bodies over api.body-limit are refused with 413; every error has one JSON shape.
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { CapstanError, ValidationError, type Logger } from '@capstan/service';
+import type { ApiServices } from '../services.js';
+import { allOperations } from './operations/index.js';
+import { dispatch } from './dispatch.js';
+import { toHttpError } from './errors.js';
+import { openApiDocument } from './openapi.js';
+
+function fastifyError(err: { statusCode?: number; code?: string; message: string }): { status: number; body: unknown } | undefined {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, body: { code: 'RESOURCE_EXHAUSTED', message: 'request body is too large' } };
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, body: { code: 'INVALID_ARGUMENT', message: 'send application/json' } };
+  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err.statusCode === 400) {
+    return { status: 400, body: { code: 'INVALID_ARGUMENT', message: `invalid request body: ${err.message.toLowerCase()}` } };
+  }
+  return undefined;
+}
+
+export async function startHttpServer(opts: {
+  services: ApiServices;
+  logger: Logger;
+  host: string;
+  port: number;
+  bodyLimit: number;
+}): Promise<{ port: number; app: FastifyInstance; stop(): Promise<void> }> {
+  const app = Fastify({ bodyLimit: opts.bodyLimit, logger: false, routerOptions: { ignoreTrailingSlash: true } });
+  const document = openApiDocument();
+
+  app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
+    const known = fastifyError(err);
+    if (known) return reply.status(known.status).send(known.body);
+    const e = toHttpError(err, opts.logger);
+    return reply.status(e.status).send(e.body);
+  });
+  app.setNotFoundHandler((req, reply) => reply.status(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` }));
+
+  app.get('/api/openapi.json', async () => document);
+
+  for (const op of allOperations) {
+    if (!op.http) continue;
+    app.route({
+      method: op.http.method,
+      url: op.http.path,
+      handler: async (req: FastifyRequest, reply: FastifyReply) => {
+        try {
+          const body = req.body;
+          if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
+            throw new ValidationError([{ field: '(body)', description: 'must be a JSON object' }]);
+          }
+          const raw = { ...(req.query as object), ...(body as object | undefined), ...(req.params as object) };
+          const auth = req.headers.authorization;
+          const view = await dispatch(opts.services, op, raw, {
+            authorization: typeof auth === 'string' ? auth : undefined,
+            onBehalfOf: typeof req.headers['capstan-on-behalf-of'] === 'string' ? req.headers['capstan-on-behalf-of'] : undefined,
+            correlationId: typeof req.headers['x-correlation-id'] === 'string' ? req.headers['x-correlation-id'] : undefined,
+            via: 'http',
+          });
+          return reply.status(200).send(view);
+        } catch (err) {
+          const e = toHttpError(err instanceof CapstanError ? err : err, opts.logger);
+          return reply.status(e.status).send(e.body);
+        }
+      },
+    });
+  }
+  await app.listen({ host: opts.host, port: opts.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  return { port, app, stop: () => app.close() };
+}

@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { apiv1 } from '@capstan/proto';
+import { empty, int, op, str, strList } from '../operation.js';
+import { accountView, tokenView } from '../views.js';
+
+const accountQuery = z.strictObject({ name: str });
+
+export const sessionOperations = [
+  op({
+    name: 'SessionService.Create',
+    grpcMethod: 'create',
+    http: { method: 'POST', path: '/api/v1/session' },
+    auth: 'public',
+    summary: 'log in with a local account; returns a short-lived session token',
+    input: z.strictObject({ username: z.string().min(1, 'required'), password: z.string().min(1, 'required') }),
+    request: apiv1.SessionCreateRequest,
+    response: apiv1.SessionResponse,
+    run: async (s, _ctx, i) => {
+      const r = await s.accounts.login(i.username, i.password);
+      return { token: r.token, expiresAt: r.expiresAt.toISOString() };
+    },
+  }),
+  op({
+    name: 'SessionService.Delete',
+    grpcMethod: 'delete',
+    http: { method: 'DELETE', path: '/api/v1/session' },
+    auth: 'user',
+    summary: 'log out: revoke the presented token',
+    input: empty,
+    request: apiv1.Empty,
+    response: apiv1.Empty,
+    run: async (s, ctx) => {
+      await s.accounts.logout(ctx);
+      return {};
+    },
+  }),
+  op({
+    name: 'SessionService.GetUserInfo',
+    grpcMethod: 'getUserInfo',
+    http: { method: 'GET', path: '/api/v1/session/userinfo' },
+    auth: 'user',
+    summary: 'who the token belongs to',
+    input: empty,
+    request: apiv1.Empty,
+    response: apiv1.UserInfo,
+    run: async (_s, ctx) => ({ loggedIn: true, username: ctx.principal.name, groups: ctx.principal.groups, issuer: 'capstan' }),
+  }),
+];
+
+export const accountOperations = [
+  op({
+    name: 'AccountService.List',
+    grpcMethod: 'list',
+    http: { method: 'GET', path: '/api/v1/account' },
+    auth: 'user',
+    summary: 'list local accounts',
+    input: empty,
+    request: apiv1.Empty,
+    response: apiv1.AccountList,
+    run: async (s, ctx) => ({ items: (await s.accounts.list(ctx)).map(accountView) }),
+  }),
+  op({
+    name: 'AccountService.CanI',
+    grpcMethod: 'canI',
+    http: { method: 'GET', path: '/api/v1/account/can-i/:resource/:action/:subresource' },
+    auth: 'user',
+    summary: 'whether the caller may do action on resource/object (argocd account can-i)',
+    input: z.strictObject({ resource: z.string().min(1, 'required'), action: z.string().min(1, 'required'), subresource: str }),
+    request: apiv1.CanIRequest,
+    response: apiv1.CanIResponse,
+    run: async (s, ctx, i) => ({ value: s.accounts.canI(ctx, i.resource, i.action, i.subresource) ? 'yes' : 'no' }),
+  }),
+  op({
+    name: 'AccountService.UpdatePassword',
+    grpcMethod: 'updatePassword',
+    http: { method: 'PUT', path: '/api/v1/account/password' },
+    auth: 'user',
+    summary: "change a password (one's own needs the current one)",
+    input: z.strictObject({ name: str, currentPassword: str, newPassword: z.string().min(1, 'required') }),
+    request: apiv1.UpdatePasswordRequest,
+    response: apiv1.Empty,
+    run: async (s, ctx, i) => {
+      await s.accounts.updatePassword(ctx, i);
+      return {};
+    },
+  }),
+  op({
+    name: 'AccountService.Get',
+    grpcMethod: 'get',
+    http: { method: 'GET', path: '/api/v1/account/:name' },
+    auth: 'user',
+    summary: 'get a local account (empty name: the caller)',
+    input: accountQuery,
+    request: apiv1.AccountQuery,
+    response: apiv1.Account,
+    run: async (s, ctx, i) => accountView(await s.accounts.get(ctx, i.name)),
+  }),
+  op({
+    name: 'AccountService.Create',
+    grpcMethod: 'create',
+    http: { method: 'POST', path: '/api/v1/account' },
+    auth: 'user',
+    summary: 'create a local account',
+    input: z.strictObject({ name: z.string().min(1, 'required'), password: str, capabilities: strList, groups: strList }),
+    request: apiv1.AccountCreateRequest,
+    response: apiv1.Account,
+    run: async (s, ctx, i) => accountView(await s.accounts.create(ctx, i)),
+  }),
+  op({
+    name: 'AccountService.Delete',
+    grpcMethod: 'delete',
+    http: { method: 'DELETE', path: '/api/v1/account/:name' },
+    auth: 'user',
+    summary: 'delete a local account and revoke its tokens',
+    input: z.strictObject({ name: z.string().min(1, 'required') }),
+    request: apiv1.AccountQuery,
+    response: apiv1.Empty,
+    run: async (s, ctx, i) => {
+      await s.accounts.delete(ctx, i.name);
+      return {};
+    },
+  }),
+  op({
+    name: 'AccountService.CreateToken',
+    grpcMethod: 'createToken',
+    http: { method: 'POST', path: '/api/v1/account/:name/token' },
+    auth: 'user',
+    summary: 'create a long-lived API token (shown once)',
+    input: z.strictObject({ name: str, expiresIn: int, id: str }),
+    request: apiv1.CreateTokenRequest,
+    response: apiv1.CreateTokenResponse,
+    run: async (s, ctx, i) => s.accounts.createToken(ctx, i),
+  }),
+  op({
+    name: 'AccountService.ListTokens',
+    grpcMethod: 'listTokens',
+    http: { method: 'GET', path: '/api/v1/account/:name/token' },
+    auth: 'user',
+    summary: "list an account's API tokens (ids and dates only)",
+    input: accountQuery,
+    request: apiv1.AccountQuery,
+    response: apiv1.TokenList,
+    run: async (s, ctx, i) => ({ items: (await s.accounts.listTokens(ctx, i.name)).map(tokenView) }),
+  }),
+  op({
+    name: 'AccountService.DeleteToken',
+    grpcMethod: 'deleteToken',
+    http: { method: 'DELETE', path: '/api/v1/account/:name/token/:id' },
+    auth: 'user',
+    summary: 'revoke an API token',
+    input: z.strictObject({ name: str, id: z.string().min(1, 'required') }),
+    request: apiv1.DeleteTokenRequest,
+    response: apiv1.Empty,
+    run: async (s, ctx, i) => {
+      await s.accounts.deleteToken(ctx, i.name, i.id);
+      return {};
+    },
+  }),
+];

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { apiv1 } from '@capstan/proto';
+import { bool, int, op, resource, str, strList } from '../operation.js';
+import { applicationView, operationView } from '../views.js';
+import { invalid } from '../../support/validation.js';
+import { findSyncOperation } from '../../applications/application.repository.js';
+import { versionOf } from './projects.js';
+
+const appQuery = z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, project: str });
+
+export const applicationOperations = [
+  op({
+    name: 'ApplicationService.Create',
+    grpcMethod: 'create',
+    http: { method: 'POST', path: '/api/v1/applications' },
+    auth: 'user',
+    summary: 'create an Application (upsert updates an existing one)',
+    input: z.strictObject({ application: resource, upsert: bool }),
+    request: apiv1.ApplicationCreateRequest,
+    response: apiv1.Application,
+    run: async (s, ctx, i) => applicationView(await s.applications.create(ctx, i.application, i.upsert)),
+  }),
+  op({
+    name: 'ApplicationService.Get',
+    grpcMethod: 'get',
+    http: { method: 'GET', path: '/api/v1/applications/:name' },
+    auth: 'user',
+    summary: 'get an Application with its status and current operation',
+    input: appQuery,
+    request: apiv1.ApplicationQuery,
+    response: apiv1.Application,
+    run: async (s, ctx, i) => {
+      const app = await s.applications.get(ctx, i.appNamespace, i.name, i.project || undefined);
+      const operation = app.operationId ? await findSyncOperation(s.db, app.operationId) : undefined;
+      return applicationView(app, operation);
+    },
+  }),
+  op({
+    name: 'ApplicationService.List',
+    grpcMethod: 'list',
+    http: { method: 'GET', path: '/api/v1/applications' },
+    auth: 'user',
+    summary: 'list the Applications the caller may get (paged)',
+    input: z.strictObject({ projects: strList, selector: str, limit: int, pageToken: str }),
+    request: apiv1.ApplicationListQuery,
+    response: apiv1.ApplicationList,
+    run: async (s, ctx, i) => {
+      if (i.limit < 0) throw invalid('limit', 'must not be negative');
+      const page = await s.applications.list(ctx, i);
+      return { items: page.items.map((a) => applicationView(a)), nextPageToken: page.nextPageToken };
+    },
+  }),
+  op({
+    name: 'ApplicationService.Update',
+    grpcMethod: 'update',
+    http: { method: 'PUT', path: '/api/v1/applications/:name' },
+    auth: 'user',
+    summary: 'update an Application (metadata.resourceVersion, when set, must be current)',
+    input: z.strictObject({ name: str, application: resource }),
+    request: apiv1.ApplicationUpdateRequest,
+    response: apiv1.Application,
+    run: async (s, ctx, i) => {
+      const name = (i.application.metadata as { name?: unknown } | undefined)?.name;
+      if (i.name && name !== i.name) throw invalid('application.metadata.name', `must match the path (${i.name})`);
+      return applicationView(await s.applications.update(ctx, i.application, versionOf(i.application)));
+    },
+  }),
+  op({
+    name: 'ApplicationService.Delete',
+    grpcMethod: 'delete',
+    http: { method: 'DELETE', path: '/api/v1/applications/:name' },
+    auth: 'user',
+    summary: 'delete an Application (cascade: its resources too)',
+    input: z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, cascade: bool }),
+    request: apiv1.ApplicationDeleteRequest,
+    response: apiv1.Empty,
+    run: async (s, ctx, i) => {
+      await s.applications.delete(ctx, i.appNamespace, i.name, i.cascade);
+      return {};
+    },
+  }),
+  op({
+    name: 'ApplicationService.Sync',
+    grpcMethod: 'sync',
+    http: { method: 'POST', path: '/api/v1/applications/:name/sync' },
+    auth: 'user',
+    summary: 'ask the sync service to sync (or dry-run) an Application; returns the operation id',
+    input: z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, revision: str, dryRun: bool, prune: bool }),
+    request: apiv1.ApplicationSyncRequest,
+    response: apiv1.ApplicationSyncResponse,
+    run: async (s, ctx, i) => {
+      const r = await s.applications.sync(ctx, i.appNamespace, i.name, { revision: i.revision, dryRun: i.dryRun, prune: i.prune });
+      return { operationId: r.operationId, application: applicationView(r.application) };
+    },
+  }),
+  op({
+    name: 'ApplicationService.History',
+    grpcMethod: 'history',
+    http: { method: 'GET', path: '/api/v1/applications/:name/history' },
+    auth: 'user',
+    summary: 'the sync operations of an Application, newest first',
+    input: appQuery,
+    request: apiv1.ApplicationQuery,
+    response: apiv1.SyncHistory,
+    run: async (s, ctx, i) => ({ items: (await s.applications.history(ctx, i.appNamespace, i.name)).map(operationView) }),
+  }),
+  op({
+    name: 'ApplicationService.GetOperation',
+    grpcMethod: 'getOperation',
+    http: { method: 'GET', path: '/api/v1/applications/:name/operations/:id' },
+    auth: 'user',
+    summary: 'one sync operation with its per-resource results',
+    input: z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, id: z.string().min(1, 'required') }),
+    request: apiv1.OperationQuery,
+    response: apiv1.SyncOperation,
+    run: async (s, ctx, i) => operationView(await s.applications.operation(ctx, i.appNamespace, i.name, i.id)),
+  }),
+];

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { apiv1 } from '@capstan/proto';
+import { bool, empty, op, resource, str } from '../operation.js';
+import { projectView } from '../views.js';
+import { invalid } from '../../support/validation.js';
+
+/** The resource version travels in metadata; it is the caller's expectation, not part of the manifest. */
+function versionOf(manifest: Record<string, unknown>): number {
+  const v = (manifest.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
+  return typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : 0;
+}
+
+export const projectOperations = [
+  op({
+    name: 'ProjectService.Create',
+    grpcMethod: 'create',
+    http: { method: 'POST', path: '/api/v1/projects' },
+    auth: 'user',
+    summary: 'create an AppProject (upsert updates an existing one)',
+    input: z.strictObject({ project: resource, upsert: bool }),
+    request: apiv1.ProjectCreateRequest,
+    response: apiv1.Project,
+    run: async (s, ctx, i) => projectView(await s.projects.create(ctx, i.project, i.upsert)),
+  }),
+  op({
+    name: 'ProjectService.Get',
+    grpcMethod: 'get',
+    http: { method: 'GET', path: '/api/v1/projects/:name' },
+    auth: 'user',
+    summary: 'get an AppProject',
+    input: z.strictObject({ name: z.string().min(1, 'required') }),
+    request: apiv1.ProjectQuery,
+    response: apiv1.Project,
+    run: async (s, ctx, i) => projectView(await s.projects.get(ctx, i.name)),
+  }),
+  op({
+    name: 'ProjectService.List',
+    grpcMethod: 'list',
+    http: { method: 'GET', path: '/api/v1/projects' },
+    auth: 'user',
+    summary: 'list the AppProjects the caller may get',
+    input: empty,
+    request: apiv1.ProjectListQuery,
+    response: apiv1.ProjectList,
+    run: async (s, ctx) => ({ items: (await s.projects.list(ctx)).map(projectView) }),
+  }),
+  op({
+    name: 'ProjectService.Update',
+    grpcMethod: 'update',
+    http: { method: 'PUT', path: '/api/v1/projects/:name' },
+    auth: 'user',
+    summary: 'update an AppProject (metadata.resourceVersion, when set, must be current)',
+    input: z.strictObject({ name: str, project: resource }),
+    request: apiv1.ProjectUpdateRequest,
+    response: apiv1.Project,
+    run: async (s, ctx, i) => {
+      const name = (i.project.metadata as { name?: unknown } | undefined)?.name;
+      if (i.name && name !== i.name) throw invalid('project.metadata.name', `must match the path (${i.name})`);
+      return projectView(await s.projects.update(ctx, i.project, versionOf(i.project)));
+    },
+  }),
+  op({
+    name: 'ProjectService.Delete',
+    grpcMethod: 'delete',
+    http: { method: 'DELETE', path: '/api/v1/projects/:name' },
+    auth: 'user',
+    summary: 'delete an AppProject without applications or child projects',
+    input: z.strictObject({ name: z.string().min(1, 'required') }),
+    request: apiv1.ProjectQuery,
+    response: apiv1.Empty,
+    run: async (s, ctx, i) => {
+      await s.projects.delete(ctx, i.name);
+      return {};
+    },
+  }),
+];
+
+export { versionOf };
