@@ -370,8 +370,8 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
 
   fromJSON(object: any): ApplicationSource {
     return {
-      repoUrl: isSet(object.repoUrl)
-        ? globalThis.String(object.repoUrl)
+      repoUrl: isSet(object.repoURL)
+        ? globalThis.String(object.repoURL)
         : isSet(object.repo_url)
         ? globalThis.String(object.repo_url)
         : "",
@@ -389,7 +389,7 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
   toJSON(message: ApplicationSource): unknown {
     const obj: any = {};
     if (message.repoUrl !== "") {
-      obj.repoUrl = message.repoUrl;
+      obj.repoURL = message.repoUrl;
     }
     if (message.path !== "") {
       obj.path = message.path;

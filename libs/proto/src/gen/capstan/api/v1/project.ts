@@ -36,14 +36,6 @@ export interface GroupKind {
   kind: string;
 }
 
-/**
- * GroupKindList exists so that "absent" and "empty" stay different on the wire: Argo CD reads an
- * absent namespaceResourceWhitelist as "everything allowed" and an empty one as "nothing allowed".
- */
-export interface GroupKindList {
-  items: GroupKind[];
-}
-
 export interface DestinationServiceAccount {
   server: string;
   namespace: string;
@@ -69,8 +61,11 @@ export interface ProjectSpec {
   /** Absent or empty: no cluster-scoped resources. */
   clusterResourceWhitelist: GroupKind[];
   clusterResourceBlacklist: GroupKind[];
-  /** Absent: every namespaced kind; present and empty: none. */
-  namespaceResourceWhitelist?: GroupKindList | undefined;
+  /**
+   * Empty: every namespaced kind (as Argo CD's API, which cannot tell empty from absent either;
+   * the declarative apply keeps an explicit empty list, which allows none).
+   */
+  namespaceResourceWhitelist: GroupKind[];
   namespaceResourceBlacklist: GroupKind[];
   /** First match wins; globs on server and namespace. */
   destinationServiceAccounts: DestinationServiceAccount[];
@@ -288,75 +283,6 @@ export const GroupKind: MessageFns<GroupKind> = {
     const message = createBaseGroupKind();
     message.group = object.group ?? "";
     message.kind = object.kind ?? "";
-    return message;
-  },
-};
-
-function createBaseGroupKindList(): GroupKindList {
-  return { items: [] };
-}
-
-export const GroupKindList: MessageFns<GroupKindList> = {
-  encode(message: GroupKindList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.items) {
-      GroupKind.encode(v!, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GroupKindList {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGroupKindList();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.items.push(GroupKind.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GroupKindList {
-    return {
-      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => GroupKind.fromJSON(e)) : [],
-    };
-  },
-
-  toJSON(message: GroupKindList): unknown {
-    const obj: any = {};
-    if (message.items?.length) {
-      obj.items = message.items.map((e) => GroupKind.toJSON(e));
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GroupKindList>, I>>(base?: I): GroupKindList {
-    return GroupKindList.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GroupKindList>, I>>(object: I): GroupKindList {
-    const message = createBaseGroupKindList();
-    message.items = object.items?.map((e) => GroupKind.fromPartial(e)) || [];
     return message;
   },
 };
@@ -591,7 +517,7 @@ function createBaseProjectSpec(): ProjectSpec {
     destinations: [],
     clusterResourceWhitelist: [],
     clusterResourceBlacklist: [],
-    namespaceResourceWhitelist: undefined,
+    namespaceResourceWhitelist: [],
     namespaceResourceBlacklist: [],
     destinationServiceAccounts: [],
     sourceNamespaces: [],
@@ -619,8 +545,8 @@ export const ProjectSpec: MessageFns<ProjectSpec> = {
     for (const v of message.clusterResourceBlacklist) {
       GroupKind.encode(v!, writer.uint32(50).fork()).join();
     }
-    if (message.namespaceResourceWhitelist !== undefined) {
-      GroupKindList.encode(message.namespaceResourceWhitelist, writer.uint32(58).fork()).join();
+    for (const v of message.namespaceResourceWhitelist) {
+      GroupKind.encode(v!, writer.uint32(58).fork()).join();
     }
     for (const v of message.namespaceResourceBlacklist) {
       GroupKind.encode(v!, writer.uint32(66).fork()).join();
@@ -703,7 +629,7 @@ export const ProjectSpec: MessageFns<ProjectSpec> = {
               break;
             }
 
-            message.namespaceResourceWhitelist = GroupKindList.decode(reader, reader.uint32());
+            message.namespaceResourceWhitelist.push(GroupKind.decode(reader, reader.uint32()));
             continue;
           }
           case 8: {
@@ -776,11 +702,11 @@ export const ProjectSpec: MessageFns<ProjectSpec> = {
         : globalThis.Array.isArray(object?.cluster_resource_blacklist)
         ? object.cluster_resource_blacklist.map((e: any) => GroupKind.fromJSON(e))
         : [],
-      namespaceResourceWhitelist: isSet(object.namespaceResourceWhitelist)
-        ? GroupKindList.fromJSON(object.namespaceResourceWhitelist)
-        : isSet(object.namespace_resource_whitelist)
-        ? GroupKindList.fromJSON(object.namespace_resource_whitelist)
-        : undefined,
+      namespaceResourceWhitelist: globalThis.Array.isArray(object?.namespaceResourceWhitelist)
+        ? object.namespaceResourceWhitelist.map((e: any) => GroupKind.fromJSON(e))
+        : globalThis.Array.isArray(object?.namespace_resource_whitelist)
+        ? object.namespace_resource_whitelist.map((e: any) => GroupKind.fromJSON(e))
+        : [],
       namespaceResourceBlacklist: globalThis.Array.isArray(object?.namespaceResourceBlacklist)
         ? object.namespaceResourceBlacklist.map((e: any) => GroupKind.fromJSON(e))
         : globalThis.Array.isArray(object?.namespace_resource_blacklist)
@@ -820,8 +746,8 @@ export const ProjectSpec: MessageFns<ProjectSpec> = {
     if (message.clusterResourceBlacklist?.length) {
       obj.clusterResourceBlacklist = message.clusterResourceBlacklist.map((e) => GroupKind.toJSON(e));
     }
-    if (message.namespaceResourceWhitelist !== undefined) {
-      obj.namespaceResourceWhitelist = GroupKindList.toJSON(message.namespaceResourceWhitelist);
+    if (message.namespaceResourceWhitelist?.length) {
+      obj.namespaceResourceWhitelist = message.namespaceResourceWhitelist.map((e) => GroupKind.toJSON(e));
     }
     if (message.namespaceResourceBlacklist?.length) {
       obj.namespaceResourceBlacklist = message.namespaceResourceBlacklist.map((e) => GroupKind.toJSON(e));
@@ -851,10 +777,7 @@ export const ProjectSpec: MessageFns<ProjectSpec> = {
     message.destinations = object.destinations?.map((e) => ApplicationDestination.fromPartial(e)) || [];
     message.clusterResourceWhitelist = object.clusterResourceWhitelist?.map((e) => GroupKind.fromPartial(e)) || [];
     message.clusterResourceBlacklist = object.clusterResourceBlacklist?.map((e) => GroupKind.fromPartial(e)) || [];
-    message.namespaceResourceWhitelist =
-      (object.namespaceResourceWhitelist !== undefined && object.namespaceResourceWhitelist !== null)
-        ? GroupKindList.fromPartial(object.namespaceResourceWhitelist)
-        : undefined;
+    message.namespaceResourceWhitelist = object.namespaceResourceWhitelist?.map((e) => GroupKind.fromPartial(e)) || [];
     message.namespaceResourceBlacklist = object.namespaceResourceBlacklist?.map((e) => GroupKind.fromPartial(e)) || [];
     message.destinationServiceAccounts =
       object.destinationServiceAccounts?.map((e) => DestinationServiceAccount.fromPartial(e)) || [];
