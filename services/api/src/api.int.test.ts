@@ -48,7 +48,8 @@ describe('api', () => {
   let admin: string;
   let tenant: string;
 
-  async function http(method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON bodies of many shapes {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies of many shapes
+  async function http(method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
     const res = await fetch(`${h.httpUrl}${path}`, {
       method,
       headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
