@@ -5,7 +5,7 @@ import { createCatalog, type EventDefinition } from './define.js';
 import { projectEvents } from './project.js';
 import { applicationEvents } from './application.js';
 import { clusterEvents } from './cluster.js';
-import { syncCommands } from './sync.js';
+import { syncCommands, syncEvents } from './sync.js';
 import { repositoryEvents } from './repository.js';
 
 export * from './project.js';
@@ -19,6 +19,7 @@ export const allEventDefinitions: readonly EventDefinition[] = [
   ...applicationEvents,
   ...clusterEvents,
   ...syncCommands,
+  ...syncEvents,
   ...repositoryEvents,
 ];
 

@@ -1,7 +1,17 @@
 // Sync commands and events. The api publishes the request for `capstan app sync` (other systems may
-// publish it too); the sync service owns everything that follows (add its lifecycle events here).
+// publish it too); the sync service owns everything that follows: started, one resource-synced per
+// resource operation, and exactly one terminal succeeded or failed per operationId.
 import { z } from 'zod';
 import { defineEvent } from './define.js';
+
+const applicationRef = z.object({ name: z.string().min(1), namespace: z.string().min(1) });
+
+/** A Kubernetes object given inline (tests, other systems) until manifests come from the repo service. */
+const inlineObject = z.looseObject({
+  apiVersion: z.string().min(1),
+  kind: z.string().min(1),
+  metadata: z.looseObject({ name: z.string().min(1), namespace: z.string().optional() }),
+});
 
 export const syncRequest = defineEvent({
   type: 'io.capstan.cmd.sync.request.v1',
@@ -9,13 +19,97 @@ export const syncRequest = defineEvent({
   data: z.object({
     /** Chosen by the requester; the sync's lifecycle events carry it, so the requester can follow it. */
     operationId: z.string().min(1).max(128),
-    application: z.object({ name: z.string().min(1), namespace: z.string().min(1) }),
+    application: applicationRef,
     project: z.string().min(1).optional(),
     /** Empty: the Application's targetRevision. */
     revision: z.string().optional(),
     dryRun: z.boolean().default(false),
     prune: z.boolean().default(false),
+    /**
+     * The objects to sync, when the requester renders them itself. Secrets are refused: secrets
+     * never travel on the bus. Absent: the sync service asks its manifest source.
+     */
+    manifests: z.array(inlineObject).max(5000).optional(),
   }),
 });
 
 export const syncCommands = [syncRequest] as const;
+
+/** Who a sync writes as: the impersonated ServiceAccount, or the control-plane credentials (username null). */
+const identity = z.object({ impersonation: z.boolean(), username: z.string().nullable() });
+
+export const syncStarted = defineEvent({
+  type: 'io.capstan.sync.started.v1',
+  description: 'a sync operation started (subject applications/<namespace>/<name>)',
+  data: z.object({
+    operationId: z.string(),
+    application: applicationRef,
+    dryRun: z.boolean(),
+    attempt: z.number().int().positive(),
+  }),
+});
+
+export const syncResourceSynced = defineEvent({
+  type: 'io.capstan.sync.resource-synced.v1',
+  description: 'one resource operation of a sync (apply, prune, hook), with the identity it ran as',
+  data: z.object({
+    operationId: z.string(),
+    application: applicationRef,
+    verb: z.string(),
+    group: z.string(),
+    kind: z.string(),
+    namespace: z.string().nullable(),
+    name: z.string(),
+    /** Synced, SyncFailed, Pruned, PruneFailed, HookSucceeded, HookFailed, DryRun. */
+    status: z.string(),
+    httpStatus: z.number().int().nullable(),
+    message: z.string(),
+    identity,
+  }),
+});
+
+export const syncSucceeded = defineEvent({
+  type: 'io.capstan.sync.succeeded.v1',
+  description: 'terminal: the sync operation succeeded',
+  data: z.object({
+    operationId: z.string(),
+    application: applicationRef,
+    revision: z.string().nullable(),
+    dryRun: z.boolean(),
+    identity,
+    resources: z.number().int(),
+    pruned: z.number().int(),
+  }),
+});
+
+export const syncFailed = defineEvent({
+  type: 'io.capstan.sync.failed.v1',
+  description: 'terminal: the sync operation failed or was refused; reason says why',
+  data: z.object({
+    operationId: z.string(),
+    application: applicationRef,
+    /** decision (refused before touching the cluster), apply, hook, prune or infrastructure. */
+    phase: z.enum(['decision', 'apply', 'hook', 'prune', 'infrastructure']),
+    reason: z.string(),
+    identity: identity.nullable(),
+  }),
+});
+
+export const syncImpersonationIgnored = defineEvent({
+  type: 'io.capstan.sync.impersonation-ignored.v1',
+  description:
+    'warning: impersonation is off, so the destinationServiceAccounts of these projects were ignored',
+  data: z.object({
+    operationId: z.string(),
+    application: applicationRef,
+    projects: z.array(z.object({ name: z.string(), rules: z.number().int() })),
+  }),
+});
+
+export const syncEvents = [
+  syncStarted,
+  syncResourceSynced,
+  syncSucceeded,
+  syncFailed,
+  syncImpersonationIgnored,
+] as const;
