@@ -5,7 +5,8 @@
 # versions pinned in test/tools/kube/go.mod (kube-apiserver from k8s.io/kubernetes,
 # etcd from go.etcd.io/etcd/server/v3 at the version Kubernetes itself pins).
 # Binaries are cached in ${CAPSTAN_CACHE:-$HOME/.cache/capstan}/kube/<kubernetes version>/,
-# so only the first run on a machine pays the build (about 10-20 minutes on 2 cores);
+# so only the first run on a machine pays the build (about 4 minutes on 2 cores with an empty
+# Go build cache);
 # later runs return at once.
 #
 # Usage: test/scripts/obtain-kube-binaries.sh [--check] [--force] [--print-dir]
@@ -33,8 +34,12 @@ say() { echo "obtain-kube-binaries: $*" >&2; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 moddir="$(cd "$here/../tools/kube" && pwd)"
 
-kube_version="$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 }' "$moddir/go.mod")"
-etcd_version="$(awk '$1 == "go.etcd.io/etcd/server/v3" { print $2 }' "$moddir/go.mod")"
+# pinned MODULE: the version go.mod requires (either `require M v` or inside a block).
+pinned() {
+  awk -v m="$1" '$0 !~ /=>/ { for (i = 1; i < NF; i++) if ($i == m && $(i + 1) ~ /^v/) { print $(i + 1); exit } }' "$moddir/go.mod"
+}
+kube_version="$(pinned k8s.io/kubernetes)"
+etcd_version="$(pinned go.etcd.io/etcd/server/v3)"
 if [[ -z "$kube_version" || -z "$etcd_version" ]]; then
   say "cannot read the pinned versions from $moddir/go.mod"
   exit 1
@@ -43,10 +48,19 @@ fi
 cache_root="${CAPSTAN_CACHE:-$HOME/.cache/capstan}"
 bindir="$cache_root/kube/$kube_version"
 
-# The stamp identifies exactly what was built: a changed go.mod/go.sum or entry point
-# (e.g. a patched pin within the same release) rebuilds.
+# What `kube-apiserver --version` and the /version endpoint report, as Kubernetes' own release
+# build sets it (hack/lib/version.sh); without it they say v0.0.0-master.
+kube_minor="${kube_version#v1.}"; kube_minor="${kube_minor%%.*}"
+ldflags="-s -w"
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  ldflags+=" -X $pkg.gitVersion=$kube_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$kube_minor"
+  ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+done
+
+# The stamp identifies exactly what was built: a changed go.mod/go.sum, entry point or build
+# flags (e.g. a patched pin within the same release) rebuilds.
 stamp_of_sources() {
-  cat "$moddir/go.mod" "$moddir/go.sum" "$moddir/etcd/main.go" | sha256sum | awk '{ print $1 }'
+  { cat "$moddir/go.mod" "$moddir/go.sum" "$moddir/etcd/main.go"; echo "$ldflags"; } | sha256sum | awk '{ print $1 }'
 }
 want_stamp="$(stamp_of_sources)"
 
@@ -92,7 +106,7 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 say "building kube-apiserver $kube_version and etcd $etcd_version with $("$go_cmd" version)"
-say "first build on this machine: expect 10-20 minutes on 2 cores; cached afterwards in $bindir"
+say "first build on this machine: expect about 4-10 minutes on 2 cores; cached afterwards in $bindir"
 
 work="$(mktemp -d "$cache_root/kube/.build-$kube_version.XXXXXX")"
 cleanup() { rm -rf "$work"; }
@@ -107,7 +121,7 @@ export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 build() {
   local label="$1" out="$2" pkg="$3" log="$work/$1.log" start=$SECONDS rc
   say "[$label] downloading modules and compiling $pkg"
-  (cd "$moddir" && "$go_cmd" build -v -trimpath -ldflags='-s -w' -o "$out" "$pkg") >"$log" 2>&1 &
+  (cd "$moddir" && "$go_cmd" build -v -trimpath -ldflags="$ldflags" -o "$out" "$pkg") >"$log" 2>&1 &
   local pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     for _ in $(seq 1 30); do
@@ -133,8 +147,7 @@ total_start=$SECONDS
 build etcd "$work/etcd" ./etcd
 build kube-apiserver "$work/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
 
-"$work/kube-apiserver" --version >&2
-"$work/etcd" --version >&2 | head -n 1 || true
+say "built: $("$work/kube-apiserver" --version), etcd $("$work/etcd" --version | awk '/^etcd Version/ { print $3 }')"
 
 # Publish atomically: the binary directory either holds a complete, stamped build or
 # nothing from this run.

@@ -1,0 +1,40 @@
+export {
+  startCluster,
+  ADMIN_USERNAME,
+  CONTROL_PLANE_USERNAME,
+  CONTROL_PLANE_GROUP,
+  CONTROL_PLANE_CLUSTER_ROLE,
+  type KubeCluster,
+  type KubeIdentity,
+  type StartClusterOptions,
+  type StartupTimings,
+} from './cluster.js';
+export {
+  locateKubeBinaries,
+  kubeBinDir,
+  pinnedKubeVersion,
+  obtainScript,
+  KubeBinariesMissingError,
+  type KubeBinaries,
+} from './binaries.js';
+export {
+  seedTenant,
+  serviceAccountUsername,
+  ensureNamespace,
+  ensureServiceAccount,
+  ensureRole,
+  ensureRoleBinding,
+  ensureClusterRole,
+  ensureClusterRoleBinding,
+  requestServiceAccountToken,
+  type TenantSpec,
+  type TenantServiceAccount,
+  type SeededTenant,
+} from './seed.js';
+export {
+  AuditLog,
+  readAuditLog,
+  effectiveUser,
+  type AuditEvent,
+  type WaitForAuditOptions,
+} from './audit-log.js';
