@@ -18,6 +18,7 @@ import { ProjectsService } from './projects/projects.service.js';
 import { ApplicationsService } from './applications/applications.service.js';
 import { ClustersService } from './clusters/clusters.service.js';
 import { RepositoriesService, UnconfiguredRepoBackend, type RepoBackend } from './repositories/repositories.service.js';
+import { GrpcRepoBackend } from './repositories/repo-client.js';
 import { AuditService } from './audit/audit.service.js';
 import { AccountsService } from './accounts/accounts.service.js';
 import { ApplyService } from './apply/apply.service.js';
@@ -46,6 +47,9 @@ export interface ApiConfig {
   delegatingServices: readonly string[];
   encryptionKeys: string;
   encryptionKeyFile: string;
+  /** host:port of the repo service; empty: repository calls answer UNAVAILABLE. */
+  repoAddress?: string;
+  repoServiceToken?: string;
   repoBackend?: RepoBackend;
 }
 
@@ -83,7 +87,13 @@ export async function startApi(config: ApiConfig, logger: Logger, onStop?: (name
   const projects = new ProjectsService({ db, authz, policy });
   const applications = new ApplicationsService({ db, authz });
   const clusters = new ClustersService({ db, authz, keyring, credentialReaders: config.credentialReaders });
-  const repositories = new RepositoriesService({ authz, backend: config.repoBackend ?? new UnconfiguredRepoBackend() });
+  let backend: RepoBackend = config.repoBackend ?? new UnconfiguredRepoBackend();
+  if (!config.repoBackend && config.repoAddress) {
+    const grpcRepo = new GrpcRepoBackend(config.repoAddress, config.repoServiceToken ?? '');
+    defer('repo client', () => grpcRepo.close());
+    backend = grpcRepo;
+  }
+  const repositories = new RepositoriesService({ authz, backend });
   const accounts = new AccountsService({ db, authz, authn, signer, sessionTtlSeconds: config.sessionTtlSeconds });
   const services: ApiServices = {
     db,

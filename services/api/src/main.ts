@@ -32,6 +32,8 @@ await runService({
         delegatingServices: list(c['auth.delegating-services']),
         encryptionKeys: c['encryption.keys'],
         encryptionKeyFile: c['encryption.key-file'],
+        repoAddress: c['repo.address'],
+        repoServiceToken: c['repo.service-token'],
       },
       ctx.logger,
       ctx.onShutdown,

@@ -4,7 +4,7 @@
 // Each object is its own aggregate, so a failure of the store itself in the last pass can leave the
 // objects before it written; the response and the error say which.
 import type { Kysely } from 'kysely';
-import { CapstanError } from '@capstan/service';
+import { CapstanError, ValidationError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { RequestContext } from '../support/request.js';
@@ -132,6 +132,9 @@ export class ApplyService {
             break;
         }
       } catch (err) {
+        if (err instanceof ValidationError) {
+          throw new ValidationError(err.violations.map((v) => ({ ...v, field: `document ${item.doc} (${identity(item)}): ${v.field}` })), { cause: err });
+        }
         if (err instanceof CapstanError && results.length > 0) {
           const done = results.map((r) => `${r.kind} ${r.name}`).join(', ');
           throw new CapstanError(err.code, `document ${item.doc} (${identity(item)}): ${err.message} (already applied: ${done})`, { cause: err });

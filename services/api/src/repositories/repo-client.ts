@@ -1,0 +1,104 @@
+// The repo service over its internal gRPC contract (capstan.repo.v1.RepoService): the api presents
+// its service token and forwards the caller it authenticated in x-capstan-actor, which the repo
+// service records in its credential audit rows.
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { fieldViolationsOf, repov1, unary } from '@capstan/proto';
+import { CapstanError, UnavailableError, ValidationError, type ErrorCode } from '@capstan/service';
+import type { RepositoryInput } from '../apply/manifests.js';
+import type { RepoBackend, RepositoryView } from './repositories.service.js';
+
+const CODES: Partial<Record<number, ErrorCode>> = {
+  [status.INVALID_ARGUMENT]: 'INVALID_ARGUMENT',
+  [status.NOT_FOUND]: 'NOT_FOUND',
+  [status.ALREADY_EXISTS]: 'ALREADY_EXISTS',
+  [status.FAILED_PRECONDITION]: 'FAILED_PRECONDITION',
+  [status.ABORTED]: 'ABORTED',
+  [status.PERMISSION_DENIED]: 'PERMISSION_DENIED',
+  [status.RESOURCE_EXHAUSTED]: 'RESOURCE_EXHAUSTED',
+  [status.DEADLINE_EXCEEDED]: 'DEADLINE_EXCEEDED',
+};
+
+/** The repo service's answer keeps its code and message (they never hold secrets); the rest is "unavailable". */
+function remote(err: unknown): never {
+  const e = err as ServiceError;
+  const violations = fieldViolationsOf(e);
+  if (violations.length > 0) throw new ValidationError(violations, { cause: err });
+  const code = CODES[e.code];
+  if (code) throw new CapstanError(code, e.details || 'repo service refused the request', { cause: err });
+  throw new UnavailableError('the repo service is unavailable', { cause: err });
+}
+
+function view(c: repov1.Credential | undefined): RepositoryView {
+  return {
+    repo: c?.repo ?? '',
+    project: c?.project ?? '',
+    type: c?.type ?? 'git',
+    name: c?.displayName ?? '',
+    username: c?.username ?? '',
+    hasPassword: c?.hasPassword ?? false,
+    hasSshPrivateKey: c?.hasSshPrivateKey ?? false,
+    insecure: c?.insecure ?? false,
+    secretName: c?.name ?? '',
+  };
+}
+
+export class GrpcRepoBackend implements RepoBackend {
+  private readonly client: repov1.RepoServiceClient;
+
+  constructor(
+    address: string,
+    private readonly token: string,
+  ) {
+    this.client = new repov1.RepoServiceClient(address, credentials.createInsecure());
+  }
+
+  private md(actor: string): Metadata {
+    const md = new Metadata();
+    md.set('authorization', `Bearer ${this.token}`);
+    md.set('x-capstan-actor', actor);
+    return md;
+  }
+
+  async create(actor: string, input: RepositoryInput, upsert: boolean): Promise<RepositoryView> {
+    const res = await unary(
+      this.client.createCredential.bind(this.client),
+      repov1.CreateCredentialRequest.fromPartial({
+        credential: {
+          repo: input.repo,
+          project: input.project,
+          type: input.type,
+          displayName: input.name,
+          username: input.username,
+          password: input.password,
+          sshPrivateKey: input.sshPrivateKey,
+          insecure: input.insecure,
+        },
+        upsert,
+      }),
+      { metadata: this.md(actor) },
+    ).catch(remote);
+    return view(res.credential);
+  }
+
+  async get(actor: string, repo: string, project: string): Promise<RepositoryView> {
+    const res = await unary(this.client.getCredential.bind(this.client), { repo, project }, { metadata: this.md(actor) }).catch(remote);
+    return view(res.credential);
+  }
+
+  async list(actor: string, project: string): Promise<RepositoryView[]> {
+    const res = await unary(
+      this.client.listCredentials.bind(this.client),
+      project ? { project } : {},
+      { metadata: this.md(actor) },
+    ).catch(remote);
+    return res.credentials.map(view);
+  }
+
+  async delete(actor: string, repo: string, project: string): Promise<void> {
+    await unary(this.client.deleteCredential.bind(this.client), { repo, project }, { metadata: this.md(actor) }).catch(remote);
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
