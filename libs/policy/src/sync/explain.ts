@@ -32,11 +32,16 @@ export interface ExplainSyncInput {
   readonly requireRegisteredCluster?: boolean;
   /** AppProjects among the objects the sync would apply (checked against allowedParentProjects). */
   readonly deliveredProjects?: readonly AppProject[];
-  /** Kinds the sync would apply, with their scope from discovery (checked against the resource lists). */
+  /**
+   * Objects the sync would apply, with their scope from discovery: checked against the resource
+   * lists, and a namespaced object's own namespace against the destinations.
+   */
   readonly resources?: ReadonlyArray<{
     readonly group: string;
     readonly kind: string;
     readonly namespaced: boolean;
+    readonly namespace?: string | undefined;
+    readonly name?: string | undefined;
   }>;
 }
 
@@ -217,6 +222,16 @@ export function explainSync(input: ExplainSyncInput): SyncDecision {
         reason: c.reason,
         ...(c.deniedBy ? { project: c.deniedBy } : {}),
       });
+      // A namespaced object may name its own namespace: that namespace must be a permitted destination too.
+      if (destination && r.namespaced && r.namespace && r.namespace !== destNamespace) {
+        const d = chain.permitsDestination({ ...destination, namespace: r.namespace });
+        checks.push({
+          check: 'destination',
+          allowed: d.allowed,
+          reason: `${r.kind} ${JSON.stringify(r.name ?? '')}: ${d.reason}`,
+          ...(d.deniedBy ? { project: d.deniedBy } : {}),
+        });
+      }
     }
 
     if (destination) {

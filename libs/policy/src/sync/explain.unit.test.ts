@@ -235,3 +235,26 @@ describe('explainSync: Applications that deliver AppProjects (allowedParentProje
     expect(d.reason).toContain('is itself one of the allowedParentProjects');
   });
 });
+
+describe('explainSync: objects that name their own namespace', () => {
+  it('given an object in a namespace the project does not permit, when explaining, then it is refused naming the object', () => {
+    const d = explainSync({
+      application: application('guestbook', {
+        project: 'team-a',
+        destination: { server: IN_CLUSTER_URL, namespace: 'team-a-prod' },
+      }),
+      projects: lookupOf(teamA),
+      clusters,
+      impersonation: true,
+      strict: false,
+      resources: [
+        { group: '', kind: 'ConfigMap', namespaced: true, namespace: 'team-a-dev', name: 'ok' },
+        { group: '', kind: 'ConfigMap', namespaced: true, namespace: 'kube-system', name: 'sneaky' },
+      ],
+    });
+    expect(d.allowed).toBe(false);
+    expect(d.reason).toContain(
+      'ConfigMap "sneaky": destination server "https://kubernetes.default.svc" (cluster "in-cluster"), namespace "kube-system" is not permitted',
+    );
+  });
+});
