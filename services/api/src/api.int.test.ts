@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { connect, AckPolicy, type NatsConnection } from 'nats';
+import { connectBus, newEvent, syncResourceSynced, syncStarted, syncSucceeded } from '@capstan/events';
 import { apiv1, fieldViolationsOf } from '@capstan/proto';
 import { ADMIN_PASSWORD, APPSET_TOKEN, SYNC_TOKEN, bearer, startHarness, unary, type Harness } from './test-support/harness.js';
 
@@ -149,6 +150,31 @@ describe('api', () => {
       expect(event).toMatchObject({ type: 'io.capstan.cmd.sync.request.v1', actor: 'user:alice', data: { operationId: res.operationId, dryRun: true, application: { name: 'guestbook' } } });
       const history = await unary(c.applications.history.bind(c.applications), { name: 'guestbook', appNamespace: '', project: '' }, { metadata: bearer(tenant) });
       expect(history.items[0]).toMatchObject({ id: res.operationId, phase: 'Pending', initiatedBy: 'user:alice' });
+
+      // The sync service reports back; the api follows the operation through its events.
+      const bus = await connectBus({ url: h.bus.url, service: 'sync', namespace: h.bus.namespace });
+      try {
+        const application = { name: 'guestbook', namespace: 'argocd' };
+        const identity = { impersonation: true, username: 'system:serviceaccount:team-a-prod:deployer' };
+        const meta = { subject: 'applications/argocd/guestbook', actor: 'service:sync', source: 'capstan/sync' };
+        const events = [
+          newEvent(syncStarted.type, { operationId: res.operationId, application, dryRun: true, attempt: 1 }, meta),
+          newEvent(syncResourceSynced.type, { operationId: res.operationId, application, verb: 'apply', group: 'apps', kind: 'Deployment', namespace: 'team-a-prod', name: 'guestbook-ui', status: 'DryRun', httpStatus: 200, message: 'would configure', identity }, meta),
+          newEvent(syncSucceeded.type, { operationId: res.operationId, application, revision: 'abc123', dryRun: true, identity, resources: 1, pruned: 0 }, meta),
+        ];
+        for (const e of events) await bus.publish(e);
+        await bus.publish(events[1]!); // redelivered: applied once
+        let op: apiv1.SyncOperation | undefined;
+        for (let i = 0; i < 100 && op?.phase !== 'Succeeded'; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          op = await unary(c.applications.getOperation.bind(c.applications), { name: 'guestbook', appNamespace: '', id: res.operationId }, { metadata: bearer(tenant) });
+        }
+        expect(op).toMatchObject({ phase: 'Succeeded', identity: identity.username, impersonated: true, revision: 'abc123' });
+        expect(op?.resources).toHaveLength(1);
+        expect(op?.resources[0]).toMatchObject({ kind: 'Deployment', name: 'guestbook-ui', identity: identity.username });
+      } finally {
+        await bus.close();
+      }
     } finally {
       await nc.close();
     }

@@ -1,96 +1,147 @@
-// The api learns how its sync requests went from the sync service's lifecycle events (the sync
-// service owns them: io.capstan.sync.<event>.v<N>) and keeps the operation and the Application's
-// status in its projection. Applied once per event (redelivery changes nothing). The events'
-// fields are read defensively: operationId is required, the rest is taken when present.
-import { applyOnce, catalog, type Bus, type Envelope, type RunningConsumer } from '@capstan/events';
+// The api learns how its sync requests went from the sync service's lifecycle events and keeps the
+// operation (phase, identity, per-resource results) and the Application's status in its projection.
+// Applied once per event (redelivery changes nothing); a late event never reopens a finished operation.
+import {
+  applyOnce,
+  syncFailed,
+  syncImpersonationIgnored,
+  syncResourceSynced,
+  syncStarted,
+  syncSucceeded,
+  type Bus,
+  type Envelope,
+  type RunningConsumer,
+} from '@capstan/events';
 import type { Logger } from '@capstan/service';
-import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
-import { z } from 'zod';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ApiDatabase } from '../support/db.table.js';
 import { API_SCHEMA } from '../migrations/index.js';
 
 const DURABLE = 'api-sync-status';
 
-const common = z.looseObject({
-  operationId: z.string().min(1),
-  message: z.string().optional(),
-  reason: z.string().optional(),
-  revision: z.string().optional(),
-  username: z.string().nullable().optional(),
-  identity: z.string().nullable().optional(),
-  impersonation: z.boolean().optional(),
-  impersonated: z.boolean().optional(),
-  resource: z.looseObject({}).optional(),
-  resources: z.array(z.looseObject({})).optional(),
-});
+type Patch = {
+  phase?: string;
+  message?: string;
+  revision?: string;
+  identity?: string;
+  impersonated?: boolean;
+  startedAt?: Date;
+  finishedAt?: Date;
+  resource?: Record<string, unknown>;
+};
 
-/** The operation phase an event moves to, from its type's event name. */
-export function phaseOf(type: string): string | undefined {
-  const event = /^io\.capstan\.sync\.([a-z0-9-]+)\.v\d+$/.exec(type)?.[1];
-  if (!event) return undefined;
-  if (event === 'started' || event === 'decided') return 'Running';
-  if (event === 'succeeded' || event === 'completed') return 'Succeeded';
-  if (event === 'failed' || event === 'errored') return 'Failed';
-  if (event === 'denied' || event === 'refused') return 'Denied';
-  return undefined;
+/** What an event changes in its operation; undefined for events the api does not follow. */
+export function patchOf(event: Envelope): { operationId: string; patch: Patch } | undefined {
+  const at = new Date(event.time);
+  switch (event.type) {
+    case syncStarted.type: {
+      const d = syncStarted.data.parse(event.data);
+      return { operationId: d.operationId, patch: { phase: 'Running', startedAt: at, message: d.dryRun ? 'dry run started' : 'sync started' } };
+    }
+    case syncResourceSynced.type: {
+      const d = syncResourceSynced.data.parse(event.data);
+      return {
+        operationId: d.operationId,
+        patch: {
+          resource: {
+            group: d.group,
+            kind: d.kind,
+            namespace: d.namespace ?? '',
+            name: d.name,
+            verb: d.verb,
+            status: d.status,
+            message: d.message,
+            identity: d.identity.username ?? 'control-plane',
+            httpStatus: d.httpStatus ?? 0,
+          },
+        },
+      };
+    }
+    case syncSucceeded.type: {
+      const d = syncSucceeded.data.parse(event.data);
+      return {
+        operationId: d.operationId,
+        patch: {
+          phase: 'Succeeded',
+          finishedAt: at,
+          message: `${d.dryRun ? 'dry run: ' : ''}${d.resources} resources synced, ${d.pruned} pruned`,
+          ...(d.revision ? { revision: d.revision } : {}),
+          identity: d.identity.username ?? '',
+          impersonated: d.identity.impersonation,
+        },
+      };
+    }
+    case syncFailed.type: {
+      const d = syncFailed.data.parse(event.data);
+      return {
+        operationId: d.operationId,
+        patch: {
+          phase: d.phase === 'decision' ? 'Denied' : 'Failed',
+          finishedAt: at,
+          message: d.reason,
+          ...(d.identity ? { identity: d.identity.username ?? '', impersonated: d.identity.impersonation } : {}),
+        },
+      };
+    }
+    case syncImpersonationIgnored.type: {
+      const d = syncImpersonationIgnored.data.parse(event.data);
+      return {
+        operationId: d.operationId,
+        patch: { message: `impersonation is off: destinationServiceAccounts of ${d.projects.map((p) => p.name).join(', ')} ignored` },
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p: Patch): Promise<void> {
+  const op = await trx.withSchema('api').selectFrom('sync_operations').selectAll().where('id', '=', operationId).executeTakeFirst();
+  if (!op) return;
+  const finished = op.finished_at !== null;
+  const terminal = p.finishedAt !== undefined;
+  if (finished && (p.phase || terminal)) return;
+  await trx
+    .withSchema('api')
+    .updateTable('sync_operations')
+    .set({
+      ...(p.phase ? { phase: p.phase } : {}),
+      ...(p.message !== undefined ? { message: p.message } : {}),
+      ...(p.revision ? { revision: p.revision } : {}),
+      ...(p.identity !== undefined ? { identity: p.identity } : {}),
+      ...(p.impersonated !== undefined ? { impersonated: p.impersonated } : {}),
+      ...(p.startedAt && !op.started_at ? { started_at: p.startedAt } : {}),
+      ...(p.finishedAt ? { finished_at: p.finishedAt } : {}),
+      ...(p.resource ? { resources: sql`resources || ${JSON.stringify([p.resource])}::jsonb` } : {}),
+    })
+    .where('id', '=', operationId)
+    .execute();
+  if (terminal && !op.dry_run) {
+    await trx
+      .withSchema('api')
+      .updateTable('applications')
+      .set({
+        sync_status: p.phase === 'Succeeded' ? 'Synced' : 'OutOfSync',
+        health_status: p.phase === 'Succeeded' ? 'Healthy' : 'Degraded',
+        ...(p.revision ? { revision: p.revision } : {}),
+        reconciled_at: p.finishedAt!,
+      })
+      .where('namespace', '=', op.app_namespace)
+      .where('name', '=', op.app_name)
+      .execute();
+  }
 }
 
 export async function applySyncEvent(db: Kysely<ApiDatabase>, event: Envelope): Promise<void> {
-  const parsed = common.safeParse(event.data);
-  if (!parsed.success) return;
-  const d = parsed.data;
-  const phase = phaseOf(event.type);
-  const at = new Date(event.time);
-  await applyOnce(db, { schema: API_SCHEMA, consumer: DURABLE, eventId: event.id }, async (trx) => {
-    const op = await trx.withSchema('api').selectFrom('sync_operations').selectAll().where('id', '=', d.operationId).executeTakeFirst();
-    if (!op) return;
-    const identity = d.username ?? d.identity ?? undefined;
-    const newResources = [...(d.resource ? [d.resource] : []), ...(d.resources ?? [])];
-    const terminal = phase === 'Succeeded' || phase === 'Failed' || phase === 'Denied';
-    // A late non-terminal event never moves a finished operation back.
-    const finished = op.finished_at !== null;
-    await trx
-      .withSchema('api')
-      .updateTable('sync_operations')
-      .set({
-        ...(phase && !finished ? { phase } : {}),
-        ...(d.message ?? d.reason ? { message: (d.message ?? d.reason)! } : {}),
-        ...(d.revision ? { revision: d.revision } : {}),
-        ...(identity ? { identity } : {}),
-        ...(d.impersonation ?? d.impersonated) !== undefined ? { impersonated: (d.impersonation ?? d.impersonated)! } : {},
-        ...(phase === 'Running' && !op.started_at ? { started_at: at } : {}),
-        ...(terminal && !finished ? { finished_at: at } : {}),
-        ...(newResources.length > 0 ? { resources: sql`resources || ${JSON.stringify(newResources)}::jsonb` } : {}),
-      })
-      .where('id', '=', d.operationId)
-      .execute();
-    if (terminal && !finished && !op.dry_run) {
-      await trx
-        .withSchema('api')
-        .updateTable('applications')
-        .set({
-          sync_status: phase === 'Succeeded' ? 'Synced' : 'OutOfSync',
-          ...(phase === 'Succeeded' ? { health_status: 'Healthy' } : {}),
-          ...(d.revision ? { revision: d.revision } : {}),
-          reconciled_at: at,
-        })
-        .where('namespace', '=', op.app_namespace)
-        .where('name', '=', op.app_name)
-        .execute();
-    }
-  });
+  const change = patchOf(event);
+  if (!change) return;
+  await applyOnce(db, { schema: API_SCHEMA, consumer: DURABLE, eventId: event.id }, (trx) => applyPatch(trx, change.operationId, change.patch));
 }
 
 export async function startSyncStatusConsumer(opts: { bus: Bus; db: Kysely<ApiDatabase>; logger: Logger }): Promise<{ stop(): Promise<void> }> {
-  const types = [...catalog.definitions.keys()].filter((t) => /^io\.capstan\.sync\./.test(t));
-  if (types.length === 0) {
-    opts.logger.warn('no sync lifecycle events in the catalog yet: sync operations stay Pending');
-    return { stop: async () => undefined };
-  }
   const consumer: RunningConsumer = await opts.bus.consume({
     durable: DURABLE,
-    types,
+    types: [syncStarted.type, syncResourceSynced.type, syncSucceeded.type, syncFailed.type, syncImpersonationIgnored.type],
     handle: (event) => applySyncEvent(opts.db, event),
     onError: (err, info) => opts.logger.warn({ err, ...info }, 'sync status event not applied'),
   });
