@@ -9,32 +9,79 @@ const bytes = z.coerce.number().int().positive();
 const ms = z.coerce.number().int().nonnegative();
 
 export const repoSettings = {
-  'grpc.host': { schema: z.string().min(1), default: '127.0.0.1', description: 'address of the internal gRPC server' },
-  'grpc.port': { schema: z.coerce.number().int().min(0).max(65535), default: 8091, description: 'port of the internal gRPC server (0 picks a free port)' },
+  'grpc.host': {
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    description: 'address of the internal gRPC server',
+  },
+  'grpc.port': {
+    schema: z.coerce.number().int().min(0).max(65535),
+    default: 8091,
+    description: 'port of the internal gRPC server (0 picks a free port)',
+  },
   'auth.service-tokens': {
     schema: z.string().min(1, 'is required'),
     secret: true,
-    description: 'tokens of the services allowed to call, "api=<token>,sync=<token>,appset=<token>" (each at least 32 characters)',
+    description:
+      'tokens of the services allowed to call, "api=<token>,sync=<token>,appset=<token>" (each at least 32 characters)',
   },
   'credentials.encryption-keys': {
     schema: z.string().default(''),
     default: '',
     secret: true,
-    description: 'credential encryption keyring as JSON: {"active":"k2","keys":{"k1":"<base64 32 bytes>","k2":"…"}}',
+    description:
+      'credential encryption keyring as JSON: {"active":"k2","keys":{"k1":"<base64 32 bytes>","k2":"…"}}',
   },
   'credentials.encryption-key-file': {
     schema: z.string().default(''),
     default: '',
     description: 'file holding the keyring JSON (used when credentials.encryption-keys is empty)',
   },
-  'cache.dir': { schema: z.string().min(1), default: path.join(os.tmpdir(), 'capstan-repo'), description: 'directory for mirrors and checkouts (wiped at start)' },
-  'cache.max-bytes': { schema: bytes, default: 4 * 1024 ** 3, description: 'bound of the checkout cache on disk; least recently used entries are evicted' },
-  'repository.max-bytes': { schema: bytes, default: 1024 ** 3, description: 'a repository larger than this on disk is refused' },
-  'revision.cache-ttl-ms': { schema: ms, default: 10_000, description: 'how long a branch/tag resolution is reused before asking the git server again' },
+  'cache.dir': {
+    schema: z.string().min(1),
+    default: path.join(os.tmpdir(), 'capstan-repo'),
+    description: 'directory for mirrors and checkouts (wiped at start)',
+  },
+  'cache.max-bytes': {
+    schema: bytes,
+    default: 4 * 1024 ** 3,
+    description: 'bound of the checkout cache on disk; least recently used entries are evicted',
+  },
+  'repository.max-bytes': {
+    schema: bytes,
+    default: 1024 ** 3,
+    description: 'a repository larger than this on disk is refused',
+  },
+  'revision.cache-ttl-ms': {
+    schema: ms,
+    default: 10_000,
+    description: 'how long a branch/tag resolution is reused before asking the git server again',
+  },
   'git.timeout-ms': { schema: bytes, default: 120_000, description: 'time limit of one git command' },
-  'render.timeout-ms': { schema: bytes, default: 90_000, description: 'time limit of one kustomize/helm run' },
-  'manifest.cache-entries': { schema: bytes, default: 2000, description: 'rendered manifest sets kept in memory' },
-  'kustomize.path': { schema: z.string().default(''), default: '', description: 'kustomize binary (default: obtain-kustomize.sh cache, then PATH)' },
-  'helm.path': { schema: z.string().default(''), default: '', description: 'helm binary (default: obtain-helm.sh cache, then PATH; Helm charts are refused without one)' },
-  'poll.interval-ms': { schema: ms, default: 180_000, description: 'how often watched sources are re-checked for new commits (0 disables polling)' },
+  'render.timeout-ms': {
+    schema: bytes,
+    default: 90_000,
+    description: 'time limit of one kustomize/helm run',
+  },
+  'manifest.cache-entries': {
+    schema: bytes,
+    default: 2000,
+    description: 'rendered manifest sets kept in memory',
+  },
+  'kustomize.path': {
+    schema: z.string().default(''),
+    default: '',
+    description: 'kustomize binary (default: obtain-kustomize.sh cache, then PATH)',
+  },
+  'helm.path': {
+    schema: z.string().default(''),
+    default: '',
+    description:
+      'helm binary (default: obtain-helm.sh cache, then PATH; Helm charts are refused without one)',
+  },
+  'poll.interval-ms': {
+    schema: ms,
+    default: 180_000,
+    description: 'how often watched sources are re-checked for new commits (0 disables polling)',
+  },
 } satisfies Settings;

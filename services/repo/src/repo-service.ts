@@ -4,7 +4,12 @@ import path from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { startBackbone, type Bus } from '@capstan/events';
 import { repov1 } from '@capstan/proto';
-import { FailedPreconditionError, type CommonConfig, type ConfigOf, type ServiceContext } from '@capstan/service';
+import {
+  FailedPreconditionError,
+  type CommonConfig,
+  type ConfigOf,
+  type ServiceContext,
+} from '@capstan/service';
 import type { Kysely } from 'kysely';
 import { CheckoutStore } from './checkouts/checkout-store.js';
 import { ChangeDetector } from './changes/change-detector.js';
@@ -34,9 +39,15 @@ export interface RepoServiceHandles {
 export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoServiceHandles> {
   const config = ctx.config;
   const tokens = new ServiceTokens(config['auth.service-tokens']);
-  const keyring = await loadKeyring({ value: config['credentials.encryption-keys'], file: config['credentials.encryption-key-file'] });
+  const keyring = await loadKeyring({
+    value: config['credentials.encryption-keys'],
+    file: config['credentials.encryption-key-file'],
+  });
   const kustomize = await locateTool('kustomize', config['kustomize.path'] || undefined);
-  if (!kustomize) throw new FailedPreconditionError('kustomize not found: set kustomize.path or run test/scripts/obtain-kustomize.sh');
+  if (!kustomize)
+    throw new FailedPreconditionError(
+      'kustomize not found: set kustomize.path or run test/scripts/obtain-kustomize.sh',
+    );
   const helm = await locateTool('helm', config['helm.path'] || undefined);
   ctx.logger.info({ kustomize, helm: helm ?? 'not configured' }, 'rendering tools');
 
@@ -75,7 +86,11 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
     }),
   );
   const grpcPort = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${config['grpc.host']}:${config['grpc.port']}`, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+    server.bindAsync(
+      `${config['grpc.host']}:${config['grpc.port']}`,
+      ServerCredentials.createInsecure(),
+      (err, port) => (err ? reject(err) : resolve(port)),
+    ),
   );
   ctx.onShutdown('grpc server', () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
   ctx.logger.info({ grpcPort }, 'repo gRPC listening');

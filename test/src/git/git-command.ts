@@ -31,7 +31,11 @@ export class GitCommandError extends Error {
 
 export async function git(cwd: string, args: string[]): Promise<string> {
   try {
-    const { stdout } = await execFileAsync('git', args, { cwd, env: isolatedGitEnv, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await execFileAsync('git', args, {
+      cwd,
+      env: isolatedGitEnv,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return stdout;
   } catch (err) {
     const stderr = String((err as { stderr?: unknown }).stderr ?? '');

@@ -30,11 +30,13 @@ export class TestRepository {
     await this.checkout(branch);
     for (const [file, content] of Object.entries(files)) {
       const target = path.join(this.workDir, file);
-      if (!target.startsWith(this.workDir + path.sep)) throw new Error(`file path escapes the repository: ${file}`);
+      if (!target.startsWith(this.workDir + path.sep))
+        throw new Error(`file path escapes the repository: ${file}`);
       await rm(target, { force: true, recursive: true });
       if (content === null) continue;
       await mkdir(path.dirname(target), { recursive: true });
-      if (typeof content === 'object' && !(content instanceof Uint8Array)) await symlink(content.symlink, target);
+      if (typeof content === 'object' && !(content instanceof Uint8Array))
+        await symlink(content.symlink, target);
       else await writeFile(target, content);
     }
     await git(this.workDir, ['add', '--all']);

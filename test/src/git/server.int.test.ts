@@ -34,9 +34,14 @@ describe('test git server', () => {
   });
 
   it('serves commits, branches and tags over smart HTTP to an authorised client', async () => {
-    const repo = await server.createRepository('team-a/apps.git', { credentials: [{ username: 'alice', password: 'pw-a' }] });
+    const repo = await server.createRepository('team-a/apps.git', {
+      credentials: [{ username: 'alice', password: 'pw-a' }],
+    });
     const first = await repo.commit({ 'guestbook/deploy.yaml': 'kind: Deployment\n' });
-    const second = await repo.commit({ 'guestbook/deploy.yaml': 'kind: Deployment\nv: 2\n' }, { branch: 'next' });
+    const second = await repo.commit(
+      { 'guestbook/deploy.yaml': 'kind: Deployment\nv: 2\n' },
+      { branch: 'next' },
+    );
     await repo.tag('v1.0.0', first);
     expect(second).not.toBe(first);
     expect(await repo.sha('next')).toBe(second);
@@ -45,29 +50,45 @@ describe('test git server', () => {
     const dir = path.join(scratch, 'ok');
     await clone(repo.url, dir, { username: 'alice', password: 'pw-a' });
     expect(await readFile(path.join(dir, 'guestbook/deploy.yaml'), 'utf8')).toBe('kind: Deployment\n');
-    expect(server.requests.some((r) => r.repository === 'team-a/apps.git' && r.username === 'alice' && r.status === 200)).toBe(true);
+    expect(
+      server.requests.some(
+        (r) => r.repository === 'team-a/apps.git' && r.username === 'alice' && r.status === 200,
+      ),
+    ).toBe(true);
   });
 
   it('refuses wrong and missing credentials with 401', async () => {
-    const repo = await server.createRepository('team-b/apps.git', { credentials: [{ username: 'bob', password: 'pw-b' }] });
+    const repo = await server.createRepository('team-b/apps.git', {
+      credentials: [{ username: 'bob', password: 'pw-b' }],
+    });
     await repo.commit({ 'a.yaml': 'a: 1\n' });
-    await expect(clone(repo.url, path.join(scratch, 'wrong'), { username: 'bob', password: 'nope' })).rejects.toThrow(/Authentication failed|401/);
+    await expect(
+      clone(repo.url, path.join(scratch, 'wrong'), { username: 'bob', password: 'nope' }),
+    ).rejects.toThrow(/Authentication failed|401/);
     await expect(clone(repo.url, path.join(scratch, 'none'))).rejects.toThrow();
-    expect(server.requests.filter((r) => r.repository === 'team-b/apps.git' && r.status === 401).length).toBeGreaterThan(0);
+    expect(
+      server.requests.filter((r) => r.repository === 'team-b/apps.git' && r.status === 401).length,
+    ).toBeGreaterThan(0);
   });
 
   it('serves anonymous repositories and answers 404 for unknown ones', async () => {
     const repo = await server.createRepository('public.git');
     await repo.commit({ 'x.json': '{}' });
     await clone(repo.url, path.join(scratch, 'public'));
-    await expect(clone(`${server.baseUrl}/missing.git`, path.join(scratch, 'missing'))).rejects.toThrow(/not found|404/);
+    await expect(clone(`${server.baseUrl}/missing.git`, path.join(scratch, 'missing'))).rejects.toThrow(
+      /not found|404/,
+    );
   });
 
   it('rotating credentials takes effect immediately', async () => {
-    const repo = await server.createRepository('rotate.git', { credentials: [{ username: 'u', password: 'old' }] });
+    const repo = await server.createRepository('rotate.git', {
+      credentials: [{ username: 'u', password: 'old' }],
+    });
     await repo.commit({ 'x.yaml': 'x: 1\n' });
     server.setCredentials('rotate.git', [{ username: 'u', password: 'new' }]);
-    await expect(clone(repo.url, path.join(scratch, 'old'), { username: 'u', password: 'old' })).rejects.toThrow();
+    await expect(
+      clone(repo.url, path.join(scratch, 'old'), { username: 'u', password: 'old' }),
+    ).rejects.toThrow();
     await clone(repo.url, path.join(scratch, 'new'), { username: 'u', password: 'new' });
   });
 });

@@ -64,7 +64,8 @@ export async function startGitServer(options: { root?: string } = {}): Promise<G
     const match = /^\/(.+?\.git)(\/.*)$/.exec(decodeURIComponent(url.pathname));
     const service = url.searchParams.get('service') ?? (match?.[2]?.replace(/^\//, '') || null);
     const repository = match?.[1] ?? '';
-    const record = (status: number, username: string | null) => requests.push({ repository, username, status, service });
+    const record = (status: number, username: string | null) =>
+      requests.push({ repository, username, status, service });
     if (!match || !access.has(repository)) {
       record(404, null);
       res.writeHead(404, { 'content-type': 'text/plain' }).end('repository not found\n');
@@ -82,12 +83,19 @@ export async function startGitServer(options: { root?: string } = {}): Promise<G
       username = authenticate(req.headers.authorization, allowed);
       if (username === null) {
         record(401, null);
-        res.writeHead(401, { 'www-authenticate': 'Basic realm="capstan-test-git"', 'content-type': 'text/plain' });
+        res.writeHead(401, {
+          'www-authenticate': 'Basic realm="capstan-test-git"',
+          'content-type': 'text/plain',
+        });
         res.end('authentication required\n');
         return;
       }
     }
-    const status = await runBackend(req, res, { pathInfo: repository + (match[2] ?? ''), query: url.search.slice(1), username });
+    const status = await runBackend(req, res, {
+      pathInfo: repository + (match[2] ?? ''),
+      query: url.search.slice(1),
+      username,
+    });
     record(status, username);
   }
 
@@ -160,7 +168,9 @@ export async function startGitServer(options: { root?: string } = {}): Promise<G
     requests,
     async createRepository(name, createOptions = {}) {
       if (!REPO_NAME.test(name) || name.split('/').some((part) => part.startsWith('.'))) {
-        throw new Error(`invalid test repository name ${JSON.stringify(name)}: use path segments ending in .git`);
+        throw new Error(
+          `invalid test repository name ${JSON.stringify(name)}: use path segments ending in .git`,
+        );
       }
       if (access.has(name)) throw new Error(`test repository ${name} already exists`);
       const bareDir = path.join(projectRoot, name);
@@ -196,7 +206,11 @@ function authenticate(header: string | undefined, allowed: BasicCredential[]): s
   const password = Buffer.from(decoded.slice(colon + 1));
   for (const credential of allowed) {
     const expected = Buffer.from(credential.password);
-    if (credential.username === username && expected.length === password.length && timingSafeEqual(expected, password)) {
+    if (
+      credential.username === username &&
+      expected.length === password.length &&
+      timingSafeEqual(expected, password)
+    ) {
       return username;
     }
   }

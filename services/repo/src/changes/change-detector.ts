@@ -3,13 +3,27 @@
 // moved gets a revision-changed event, appended with its read-model update in one transaction and
 // published by the outbox relay.
 import type { Kysely } from 'kysely';
-import { causedBy, handleCommand, type Envelope, type EventStoreDatabase, type EventOf, type gitPush } from '@capstan/events';
+import {
+  causedBy,
+  handleCommand,
+  type Envelope,
+  type EventStoreDatabase,
+  type EventOf,
+  type gitPush,
+} from '@capstan/events';
 import type { Logger } from '@capstan/service';
 import type { CheckoutStore } from '../checkouts/checkout-store.js';
 import type { CredentialService } from '../credentials/credential-service.js';
 import type { RepoDatabase } from '../credentials/credential.table.js';
 import type { RepoDb } from '../credentials/credential.repository.js';
-import { decideWatch, evolveWatch, initialWatchState, watchStreamId, type RevisionChanged, type WatchKey } from './revision-watch.js';
+import {
+  decideWatch,
+  evolveWatch,
+  initialWatchState,
+  watchStreamId,
+  type RevisionChanged,
+  type WatchKey,
+} from './revision-watch.js';
 import { listWatches, recordWatchSha } from './watch.repository.js';
 
 export type GitPush = EventOf<typeof gitPush>;
@@ -35,8 +49,15 @@ export class ChangeDetector {
   constructor(private readonly deps: ChangeDetectorDeps) {}
 
   /** Re-checks every watch (or those of one URL); failures of one source do not stop the others. */
-  async check(options: { repoURL?: string; detectedBy: 'poll' | 'push'; cause?: Envelope }): Promise<CheckSummary> {
-    const watches = await listWatches(this.deps.db as unknown as RepoDb, options.repoURL ? { repoURL: options.repoURL } : {});
+  async check(options: {
+    repoURL?: string;
+    detectedBy: 'poll' | 'push';
+    cause?: Envelope;
+  }): Promise<CheckSummary> {
+    const watches = await listWatches(
+      this.deps.db as unknown as RepoDb,
+      options.repoURL ? { repoURL: options.repoURL } : {},
+    );
     const summary: CheckSummary = { checked: 0, changed: 0, failed: 0 };
     const forgotten = new Set<string>();
     for (const watch of watches) {
@@ -46,13 +67,23 @@ export class ChangeDetector {
           this.deps.checkouts.forgetRevisions(watch.repoURL);
           forgotten.add(watch.repoURL);
         }
-        const lookup = await this.deps.credentials.lookupForApplication({ url: watch.repoURL, project: watch.project, application: null }, { actor: 'service:repo' });
-        const sha = await this.deps.checkouts.resolveRevision({ url: watch.repoURL, revision: watch.revision, credential: lookup.credential });
+        const lookup = await this.deps.credentials.lookupForApplication(
+          { url: watch.repoURL, project: watch.project, application: null },
+          { actor: 'service:repo' },
+        );
+        const sha = await this.deps.checkouts.resolveRevision({
+          url: watch.repoURL,
+          revision: watch.revision,
+          credential: lookup.credential,
+        });
         const events = await this.observe(watch, sha, options.detectedBy, options.cause);
         summary.changed += events.length;
       } catch (err) {
         summary.failed += 1;
-        this.deps.logger.warn({ err, repoURL: watch.repoURL, revision: watch.revision, project: watch.project }, 'change check failed');
+        this.deps.logger.warn(
+          { err, repoURL: watch.repoURL, revision: watch.revision, project: watch.project },
+          'change check failed',
+        );
       }
     }
     return summary;
@@ -81,18 +112,26 @@ export class ChangeDetector {
     await this.running?.catch(() => undefined);
   }
 
-  private async observe(key: WatchKey, sha: string, detectedBy: 'poll' | 'push', cause?: Envelope): Promise<RevisionChanged[]> {
+  private async observe(
+    key: WatchKey,
+    sha: string,
+    detectedBy: 'poll' | 'push',
+    cause?: Envelope,
+  ): Promise<RevisionChanged[]> {
     const meta = { actor: cause?.actor ?? 'service:repo', ...(cause ? causedBy(cause) : {}) };
-    const result = await handleCommand<ReturnType<typeof initialWatchState>, RevisionChanged>(this.deps.db as unknown as Kysely<EventStoreDatabase>, {
-      schema: this.deps.schema,
-      streamId: watchStreamId(key),
-      initialState: initialWatchState,
-      evolve: evolveWatch,
-      decide: (state) => decideWatch(state, { key, sha, detectedBy }, meta),
-      project: async (trx) => {
-        await recordWatchSha(trx as unknown as RepoDb, key, sha);
+    const result = await handleCommand<ReturnType<typeof initialWatchState>, RevisionChanged>(
+      this.deps.db as unknown as Kysely<EventStoreDatabase>,
+      {
+        schema: this.deps.schema,
+        streamId: watchStreamId(key),
+        initialState: initialWatchState,
+        evolve: evolveWatch,
+        decide: (state) => decideWatch(state, { key, sha, detectedBy }, meta),
+        project: async (trx) => {
+          await recordWatchSha(trx as unknown as RepoDb, key, sha);
+        },
       },
-    });
+    );
     return result.events;
   }
 }

@@ -20,7 +20,10 @@ export interface WatchState {
 export const initialWatchState = (): WatchState => ({ sha: null });
 
 export function watchStreamId(key: WatchKey): string {
-  const id = createHash('sha256').update(`${normalizeRepoUrl(key.repoURL)}\n${key.revision}\n${key.project}`).digest('hex').slice(0, 24);
+  const id = createHash('sha256')
+    .update(`${normalizeRepoUrl(key.repoURL)}\n${key.revision}\n${key.project}`)
+    .digest('hex')
+    .slice(0, 24);
   return `repository-watches/${id}`;
 }
 

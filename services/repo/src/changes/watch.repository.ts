@@ -13,8 +13,15 @@ export async function touchWatch(db: RepoDb, key: WatchKey): Promise<void> {
   await db
     .withSchema('repo')
     .insertInto('watches')
-    .values({ repo_url: key.repoURL, normalized_url: normalizeRepoUrl(key.repoURL), revision: key.revision, project: key.project })
-    .onConflict((oc) => oc.columns(['normalized_url', 'revision', 'project']).doUpdateSet({ last_seen_at: sql`now()` }))
+    .values({
+      repo_url: key.repoURL,
+      normalized_url: normalizeRepoUrl(key.repoURL),
+      revision: key.revision,
+      project: key.project,
+    })
+    .onConflict((oc) =>
+      oc.columns(['normalized_url', 'revision', 'project']).doUpdateSet({ last_seen_at: sql`now()` }),
+    )
     .execute();
 }
 
@@ -22,7 +29,12 @@ export async function listWatches(db: RepoDb, filter: { repoURL?: string } = {})
   let query = db.withSchema('repo').selectFrom('watches').selectAll();
   if (filter.repoURL) query = query.where('normalized_url', '=', normalizeRepoUrl(filter.repoURL));
   const rows = await query.orderBy('normalized_url').orderBy('revision').orderBy('project').execute();
-  return rows.map((r) => ({ repoURL: r.repo_url, revision: r.revision, project: r.project, lastSha: r.last_sha }));
+  return rows.map((r) => ({
+    repoURL: r.repo_url,
+    revision: r.revision,
+    project: r.project,
+    lastSha: r.last_sha,
+  }));
 }
 
 export async function recordWatchSha(db: RepoDb, key: WatchKey, sha: string): Promise<void> {

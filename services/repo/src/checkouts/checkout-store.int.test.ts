@@ -6,7 +6,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { CheckoutStore, type CheckoutCredential } from './checkout-store.js';
-import { RepositoryAuthError, RepositoryTooLargeError, RepositoryUnavailableError, RevisionNotFoundError } from './git-errors.js';
+import {
+  RepositoryAuthError,
+  RepositoryTooLargeError,
+  RepositoryUnavailableError,
+  RevisionNotFoundError,
+} from './git-errors.js';
 
 const execFileAsync = promisify(execFile);
 const CANARY = 'canary-Zq81-never-visible';
@@ -18,13 +23,27 @@ describe('CheckoutStore against a real git server', () => {
   let repo: TestRepository;
   let first: string;
   let second: string;
-  const credA: CheckoutCredential = { id: 'cred-a', version: '1', auth: { username: 'team-a', password: CANARY } };
-  const credB: CheckoutCredential = { id: 'cred-b', version: '1', auth: { username: 'team-b', password: 'pw-b' } };
+  const credA: CheckoutCredential = {
+    id: 'cred-a',
+    version: '1',
+    auth: { username: 'team-a', password: CANARY },
+  };
+  const credB: CheckoutCredential = {
+    id: 'cred-b',
+    version: '1',
+    auth: { username: 'team-b', password: 'pw-b' },
+  };
 
   beforeAll(async () => {
     server = await startGitServer();
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-checkouts-'));
-    store = await CheckoutStore.create({ cacheDir, maxCacheBytes: 50 * 1024 * 1024, maxRepoBytes: 10 * 1024 * 1024, refCacheTtlMs: 60_000, gitTimeoutMs: 30_000 });
+    store = await CheckoutStore.create({
+      cacheDir,
+      maxCacheBytes: 50 * 1024 * 1024,
+      maxRepoBytes: 10 * 1024 * 1024,
+      refCacheTtlMs: 60_000,
+      gitTimeoutMs: 30_000,
+    });
     repo = await server.createRepository('shared/apps.git', {
       credentials: [
         { username: 'team-a', password: CANARY },
@@ -78,7 +97,11 @@ describe('CheckoutStore against a real git server', () => {
   it('serialises concurrent fetches of one repository and reuses the result', async () => {
     const fresh = await server.createRepository('busy.git');
     await fresh.commit({ 'x.yaml': 'x: 1\n' });
-    const results = await Promise.all(Array.from({ length: 6 }, () => store.resolveRevision({ url: fresh.url, revision: 'main', credential: null })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        store.resolveRevision({ url: fresh.url, revision: 'main', credential: null }),
+      ),
+    );
     expect(new Set(results).size).toBe(1);
     expect(store.fetchCounts.get(store.repoKeyOf({ url: fresh.url, credential: null }))).toBe(1);
   });
@@ -93,42 +116,72 @@ describe('CheckoutStore against a real git server', () => {
   });
 
   it('reports wrong and missing credentials without revealing the secret', async () => {
-    const wrong: CheckoutCredential = { id: 'cred-wrong', version: '1', auth: { username: 'team-a', password: `${CANARY}-wrong` } };
-    const err = await store.resolveRevision({ url: repo.url, revision: 'main', credential: wrong }).catch((e: unknown) => e);
+    const wrong: CheckoutCredential = {
+      id: 'cred-wrong',
+      version: '1',
+      auth: { username: 'team-a', password: `${CANARY}-wrong` },
+    };
+    const err = await store
+      .resolveRevision({ url: repo.url, revision: 'main', credential: wrong })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RepositoryAuthError);
-    expect(String((err as Error).message)).toContain(repo.url);
+    expect(String((err as Error).message)).toBe(
+      `authentication to repository ${repo.url} (revision main) failed`,
+    );
     expect(JSON.stringify({ m: (err as Error).message, s: (err as Error).stack })).not.toContain(CANARY);
-    await expect(store.resolveRevision({ url: repo.url, revision: 'main', credential: null })).rejects.toBeInstanceOf(RepositoryAuthError);
+    await expect(
+      store.resolveRevision({ url: repo.url, revision: 'main', credential: null }),
+    ).rejects.toBeInstanceOf(RepositoryAuthError);
   });
 
   it('names the repository and revision when a revision is missing', async () => {
-    await expect(store.resolveRevision({ url: repo.url, revision: 'no-such-branch', credential: credA })).rejects.toThrow(
+    await expect(
+      store.resolveRevision({ url: repo.url, revision: 'no-such-branch', credential: credA }),
+    ).rejects.toThrow(
       new RevisionNotFoundError(`revision no-such-branch not found in repository ${repo.url}`),
     );
-    await expect(store.resolveRevision({ url: repo.url, revision: 'f'.repeat(40), credential: credA })).rejects.toBeInstanceOf(RevisionNotFoundError);
+    await expect(
+      store.resolveRevision({ url: repo.url, revision: 'f'.repeat(40), credential: credA }),
+    ).rejects.toBeInstanceOf(RevisionNotFoundError);
   });
 
   it('reports an unreachable server as unavailable', async () => {
-    const err = await store.resolveRevision({ url: 'http://127.0.0.1:1/nothing.git', revision: 'main', credential: null }).catch((e: unknown) => e);
+    const err = await store
+      .resolveRevision({ url: 'http://127.0.0.1:1/nothing.git', revision: 'main', credential: null })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RepositoryUnavailableError);
     expect((err as RepositoryUnavailableError).retryable).toBe(true);
   });
 
   it('refuses a repository above the size limit and leaves other caches alone', async () => {
-    const small = await CheckoutStore.create({ cacheDir: path.join(cacheDir, 'limited'), maxCacheBytes: 50e6, maxRepoBytes: 64 * 1024, refCacheTtlMs: 0, gitTimeoutMs: 30_000 });
+    const small = await CheckoutStore.create({
+      cacheDir: path.join(cacheDir, 'limited'),
+      maxCacheBytes: 50e6,
+      maxRepoBytes: 64 * 1024,
+      refCacheTtlMs: 0,
+      gitTimeoutMs: 30_000,
+    });
     const big = await server.createRepository('big.git');
     const { randomBytes } = await import('node:crypto');
     await big.commit({ 'blob.bin': randomBytes(256 * 1024) });
     const okRepo = await server.createRepository('ok.git');
     await okRepo.commit({ 'a.yaml': 'a: 1\n' });
     const okCheckout = await small.checkout({ url: okRepo.url, revision: 'main', credential: null });
-    await expect(small.checkout({ url: big.url, revision: 'main', credential: null })).rejects.toBeInstanceOf(RepositoryTooLargeError);
+    await expect(small.checkout({ url: big.url, revision: 'main', credential: null })).rejects.toBeInstanceOf(
+      RepositoryTooLargeError,
+    );
     expect(await readFile(path.join(okCheckout.dir, 'a.yaml'), 'utf8')).toBe('a: 1\n');
     okCheckout.release();
   });
 
   it('evicts least recently used idle trees beyond the bound, never leased ones', async () => {
-    const tiny = await CheckoutStore.create({ cacheDir: path.join(cacheDir, 'tiny'), maxCacheBytes: 1, maxRepoBytes: 10e6, refCacheTtlMs: 60_000, gitTimeoutMs: 30_000 });
+    const tiny = await CheckoutStore.create({
+      cacheDir: path.join(cacheDir, 'tiny'),
+      maxCacheBytes: 1,
+      maxRepoBytes: 10e6,
+      refCacheTtlMs: 60_000,
+      gitTimeoutMs: 30_000,
+    });
     const held = await tiny.checkout({ url: repo.url, revision: 'v1', credential: credA });
     const other = await tiny.checkout({ url: repo.url, revision: 'main', credential: credA });
     other.release();
@@ -149,10 +202,16 @@ describe('CheckoutStore against a real git server', () => {
         seen.push(stdout);
       }
     })();
-    const fresh = await server.createRepository('ps-check.git', { credentials: [{ username: 'team-a', password: CANARY }] });
+    const fresh = await server.createRepository('ps-check.git', {
+      credentials: [{ username: 'team-a', password: CANARY }],
+    });
     await fresh.commit({ 'a.yaml': 'a: 1\n' });
     for (let i = 0; i < 5; i++) {
-      const c = await store.checkout({ url: fresh.url, revision: 'main', credential: { ...credA, version: `ps-${i}` } });
+      const c = await store.checkout({
+        url: fresh.url,
+        revision: 'main',
+        credential: { ...credA, version: `ps-${i}` },
+      });
       c.release();
     }
     polling = false;

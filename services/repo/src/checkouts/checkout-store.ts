@@ -74,7 +74,10 @@ export class CheckoutStore {
     await rm(path.join(opts.cacheDir, 'trees'), { recursive: true, force: true });
     await mkdir(path.join(opts.cacheDir, 'mirrors'), { recursive: true, mode: 0o700 });
     await mkdir(path.join(opts.cacheDir, 'trees'), { recursive: true, mode: 0o700 });
-    const git = await GitRunner.create({ toolDir: path.join(opts.cacheDir, 'tools'), timeoutMs: opts.gitTimeoutMs });
+    const git = await GitRunner.create({
+      toolDir: path.join(opts.cacheDir, 'tools'),
+      timeoutMs: opts.gitTimeoutMs,
+    });
     return new CheckoutStore(opts, git);
   }
 
@@ -84,7 +87,10 @@ export class CheckoutStore {
 
   repoKeyOf(req: Pick<CheckoutRequest, 'url' | 'credential'>): string {
     const who = req.credential ? `${req.credential.id}@${req.credential.version}` : 'anonymous';
-    return createHash('sha256').update(`${who}\n${normalizeRepoUrl(req.url)}`).digest('hex').slice(0, 32);
+    return createHash('sha256')
+      .update(`${who}\n${normalizeRepoUrl(req.url)}`)
+      .digest('hex')
+      .slice(0, 32);
   }
 
   /** Resolves a revision (branch, tag, HEAD, full or abbreviated SHA) to a commit SHA. */
@@ -94,7 +100,8 @@ export class CheckoutStore {
     }
     const key = this.repoKeyOf(req);
     const revision = req.revision.trim() || 'HEAD';
-    if (FULL_SHA.test(revision) && this.cache.has(this.treeDir(key, revision.toLowerCase()))) return revision.toLowerCase();
+    if (FULL_SHA.test(revision) && this.cache.has(this.treeDir(key, revision.toLowerCase())))
+      return revision.toLowerCase();
     const cached = this.freshRef(key, revision);
     if (cached) return cached;
     const asked = Date.now();
@@ -103,12 +110,13 @@ export class CheckoutStore {
       const again = this.freshRef(key, revision, asked);
       if (again) return again;
       const mirror = this.mirrorDir(key);
-      const what = `repository ${redactRepoUrl(req.url)}`;
+      const repository = `repository ${redactRepoUrl(req.url)}`;
+      const what = `${repository} (revision ${revision})`;
       if (FULL_SHA.test(revision) && (await this.hasCommit(mirror, revision))) return revision.toLowerCase();
       await this.fetch(req, key, mirror, what);
       let sha = await this.lookup(mirror, revision);
       if (!sha && /^[0-9a-f]{40}$/i.test(revision)) sha = await this.fetchCommit(req, mirror, revision, what);
-      if (!sha) throw new RevisionNotFoundError(`revision ${revision} not found in ${what}`);
+      if (!sha) throw new RevisionNotFoundError(`revision ${revision} not found in ${repository}`);
       this.refs.set(`${key}\n${revision}`, { sha, at: Date.now() });
       return sha;
     });
@@ -185,30 +193,53 @@ export class CheckoutStore {
       await rename(tmp, mirror);
     } else {
       const result = await this.git.run(
-        ['fetch', '--quiet', '--prune', '--force', '--no-tags', '--', req.url, '+HEAD:refs/capstan/HEAD', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
+        [
+          'fetch',
+          '--quiet',
+          '--prune',
+          '--force',
+          '--no-tags',
+          '--',
+          req.url,
+          '+HEAD:refs/capstan/HEAD',
+          '+refs/heads/*:refs/heads/*',
+          '+refs/tags/*:refs/tags/*',
+        ],
         { cwd: mirror, auth },
       );
       if (result.code !== 0) {
-        if (/couldn't find remote ref HEAD/.test(result.stderr)) throw new RevisionNotFoundError(`${what} has no commits`);
+        if (/couldn't find remote ref HEAD/.test(result.stderr))
+          throw new RevisionNotFoundError(`${what} has no commits`);
         throw classifyGitFailure(result.stderr, what);
       }
     }
     const bytes = await directoryBytes(mirror);
     if (bytes > this.opts.maxRepoBytes) {
       await this.cache.remove(mirror);
-      throw new RepositoryTooLargeError(`${what} is ${bytes} bytes, above the limit of ${this.opts.maxRepoBytes} bytes`);
+      throw new RepositoryTooLargeError(
+        `${what} is ${bytes} bytes, above the limit of ${this.opts.maxRepoBytes} bytes`,
+      );
     }
     this.cache.record(mirror, bytes, () => this.dropRefs(key));
     await this.cache.evict();
   }
 
-  private async fetchCommit(req: CheckoutRequest, mirror: string, sha: string, what: string): Promise<string | null> {
-    const result = await this.git.run(['fetch', '--quiet', '--no-tags', '--', req.url, `+${sha}:refs/capstan/commits/${sha}`], {
-      cwd: mirror,
-      auth: req.credential?.auth ?? null,
-    });
+  private async fetchCommit(
+    req: CheckoutRequest,
+    mirror: string,
+    sha: string,
+    what: string,
+  ): Promise<string | null> {
+    const result = await this.git.run(
+      ['fetch', '--quiet', '--no-tags', '--', req.url, `+${sha}:refs/capstan/commits/${sha}`],
+      {
+        cwd: mirror,
+        auth: req.credential?.auth ?? null,
+      },
+    );
     if (result.code !== 0) {
-      if (/not our ref|no such remote ref|unadvertised object|couldn't find remote ref/i.test(result.stderr)) return null;
+      if (/not our ref|no such remote ref|unadvertised object|couldn't find remote ref/i.test(result.stderr))
+        return null;
       throw classifyGitFailure(result.stderr, what);
     }
     return (await this.hasCommit(mirror, sha)) ? sha.toLowerCase() : null;
@@ -226,14 +257,19 @@ export class CheckoutStore {
         if (sha) return sha;
         continue;
       }
-      const result = await this.git.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`], { cwd: mirror });
+      const result = await this.git.run(
+        ['rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`],
+        { cwd: mirror },
+      );
       if (result.code === 0) return result.stdout.trim();
     }
     return null;
   }
 
   private async hasCommit(mirror: string, sha: string): Promise<boolean> {
-    const result = await this.git.run(['cat-file', '-e', `${sha}^{commit}`], { cwd: mirror }).catch(() => null);
+    const result = await this.git
+      .run(['cat-file', '-e', `${sha}^{commit}`], { cwd: mirror })
+      .catch(() => null);
     return result?.code === 0;
   }
 

@@ -42,13 +42,21 @@ export class GitFailedError extends CapstanError {
 /** Maps git's stderr of a network operation to the error the caller should see. */
 export function classifyGitFailure(stderr: string, what: string): CapstanError {
   const detail = firstMeaningfulLine(stderr);
-  if (/Authentication failed|could not read Username|could not read Password|terminal prompts disabled|returned error: 40[13]|Permission denied \(publickey/i.test(stderr)) {
+  if (
+    /Authentication failed|could not read Username|could not read Password|terminal prompts disabled|returned error: 40[13]|Permission denied \(publickey/i.test(
+      stderr,
+    )
+  ) {
     return new RepositoryAuthError(`authentication to ${what} failed`);
   }
   if (/not found|returned error: 404|does not appear to be a git repository/i.test(stderr)) {
     return new RevisionNotFoundError(`${what} not found`);
   }
-  if (/Could not resolve host|Connection refused|Failed to connect|Connection timed out|Network is unreachable|returned error: 5\d\d|Could not read from remote/i.test(stderr)) {
+  if (
+    /Could not resolve host|Connection refused|Failed to connect|Connection timed out|Network is unreachable|returned error: 5\d\d|Could not read from remote/i.test(
+      stderr,
+    )
+  ) {
     return new RepositoryUnavailableError(`${what} is unreachable: ${detail}`);
   }
   return new GitFailedError(`git failed for ${what}: ${detail}`);

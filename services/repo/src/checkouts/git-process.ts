@@ -31,13 +31,20 @@ esac
 `;
 
 const SAFE_CONFIG = [
-  '-c', 'credential.helper=',
-  '-c', 'protocol.allow=never',
-  '-c', 'protocol.http.allow=always',
-  '-c', 'protocol.https.allow=always',
-  '-c', 'protocol.ssh.allow=always',
-  '-c', 'advice.detachedHead=false',
-  '-c', 'gc.auto=0',
+  '-c',
+  'credential.helper=',
+  '-c',
+  'protocol.allow=never',
+  '-c',
+  'protocol.http.allow=always',
+  '-c',
+  'protocol.https.allow=always',
+  '-c',
+  'protocol.ssh.allow=always',
+  '-c',
+  'advice.detachedHead=false',
+  '-c',
+  'gc.auto=0',
 ];
 
 export class GitRunner {
@@ -90,8 +97,14 @@ export class GitRunner {
         // soon as the command ends. Its path (not its content) is on ssh's command line.
         keyDir = await mkdtemp(path.join(this.scratchDir, 'ssh-'));
         const keyFile = path.join(keyDir, 'id');
-        await writeFile(keyFile, auth.sshPrivateKey.endsWith('\n') ? auth.sshPrivateKey : auth.sshPrivateKey + '\n', { mode: 0o600 });
-        const hostKeyCheck = auth.insecure ? '-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null' : '-o StrictHostKeyChecking=yes';
+        await writeFile(
+          keyFile,
+          auth.sshPrivateKey.endsWith('\n') ? auth.sshPrivateKey : auth.sshPrivateKey + '\n',
+          { mode: 0o600 },
+        );
+        const hostKeyCheck = auth.insecure
+          ? '-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'
+          : '-o StrictHostKeyChecking=yes';
         env.GIT_SSH_COMMAND = `ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes ${hostKeyCheck} -i '${keyFile}'`;
       }
     }
@@ -105,11 +118,17 @@ export class GitRunner {
   /** Runs git and throws when it fails (for local, non-network commands). */
   async ok(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
     const result = await this.run(args, opts);
-    if (result.code !== 0) throw new GitFailedError(`git ${args[0]} failed: ${result.stderr.trim().split('\n')[0] ?? ''}`);
+    if (result.code !== 0)
+      throw new GitFailedError(`git ${args[0]} failed: ${result.stderr.trim().split('\n')[0] ?? ''}`);
     return result.stdout;
   }
 
-  private spawn(args: string[], env: NodeJS.ProcessEnv, cwd: string | undefined, timeoutMs: number): Promise<GitResult> {
+  private spawn(
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    cwd: string | undefined,
+    timeoutMs: number,
+  ): Promise<GitResult> {
     return new Promise((resolve, reject) => {
       const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
       const out: Buffer[] = [];
@@ -128,10 +147,18 @@ export class GitRunner {
       child.on('close', (code) => {
         clearTimeout(timer);
         if (timedOut) {
-          reject(new GitTimeoutError(`git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? ''} timed out after ${timeoutMs} ms`));
+          reject(
+            new GitTimeoutError(
+              `git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? ''} timed out after ${timeoutMs} ms`,
+            ),
+          );
           return;
         }
-        resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code: code ?? -1 });
+        resolve({
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderr: Buffer.concat(err).toString('utf8'),
+          code: code ?? -1,
+        });
       });
     });
   }

@@ -15,6 +15,7 @@ describe('revisions', () => {
     for (const bad of ['--upload-pack=x', 'main..evil', 'HEAD~1', 'main^', 'a b', 'x:y', 'main@{1}']) {
       expect(isAcceptableRevision(bad)).toBe(false);
     }
-    for (const good of ['main', 'release/1.2', 'v1.0.0', 'HEAD', '']) expect(isAcceptableRevision(good)).toBe(true);
+    for (const good of ['main', 'release/1.2', 'v1.0.0', 'HEAD', ''])
+      expect(isAcceptableRevision(good)).toBe(true);
   });
 });

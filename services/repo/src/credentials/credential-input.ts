@@ -18,10 +18,18 @@ export function validateCredentialInput(input: CredentialInput): CredentialInput
     if (err instanceof ValidationError) violations.push(...err.violations);
     else throw err;
   }
-  check(input.project === '' || PROJECT.test(input.project), 'project', 'must be empty (unscoped) or a project name');
+  check(
+    input.project === '' || PROJECT.test(input.project),
+    'project',
+    'must be empty (unscoped) or a project name',
+  );
   check(input.type === 'git' || input.type === 'helm', 'type', 'must be "git" or "helm"');
   check(input.name === undefined || SECRET_NAME.test(input.name), 'name', 'must be a Kubernetes object name');
-  check(input.displayName.length <= 253 && !/[\r\n\0]/.test(input.displayName), 'displayName', 'must be one line of at most 253 characters');
+  check(
+    input.displayName.length <= 253 && !/[\r\n\0]/.test(input.displayName),
+    'displayName',
+    'must be one line of at most 253 characters',
+  );
   // git's credential protocol is line-based: a newline in a value could inject other fields.
   check(!/[\r\n\0]/.test(input.username), 'username', 'must not contain line breaks or NUL');
   check(input.username.length <= 256, 'username', 'must be at most 256 characters');
@@ -31,7 +39,11 @@ export function validateCredentialInput(input: CredentialInput): CredentialInput
     check(password.length <= 4096, 'password', 'must be at most 4096 characters');
   }
   if (sshPrivateKey !== undefined) {
-    check(/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(sshPrivateKey.trim()), 'sshPrivateKey', 'must be a PEM or OpenSSH private key');
+    check(
+      /^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(sshPrivateKey.trim()),
+      'sshPrivateKey',
+      'must be a PEM or OpenSSH private key',
+    );
     check(sshPrivateKey.length <= 64 * 1024, 'sshPrivateKey', 'must be at most 64 KiB');
   }
   check(!(password && sshPrivateKey), 'sshPrivateKey', 'cannot be combined with password');

@@ -3,7 +3,15 @@ import { ValidationError } from '@capstan/service';
 import { validateCredentialInput } from './credential-input.js';
 import type { CredentialInput } from './credential.js';
 
-const ok: CredentialInput = { url: 'https://h.example/a.git', project: 'team-a', type: 'git', displayName: '', username: 'u', insecure: false, secret: { password: 'p' } };
+const ok: CredentialInput = {
+  url: 'https://h.example/a.git',
+  project: 'team-a',
+  type: 'git',
+  displayName: '',
+  username: 'u',
+  insecure: false,
+  secret: { password: 'p' },
+};
 
 describe('validateCredentialInput', () => {
   it('accepts a well-formed credential', () => {
@@ -12,12 +20,20 @@ describe('validateCredentialInput', () => {
 
   it('reports every problem with its field path', () => {
     try {
-      validateCredentialInput({ ...ok, url: '', project: 'Bad Project', username: 'a\nb', secret: { password: 'x\nprotocol=evil', sshPrivateKey: 'nope' } });
+      validateCredentialInput({
+        ...ok,
+        url: '',
+        project: 'Bad Project',
+        username: 'a\nb',
+        secret: { password: 'x\nprotocol=evil', sshPrivateKey: 'nope' },
+      });
       expect.fail('accepted');
     } catch (err) {
       expect(err).toBeInstanceOf(ValidationError);
       const fields = (err as ValidationError).violations.map((v) => v.field);
-      expect(fields).toEqual(expect.arrayContaining(['url', 'project', 'username', 'password', 'sshPrivateKey']));
+      expect(fields).toEqual(
+        expect.arrayContaining(['url', 'project', 'username', 'password', 'sshPrivateKey']),
+      );
       expect((err as Error).message).not.toContain('protocol=evil');
     }
   });

@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createDb, migrateAudit, migrateToLatest, verifyAuditChain, type Kysely } from '@capstan/db';
-import { AlreadyExistsError, FailedPreconditionError, NotFoundError, ValidationError } from '@capstan/service';
+import {
+  AlreadyExistsError,
+  FailedPreconditionError,
+  NotFoundError,
+  ValidationError,
+} from '@capstan/service';
 import { createTestDatabase, type TestDatabase } from '@capstan/test/infra';
 import { repoMigrations } from '../migrations/index.js';
 import type { RepoDatabase } from './credential.table.js';
@@ -23,16 +28,37 @@ describe('CredentialService on PostgreSQL', () => {
     db = createDb<RepoDatabase>(testDb.url);
     await migrateAudit(db as unknown as Kysely<unknown>);
     await migrateToLatest(db, { schema: 'repo', migrations: repoMigrations });
-    service = new CredentialService(db, parseKeyring(JSON.stringify({ active: 'k1', keys: { k1: randomBytes(32).toString('base64') } })));
+    service = new CredentialService(
+      db,
+      parseKeyring(JSON.stringify({ active: 'k1', keys: { k1: randomBytes(32).toString('base64') } })),
+    );
   });
   afterAll(async () => {
     await db?.destroy();
     await testDb?.drop();
   });
 
-  const input = (project: string, password: string, url = URL_SHARED) => ({ url, project, type: 'git' as const, displayName: '', username: `bot-${project || 'global'}`, insecure: false, secret: { password } });
+  const input = (project: string, password: string, url = URL_SHARED) => ({
+    url,
+    project,
+    type: 'git' as const,
+    displayName: '',
+    username: `bot-${project || 'global'}`,
+    insecure: false,
+    secret: { password },
+  });
   const decisions = async () =>
-    (await sql<{ operation: string; reason: string; outcome: string; chosen_id: string | null; project: string | null; candidates: unknown; message: string | null }>`select * from audit.credential_decisions order by id`.execute(db)).rows;
+    (
+      await sql<{
+        operation: string;
+        reason: string;
+        outcome: string;
+        chosen_id: string | null;
+        project: string | null;
+        candidates: unknown;
+        message: string | null;
+      }>`select * from audit.credential_decisions order by id`.execute(db)
+    ).rows;
 
   it('stores per-project credentials for one URL under Argo CD names, encrypted', async () => {
     const a = await service.create(input('team-a', CANARY), admin);
@@ -41,24 +67,38 @@ describe('CredentialService on PostgreSQL', () => {
     expect(b.name).not.toBe(a.name);
     expect(a).toMatchObject({ project: 'team-a', hasPassword: true, username: 'bot-team-a' });
     expect(JSON.stringify(a)).not.toContain(CANARY);
-    const raw = await sql<{ ciphertext: Buffer; key_id: string }>`select ciphertext, key_id from repo.credentials where id = ${a.id}`.execute(db);
+    const raw = await sql<{
+      ciphertext: Buffer;
+      key_id: string;
+    }>`select ciphertext, key_id from repo.credentials where id = ${a.id}`.execute(db);
     expect(raw.rows[0]?.key_id).toBe('k1');
     expect(raw.rows[0]?.ciphertext.toString('latin1')).not.toContain(CANARY);
   });
 
   it('refuses a second credential for the same URL and project', async () => {
     await expect(service.create(input('team-a', 'other'), admin)).rejects.toBeInstanceOf(AlreadyExistsError);
-    await expect(service.create(input('team-a', 'x', 'HTTPS://git.example.com/shared/apps'), admin)).rejects.toBeInstanceOf(AlreadyExistsError);
+    await expect(
+      service.create(input('team-a', 'x', 'HTTPS://git.example.com/shared/apps'), admin),
+    ).rejects.toBeInstanceOf(AlreadyExistsError);
   });
 
   it('selects the project credential, falls back to the unscoped one, else anonymous', async () => {
-    const a = await service.lookupForApplication({ url: URL_SHARED, project: 'team-a', application: 'argocd/guestbook' }, { actor: 'repo' });
+    const a = await service.lookupForApplication(
+      { url: URL_SHARED, project: 'team-a', application: 'argocd/guestbook' },
+      { actor: 'repo' },
+    );
     expect(a.reason).toBe('project-match');
     expect(a.credential?.auth).toMatchObject({ username: 'bot-team-a', password: CANARY });
-    const none = await service.lookupForApplication({ url: URL_SHARED, project: 'team-c', application: null }, { actor: 'repo' });
+    const none = await service.lookupForApplication(
+      { url: URL_SHARED, project: 'team-c', application: null },
+      { actor: 'repo' },
+    );
     expect(none).toMatchObject({ credential: null, reason: 'none' });
     const global = await service.create(input('', 'pw-global'), admin);
-    const c = await service.lookupForApplication({ url: URL_SHARED, project: 'team-c', application: null }, { actor: 'repo' });
+    const c = await service.lookupForApplication(
+      { url: URL_SHARED, project: 'team-c', application: null },
+      { actor: 'repo' },
+    );
     expect(c).toMatchObject({ credentialId: global.id, reason: 'unscoped-fallback' });
     expect(c.credential?.auth.password).toBe('pw-global');
   });
@@ -82,7 +122,10 @@ describe('CredentialService on PostgreSQL', () => {
     await expect(service.update(input('team-b', 'new'), admin)).rejects.toBeInstanceOf(NotFoundError);
     const updated = await service.update({ ...input('team-a', `${CANARY}-2`), username: 'bot-a-2' }, admin);
     expect(updated.username).toBe('bot-a-2');
-    const global = await service.lookupForApplication({ url: URL_SHARED, project: 'team-c', application: null }, { actor: 'repo' });
+    const global = await service.lookupForApplication(
+      { url: URL_SHARED, project: 'team-c', application: null },
+      { actor: 'repo' },
+    );
     expect(global.credential?.auth.password).toBe('pw-global');
   });
 
@@ -90,22 +133,54 @@ describe('CredentialService on PostgreSQL', () => {
     const secret = {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 'team-d-repo', namespace: 'argocd', labels: { 'argocd.argoproj.io/secret-type': 'repository' } },
-      stringData: { url: 'https://git.example.com/d.git', project: 'team-d', username: 'd', password: 'pw-d' },
+      metadata: {
+        name: 'team-d-repo',
+        namespace: 'argocd',
+        labels: { 'argocd.argoproj.io/secret-type': 'repository' },
+      },
+      stringData: {
+        url: 'https://git.example.com/d.git',
+        project: 'team-d',
+        username: 'd',
+        password: 'pw-d',
+      },
     };
     const created = await service.applySecret(secret, admin);
     expect(created).toMatchObject({ name: 'team-d-repo', origin: 'declarative', project: 'team-d' });
-    const again = await service.applySecret({ ...secret, stringData: { ...secret.stringData, username: 'd2' } }, admin);
+    const again = await service.applySecret(
+      { ...secret, stringData: { ...secret.stringData, username: 'd2' } },
+      admin,
+    );
     expect(again).toMatchObject({ id: created.id, username: 'd2' });
-    await expect(service.applySecret({ ...secret, stringData: { url: 'https://u:leak@h/x.git' } }, admin)).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      service.applySecret({ ...secret, stringData: { url: 'https://u:leak@h/x.git' } }, admin),
+    ).rejects.toBeInstanceOf(ValidationError);
   });
 
   it('audits every lookup, mutation and refusal with candidates and reasons, never a secret', async () => {
     const rows = await decisions();
     const ops = rows.map((r) => `${r.operation}:${r.reason}:${r.outcome}`);
-    expect(ops).toEqual(expect.arrayContaining(['create:exact:allow', 'create:refused:deny', 'lookup:project-match:allow', 'lookup:none:allow', 'lookup:unscoped-fallback:allow', 'get:ambiguous:deny', 'get:not-found:deny', 'delete:exact:allow', 'update:not-found:deny', 'update:exact:allow']));
+    expect(ops).toEqual(
+      expect.arrayContaining([
+        'create:exact:allow',
+        'create:refused:deny',
+        'lookup:project-match:allow',
+        'lookup:none:allow',
+        'lookup:unscoped-fallback:allow',
+        'get:ambiguous:deny',
+        'get:not-found:deny',
+        'delete:exact:allow',
+        'update:not-found:deny',
+        'update:exact:allow',
+      ]),
+    );
     const lookup = rows.find((r) => r.operation === 'lookup' && r.reason === 'project-match');
-    expect(lookup?.candidates).toEqual(expect.arrayContaining([expect.objectContaining({ project: 'team-a' }), expect.objectContaining({ project: 'team-b' })]));
+    expect(lookup?.candidates).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ project: 'team-a' }),
+        expect.objectContaining({ project: 'team-b' }),
+      ]),
+    );
     const text = JSON.stringify(rows);
     for (const secret of [CANARY, 'pw-b', 'pw-global', 'pw-d', 'leak']) expect(text).not.toContain(secret);
     expect((await verifyAuditChain(db as unknown as Kysely<unknown>, 'credential_decisions')).ok).toBe(true);

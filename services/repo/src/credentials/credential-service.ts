@@ -50,7 +50,11 @@ export class CredentialService {
   ) {}
 
   /** Creates a credential; with `upsert`, replaces the one in the same URL and scope. */
-  async create(raw: CredentialInput, caller: Caller, opts: { upsert?: boolean; origin?: 'api' | 'declarative' } = {}): Promise<CredentialMetadata> {
+  async create(
+    raw: CredentialInput,
+    caller: Caller,
+    opts: { upsert?: boolean; origin?: 'api' | 'declarative' } = {},
+  ): Promise<CredentialMetadata> {
     const base = this.decision('create', raw.url, raw.project, caller);
     const input = await this.validated(raw, base);
     try {
@@ -58,12 +62,21 @@ export class CredentialService {
         const rows = await credentialsForUrl(trx, normalizeRepoUrl(input.url));
         const existing = findForMutation(rows, input.url, input.project);
         if (existing && !opts.upsert) {
-          throw new AlreadyExistsError(`a credential for ${redactRepoUrl(input.url)} ${scopeText(input.project)} already exists`);
+          throw new AlreadyExistsError(
+            `a credential for ${redactRepoUrl(input.url)} ${scopeText(input.project)} already exists`,
+          );
         }
         const row = existing
           ? await this.replace(trx, existing, input)
           : await this.insert(trx, input, caller, opts.origin ?? 'api');
-        await this.audit(trx, { ...base, operation: existing ? 'update' : 'create', candidates: candidatesOf(rows), chosen_id: row.id, reason: 'exact', outcome: 'allow' });
+        await this.audit(trx, {
+          ...base,
+          operation: existing ? 'update' : 'create',
+          candidates: candidatesOf(rows),
+          chosen_id: row.id,
+          reason: 'exact',
+          outcome: 'allow',
+        });
         return toMetadata(row);
       });
     } catch (err) {
@@ -79,9 +92,18 @@ export class CredentialService {
       return await this.db.transaction().execute(async (trx) => {
         const rows = await credentialsForUrl(trx, normalizeRepoUrl(input.url));
         const existing = findForMutation(rows, input.url, input.project);
-        if (!existing) throw new NotFoundError(`no credential for ${redactRepoUrl(input.url)} ${scopeText(input.project)}`);
+        if (!existing)
+          throw new NotFoundError(
+            `no credential for ${redactRepoUrl(input.url)} ${scopeText(input.project)}`,
+          );
         const row = await this.replace(trx, existing, input);
-        await this.audit(trx, { ...base, candidates: candidatesOf(rows), chosen_id: row.id, reason: 'exact', outcome: 'allow' });
+        await this.audit(trx, {
+          ...base,
+          candidates: candidatesOf(rows),
+          chosen_id: row.id,
+          reason: 'exact',
+          outcome: 'allow',
+        });
         return toMetadata(row);
       });
     } catch (err) {
@@ -94,7 +116,13 @@ export class CredentialService {
     const base = this.decision('get', url, project, caller);
     const rows = await credentialsForUrl(this.db, normalizeRepoUrl(url));
     const found = await this.resolveOrRefuse(rows, url, project, base);
-    await this.audit(this.db, { ...base, candidates: candidatesOf(rows), chosen_id: found.id, reason: 'exact', outcome: 'allow' });
+    await this.audit(this.db, {
+      ...base,
+      candidates: candidatesOf(rows),
+      chosen_id: found.id,
+      reason: 'exact',
+      outcome: 'allow',
+    });
     return toMetadata(found);
   }
 
@@ -105,7 +133,13 @@ export class CredentialService {
       const rows = await credentialsForUrl(trx, normalizeRepoUrl(url));
       const found = await this.resolveOrRefuse(rows, url, project, base);
       await deleteCredential(trx, found.id);
-      await this.audit(trx, { ...base, candidates: candidatesOf(rows), chosen_id: found.id, reason: 'exact', outcome: 'allow' });
+      await this.audit(trx, {
+        ...base,
+        candidates: candidatesOf(rows),
+        chosen_id: found.id,
+        reason: 'exact',
+        outcome: 'allow',
+      });
       return toMetadata(found);
     });
   }
@@ -129,7 +163,10 @@ export class CredentialService {
     try {
       parsed = parseRepositorySecret(manifest);
     } catch (err) {
-      const url = typeof (manifest as { stringData?: { url?: unknown } })?.stringData?.url === 'string' ? String((manifest as { stringData: { url: string } }).stringData.url) : '';
+      const url =
+        typeof (manifest as { stringData?: { url?: unknown } })?.stringData?.url === 'string'
+          ? String((manifest as { stringData: { url: string } }).stringData.url)
+          : '';
       throw await this.refused(this.decision('create', url, '', caller), err);
     }
     const base = this.decision('create', parsed.input.url, parsed.input.project, caller);
@@ -138,8 +175,17 @@ export class CredentialService {
       return await this.db.transaction().execute(async (trx) => {
         const byName = await credentialByName(trx, parsed.name);
         const rows = await credentialsForUrl(trx, normalizeRepoUrl(input.url));
-        const row = byName ? await this.replace(trx, byName, input) : await this.insert(trx, input, caller, 'declarative');
-        await this.audit(trx, { ...base, operation: byName ? 'update' : 'create', candidates: candidatesOf(rows), chosen_id: row.id, reason: 'exact', outcome: 'allow' });
+        const row = byName
+          ? await this.replace(trx, byName, input)
+          : await this.insert(trx, input, caller, 'declarative');
+        await this.audit(trx, {
+          ...base,
+          operation: byName ? 'update' : 'create',
+          candidates: candidatesOf(rows),
+          chosen_id: row.id,
+          reason: 'exact',
+          outcome: 'allow',
+        });
         return toMetadata(row);
       });
     } catch (err) {
@@ -151,15 +197,25 @@ export class CredentialService {
    * The credential a checkout for an Application of `project` uses: first scoped to the project,
    * else first unscoped, else anonymous. The secret is decrypted only here, for the checkout.
    */
-  async lookupForApplication(req: { url: string; project: string; application: string | null }, caller: Caller): Promise<LookupResult> {
-    const base: Decision = { ...this.decision('lookup', req.url, req.project, caller), application: req.application };
+  async lookupForApplication(
+    req: { url: string; project: string; application: string | null },
+    caller: Caller,
+  ): Promise<LookupResult> {
+    const base: Decision = {
+      ...this.decision('lookup', req.url, req.project, caller),
+      application: req.application,
+    };
     const rows = await credentialsForUrl(this.db, normalizeRepoUrl(req.url));
     const decision = selectForProject(rows, req.url, req.project);
     const row = decision.chosen;
     let credential: CheckoutCredential | null = null;
     try {
       if (row) {
-        const secret = openSecret(this.keyring, row.id, { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext });
+        const secret = openSecret(this.keyring, row.id, {
+          keyId: row.key_id,
+          nonce: row.nonce,
+          ciphertext: row.ciphertext,
+        });
         credential = {
           id: row.id,
           version: String(row.updated_at.getTime()),
@@ -167,10 +223,23 @@ export class CredentialService {
         };
       }
     } catch (err) {
-      await this.audit(this.db, { ...base, candidates: candidatesOf(decision.considered), chosen_id: row?.id ?? null, reason: decision.reason, outcome: 'error', message: messageOf(err) });
+      await this.audit(this.db, {
+        ...base,
+        candidates: candidatesOf(decision.considered),
+        chosen_id: row?.id ?? null,
+        reason: decision.reason,
+        outcome: 'error',
+        message: messageOf(err),
+      });
       throw err;
     }
-    await this.audit(this.db, { ...base, candidates: candidatesOf(decision.considered), chosen_id: row?.id ?? null, reason: decision.reason, outcome: 'allow' });
+    await this.audit(this.db, {
+      ...base,
+      candidates: candidatesOf(decision.considered),
+      chosen_id: row?.id ?? null,
+      reason: decision.reason,
+      outcome: 'allow',
+    });
     return { credential, credentialId: row?.id ?? null, reason: decision.reason };
   }
 
@@ -179,18 +248,41 @@ export class CredentialService {
     return (await credentialById(this.db, id))?.name;
   }
 
-  private async resolveOrRefuse(rows: CredentialRow[], url: string, project: string, base: Decision): Promise<CredentialRow> {
+  private async resolveOrRefuse(
+    rows: CredentialRow[],
+    url: string,
+    project: string,
+    base: Decision,
+  ): Promise<CredentialRow> {
     const resolution = resolveForApi(rows, url, project);
     if (resolution.outcome === 'found') return resolution.credential;
     const candidates = candidatesOf(resolution.considered);
     if (resolution.outcome === 'ambiguous') {
-      const projects = resolution.considered.map((r) => (r.project === '' ? '(unscoped)' : r.project)).join(', ');
-      const err = new FailedPreconditionError(`several credentials exist for ${redactRepoUrl(url)} (projects: ${projects}); name the project`);
-      await this.audit(this.db, { ...base, candidates, reason: 'ambiguous', outcome: 'deny', message: err.message });
+      const projects = resolution.considered
+        .map((r) => (r.project === '' ? '(unscoped)' : r.project))
+        .join(', ');
+      const err = new FailedPreconditionError(
+        `several credentials exist for ${redactRepoUrl(url)} (projects: ${projects}); name the project`,
+      );
+      await this.audit(this.db, {
+        ...base,
+        candidates,
+        reason: 'ambiguous',
+        outcome: 'deny',
+        message: err.message,
+      });
       throw err;
     }
-    const err = new NotFoundError(`no credential for ${redactRepoUrl(url)}${project ? ` in project ${project}` : ''}`);
-    await this.audit(this.db, { ...base, candidates, reason: 'not-found', outcome: 'deny', message: err.message });
+    const err = new NotFoundError(
+      `no credential for ${redactRepoUrl(url)}${project ? ` in project ${project}` : ''}`,
+    );
+    await this.audit(this.db, {
+      ...base,
+      candidates,
+      reason: 'not-found',
+      outcome: 'deny',
+      message: err.message,
+    });
     throw err;
   }
 
@@ -206,17 +298,30 @@ export class CredentialService {
   private async refused(base: Decision, err: unknown): Promise<unknown> {
     let error = err;
     if ((err as { code?: string }).code === '23505') {
-      error = new AlreadyExistsError(`a credential with this name, or for ${base.repo_url} ${scopeText(base.project ?? '')}, already exists`, { cause: err });
+      error = new AlreadyExistsError(
+        `a credential with this name, or for ${base.repo_url} ${scopeText(base.project ?? '')}, already exists`,
+        { cause: err },
+      );
     }
     if (error instanceof CapstanError) {
-      await this.audit(this.db, { ...base, reason: error instanceof NotFoundError ? 'not-found' : 'refused', outcome: 'deny', message: error.message });
+      await this.audit(this.db, {
+        ...base,
+        reason: error instanceof NotFoundError ? 'not-found' : 'refused',
+        outcome: 'deny',
+        message: error.message,
+      });
     } else {
       await this.audit(this.db, { ...base, reason: 'refused', outcome: 'error', message: 'internal error' });
     }
     return error;
   }
 
-  private async insert(trx: RepoDb, input: CredentialInput, caller: Caller, origin: 'api' | 'declarative'): Promise<CredentialRow> {
+  private async insert(
+    trx: RepoDb,
+    input: CredentialInput,
+    caller: Caller,
+    origin: 'api' | 'declarative',
+  ): Promise<CredentialRow> {
     const id = randomUUID();
     const sealed = sealSecret(this.keyring, id, input.secret);
     return insertCredential(trx, {
@@ -239,7 +344,11 @@ export class CredentialService {
     });
   }
 
-  private async replace(trx: RepoDb, existing: CredentialRow, input: CredentialInput): Promise<CredentialRow> {
+  private async replace(
+    trx: RepoDb,
+    existing: CredentialRow,
+    input: CredentialInput,
+  ): Promise<CredentialRow> {
     const sealed = sealSecret(this.keyring, existing.id, input.secret);
     return updateCredential(trx, existing.id, {
       url: input.url,

@@ -10,10 +10,18 @@ const schema = (db: RepoDb) => db.withSchema('repo');
 
 /** Every credential for a URL (normalised form), in creation order. */
 export async function credentialsForUrl(db: RepoDb, normalizedUrl: string): Promise<CredentialRow[]> {
-  return schema(db).selectFrom('credentials').selectAll().where('normalized_url', '=', normalizedUrl).orderBy('seq').execute();
+  return schema(db)
+    .selectFrom('credentials')
+    .selectAll()
+    .where('normalized_url', '=', normalizedUrl)
+    .orderBy('seq')
+    .execute();
 }
 
-export async function listCredentialRows(db: RepoDb, filter: { project?: string } = {}): Promise<CredentialRow[]> {
+export async function listCredentialRows(
+  db: RepoDb,
+  filter: { project?: string } = {},
+): Promise<CredentialRow[]> {
   let query = schema(db).selectFrom('credentials').selectAll();
   if (filter.project !== undefined) query = query.where('project', '=', filter.project);
   return query.orderBy('seq').execute();
@@ -31,7 +39,11 @@ export async function insertCredential(db: RepoDb, row: Insertable<CredentialTab
   return schema(db).insertInto('credentials').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function updateCredential(db: RepoDb, id: string, patch: Updateable<CredentialTable>): Promise<CredentialRow> {
+export async function updateCredential(
+  db: RepoDb,
+  id: string,
+  patch: Updateable<CredentialTable>,
+): Promise<CredentialRow> {
   return schema(db)
     .updateTable('credentials')
     .set({ ...patch, updated_at: new Date() })

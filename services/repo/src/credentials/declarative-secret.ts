@@ -11,7 +11,16 @@ import { validateRepoUrl } from './repo-url.js';
 export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
-const FIELDS = ['url', 'project', 'type', 'name', 'username', 'password', 'sshPrivateKey', 'insecure'] as const;
+const FIELDS = [
+  'url',
+  'project',
+  'type',
+  'name',
+  'username',
+  'password',
+  'sshPrivateKey',
+  'insecure',
+] as const;
 
 const secretSchema = z.object({
   apiVersion: z.literal('v1'),
@@ -44,36 +53,47 @@ export function parseRepositorySecret(manifest: unknown): DeclarativeRepositoryS
     // zod messages for the data maps could quote a value; describe by path and kind only.
     const violations: FieldViolation[] = parsed.error.issues.map((issue) => ({
       field: issue.path.map(String).join('.') || '(root)',
-      description: issue.path[0] === 'data' || issue.path[0] === 'stringData' ? 'must be a string' : issue.message,
+      description:
+        issue.path[0] === 'data' || issue.path[0] === 'stringData' ? 'must be a string' : issue.message,
     }));
     throw new ValidationError(violations);
   }
   const secret = parsed.data;
   const secretType = secret.metadata.labels?.[SECRET_TYPE_LABEL];
   if (secretType !== 'repository') {
-    throw violation(`metadata.labels.${SECRET_TYPE_LABEL}`, `must be "repository"${secretType ? ` (repo-creds templates are not supported)` : ''}`);
+    throw violation(
+      `metadata.labels.${SECRET_TYPE_LABEL}`,
+      `must be "repository"${secretType ? ` (repo-creds templates are not supported)` : ''}`,
+    );
   }
 
   const values: Partial<Record<(typeof FIELDS)[number], { value: string; field: string }>> = {};
   for (const [key, encoded] of Object.entries(secret.data ?? {})) {
     if (!(FIELDS as readonly string[]).includes(key)) continue;
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw violation(`data.${key}`, 'must be base64');
-    values[key as (typeof FIELDS)[number]] = { value: Buffer.from(encoded, 'base64').toString('utf8'), field: `data.${key}` };
+    values[key as (typeof FIELDS)[number]] = {
+      value: Buffer.from(encoded, 'base64').toString('utf8'),
+      field: `data.${key}`,
+    };
   }
   // As in Kubernetes, stringData wins over data for the same key.
   for (const [key, value] of Object.entries(secret.stringData ?? {})) {
-    if ((FIELDS as readonly string[]).includes(key)) values[key as (typeof FIELDS)[number]] = { value, field: `stringData.${key}` };
+    if ((FIELDS as readonly string[]).includes(key))
+      values[key as (typeof FIELDS)[number]] = { value, field: `stringData.${key}` };
   }
 
   const url = values.url;
   if (!url) throw violation('stringData.url', 'is required (in data or stringData)');
   validateRepoUrl(url.value, url.field);
   const type = values.type?.value ?? 'git';
-  if (type !== 'git' && type !== 'helm') throw violation(values.type?.field ?? 'stringData.type', 'must be "git" or "helm"');
+  if (type !== 'git' && type !== 'helm')
+    throw violation(values.type?.field ?? 'stringData.type', 'must be "git" or "helm"');
   const insecure = values.insecure?.value ?? 'false';
-  if (insecure !== 'true' && insecure !== 'false') throw violation(values.insecure?.field ?? 'stringData.insecure', 'must be "true" or "false"');
+  if (insecure !== 'true' && insecure !== 'false')
+    throw violation(values.insecure?.field ?? 'stringData.insecure', 'must be "true" or "false"');
   const project = values.project?.value ?? '';
-  if (project !== '' && !DNS_SUBDOMAIN.test(project)) throw violation(values.project?.field ?? 'stringData.project', 'must be a project name');
+  if (project !== '' && !DNS_SUBDOMAIN.test(project))
+    throw violation(values.project?.field ?? 'stringData.project', 'must be a project name');
 
   const password = values.password?.value;
   const sshPrivateKey = values.sshPrivateKey?.value;

@@ -16,7 +16,12 @@ const keyringSchema = z.object({
   active: z.string().regex(KEY_ID, 'must be 1-64 characters of [A-Za-z0-9._-]'),
   keys: z.record(
     z.string().regex(KEY_ID, 'key ids must be 1-64 characters of [A-Za-z0-9._-]'),
-    z.string().refine((v) => Buffer.from(v, 'base64').length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(v), 'must be 32 bytes, base64'),
+    z
+      .string()
+      .refine(
+        (v) => Buffer.from(v, 'base64').length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(v),
+        'must be 32 bytes, base64',
+      ),
   ),
 });
 
@@ -42,22 +47,37 @@ export function parseKeyring(text: string, source = 'keyring'): Keyring {
   }
   const keys = new Map(Object.entries(parsed.data.keys).map(([id, b64]) => [id, Buffer.from(b64, 'base64')]));
   if (!keys.has(parsed.data.active)) {
-    throw new ValidationError([{ field: `${source}.active`, description: `names key ${parsed.data.active}, which is not in keys` }]);
+    throw new ValidationError([
+      { field: `${source}.active`, description: `names key ${parsed.data.active}, which is not in keys` },
+    ]);
   }
   return { activeKeyId: parsed.data.active, keys };
 }
 
 /** Loads the keyring from an environment variable's value or, if that is empty, from a file. */
-export async function loadKeyring(opts: { value?: string | undefined; file?: string | undefined }): Promise<Keyring> {
+export async function loadKeyring(opts: {
+  value?: string | undefined;
+  file?: string | undefined;
+}): Promise<Keyring> {
   if (opts.value) return parseKeyring(opts.value, 'credentials.encryptionKeys');
   if (opts.file) {
     let text: string;
     try {
       text = await readFile(opts.file, 'utf8');
     } catch (err) {
-      throw new ValidationError([{ field: 'credentials.encryptionKeyFile', description: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}` }], { cause: err });
+      throw new ValidationError(
+        [
+          {
+            field: 'credentials.encryptionKeyFile',
+            description: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+          },
+        ],
+        { cause: err },
+      );
     }
     return parseKeyring(text, 'credentials.encryptionKeyFile');
   }
-  throw new ValidationError([{ field: 'credentials.encryptionKeys', description: 'is required (or credentials.encryptionKeyFile)' }]);
+  throw new ValidationError([
+    { field: 'credentials.encryptionKeys', description: 'is required (or credentials.encryptionKeyFile)' },
+  ]);
 }

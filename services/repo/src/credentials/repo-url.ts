@@ -59,7 +59,8 @@ export function validateRepoUrl(url: string, field = 'url'): string {
       throw fail(`is not a valid URL: ${redactRepoUrl(trimmed)}`);
     }
     if (parsed.password) throw fail('must not carry a password; store it in the credential instead');
-    if (parsed.username && parsed.protocol !== 'ssh:') throw fail('must not carry a username; store it in the credential instead');
+    if (parsed.username && parsed.protocol !== 'ssh:')
+      throw fail('must not carry a username; store it in the credential instead');
     if (!parsed.hostname) throw fail('must name a host');
     return trimmed;
   }

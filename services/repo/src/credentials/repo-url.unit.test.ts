@@ -11,7 +11,12 @@ describe('repository URLs', () => {
   });
 
   it('accepts http(s), ssh and scp-like URLs', () => {
-    for (const url of ['https://h.example/a.git', 'http://127.0.0.1:8080/a.git', 'ssh://git@h/a.git', 'git@h:org/a.git']) {
+    for (const url of [
+      'https://h.example/a.git',
+      'http://127.0.0.1:8080/a.git',
+      'ssh://git@h/a.git',
+      'git@h:org/a.git',
+    ]) {
       expect(validateRepoUrl(url)).toBe(url);
     }
   });

@@ -33,16 +33,25 @@ export function sealSecret(keyring: Keyring, credentialId: string, secret: Crede
 
 export function openSecret(keyring: Keyring, credentialId: string, sealed: SealedSecret): CredentialSecret {
   const key = keyring.keys.get(sealed.keyId);
-  if (!key) throw new CredentialDecryptionError(`credential ${credentialId} is sealed with key ${sealed.keyId}, which is not loaded`);
+  if (!key)
+    throw new CredentialDecryptionError(
+      `credential ${credentialId} is sealed with key ${sealed.keyId}, which is not loaded`,
+    );
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, sealed.nonce);
     decipher.setAAD(Buffer.from(credentialId, 'utf8'));
     decipher.setAuthTag(sealed.ciphertext.subarray(sealed.ciphertext.length - TAG_BYTES));
-    const plain = Buffer.concat([decipher.update(sealed.ciphertext.subarray(0, sealed.ciphertext.length - TAG_BYTES)), decipher.final()]);
+    const plain = Buffer.concat([
+      decipher.update(sealed.ciphertext.subarray(0, sealed.ciphertext.length - TAG_BYTES)),
+      decipher.final(),
+    ]);
     return JSON.parse(plain.toString('utf8')) as CredentialSecret;
   } catch (err) {
     // The cause is a crypto error without secret material (authentication failure).
-    throw new CredentialDecryptionError(`credential ${credentialId} cannot be decrypted with key ${sealed.keyId}`, { cause: err });
+    throw new CredentialDecryptionError(
+      `credential ${credentialId} cannot be decrypted with key ${sealed.keyId}`,
+      { cause: err },
+    );
   }
 }
 

@@ -31,14 +31,20 @@ describe('sealed credential secrets', () => {
   });
 
   it('names a missing key without leaking material', () => {
-    const sealed = sealSecret(parseKeyring(JSON.stringify({ active: 'k1', keys: { k1 } })), 'c', { password: 'p' });
+    const sealed = sealSecret(parseKeyring(JSON.stringify({ active: 'k1', keys: { k1 } })), 'c', {
+      password: 'p',
+    });
     const other = parseKeyring(JSON.stringify({ active: 'k2', keys: { k2 } }));
     expect(() => openSecret(other, 'c', sealed)).toThrow(/sealed with key k1, which is not loaded/);
   });
 
   it('rejects malformed keyrings with field paths and without quoting key values', () => {
-    expect(() => parseKeyring(JSON.stringify({ active: 'k1', keys: { k1: 'c2hvcnQ=' } }))).toThrow(/keyring\.keys\.k1: must be 32 bytes/);
-    expect(() => parseKeyring(JSON.stringify({ active: 'k9', keys: { k1 } }))).toThrow(/keyring\.active: names key k9/);
+    expect(() => parseKeyring(JSON.stringify({ active: 'k1', keys: { k1: 'c2hvcnQ=' } }))).toThrow(
+      /keyring\.keys\.k1: must be 32 bytes/,
+    );
+    expect(() => parseKeyring(JSON.stringify({ active: 'k9', keys: { k1 } }))).toThrow(
+      /keyring\.active: names key k9/,
+    );
     try {
       parseKeyring(JSON.stringify({ active: 'k1', keys: { k1: 'secret-key-material' } }));
     } catch (err) {

@@ -24,7 +24,11 @@ export interface LookupDecision<C extends Candidate> {
  * matches, else the first unscoped credential for the URL, else none (anonymous). A credential
  * scoped to another project is never chosen.
  */
-export function selectForProject<C extends Candidate>(candidates: readonly C[], url: string, project: string): LookupDecision<C> {
+export function selectForProject<C extends Candidate>(
+  candidates: readonly C[],
+  url: string,
+  project: string,
+): LookupDecision<C> {
   const considered = candidates.filter((c) => sameRepoUrl(c.url, url));
   if (project !== '') {
     const scoped = considered.find((c) => c.project === project);
@@ -45,7 +49,11 @@ export type ApiResolution<C extends Candidate> =
  * whatever its scope, and several are ambiguous (the caller must name the project); with a
  * project, only a credential of that project matches.
  */
-export function resolveForApi<C extends Candidate>(candidates: readonly C[], url: string, project: string): ApiResolution<C> {
+export function resolveForApi<C extends Candidate>(
+  candidates: readonly C[],
+  url: string,
+  project: string,
+): ApiResolution<C> {
   const considered = candidates.filter((c) => sameRepoUrl(c.url, url));
   if (project !== '') {
     const match = considered.find((c) => c.project === project);
@@ -60,6 +68,10 @@ export function resolveForApi<C extends Candidate>(candidates: readonly C[], url
  * Mutations match strictly: the credential with this URL in exactly this scope ('' = unscoped),
  * so no update can touch another project's credential.
  */
-export function findForMutation<C extends Candidate>(candidates: readonly C[], url: string, project: string): C | null {
+export function findForMutation<C extends Candidate>(
+  candidates: readonly C[],
+  url: string,
+  project: string,
+): C | null {
   return candidates.find((c) => sameRepoUrl(c.url, url) && c.project === project) ?? null;
 }

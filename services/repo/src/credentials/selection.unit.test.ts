@@ -5,7 +5,13 @@ const URL_A = 'https://git.example.com/shared/apps.git';
 const c = (id: string, project: string, url = URL_A): Candidate => ({ id, url, project });
 
 describe('selectForProject (lookup for an Application)', () => {
-  const creds = [c('other', 'team-b'), c('global', ''), c('mine', 'team-a'), c('mine-2', 'team-a'), c('global-2', '')];
+  const creds = [
+    c('other', 'team-b'),
+    c('global', ''),
+    c('mine', 'team-a'),
+    c('mine-2', 'team-a'),
+    c('global-2', ''),
+  ];
 
   it('chooses the first credential scoped to the project', () => {
     const d = selectForProject(creds, URL_A, 'team-a');
@@ -14,7 +20,7 @@ describe('selectForProject (lookup for an Application)', () => {
     expect(d.considered.map((x) => x.id)).toEqual(['other', 'global', 'mine', 'mine-2', 'global-2']);
   });
 
-  it('falls back to the first unscoped credential, never another project\'s', () => {
+  it("falls back to the first unscoped credential, never another project's", () => {
     const d = selectForProject(creds, URL_A, 'team-c');
     expect(d).toMatchObject({ chosen: { id: 'global' }, reason: 'unscoped-fallback' });
   });
@@ -28,7 +34,10 @@ describe('selectForProject (lookup for an Application)', () => {
   it('matches URLs the way Argo CD does (case, .git suffix), and only the same repository', () => {
     const d = selectForProject([c('x', 'team-a', 'HTTPS://Git.Example.com/shared/apps')], URL_A, 'team-a');
     expect(d.chosen?.id).toBe('x');
-    expect(selectForProject([c('x', 'team-a', 'https://git.example.com/shared/apps-2.git')], URL_A, 'team-a').chosen).toBeNull();
+    expect(
+      selectForProject([c('x', 'team-a', 'https://git.example.com/shared/apps-2.git')], URL_A, 'team-a')
+        .chosen,
+    ).toBeNull();
   });
 
   it('treats an empty project as "no scoped credential applies"', () => {
@@ -38,7 +47,10 @@ describe('selectForProject (lookup for an Application)', () => {
 
 describe('resolveForApi (get and delete)', () => {
   it('returns the only credential for the URL when no project is given, whatever its scope', () => {
-    expect(resolveForApi([c('only', 'team-a')], URL_A, '')).toMatchObject({ outcome: 'found', credential: { id: 'only' } });
+    expect(resolveForApi([c('only', 'team-a')], URL_A, '')).toMatchObject({
+      outcome: 'found',
+      credential: { id: 'only' },
+    });
   });
 
   it('returns it with a project only if the project matches', () => {
@@ -50,11 +62,17 @@ describe('resolveForApi (get and delete)', () => {
   it('is ambiguous with several credentials and no project, and picks by project otherwise', () => {
     const creds = [c('a', 'team-a'), c('b', 'team-b')];
     expect(resolveForApi(creds, URL_A, '')).toMatchObject({ outcome: 'ambiguous' });
-    expect(resolveForApi(creds, URL_A, 'team-b')).toMatchObject({ outcome: 'found', credential: { id: 'b' } });
+    expect(resolveForApi(creds, URL_A, 'team-b')).toMatchObject({
+      outcome: 'found',
+      credential: { id: 'b' },
+    });
   });
 
   it('is not found when nothing matches the URL', () => {
-    expect(resolveForApi([c('a', 'team-a')], 'https://elsewhere/x.git', '')).toMatchObject({ outcome: 'not-found', considered: [] });
+    expect(resolveForApi([c('a', 'team-a')], 'https://elsewhere/x.git', '')).toMatchObject({
+      outcome: 'not-found',
+      considered: [],
+    });
   });
 });
 

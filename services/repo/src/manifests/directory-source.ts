@@ -24,7 +24,11 @@ export function globMatcher(pattern: string): (relPath: string) => boolean {
 }
 
 /** Lists manifest files under `appDir` (repository-relative to `root`) honouring the options. */
-export async function listManifestFiles(root: string, appDir: string, options: DirectoryOptions): Promise<string[]> {
+export async function listManifestFiles(
+  root: string,
+  appDir: string,
+  options: DirectoryOptions,
+): Promise<string[]> {
   const include = options.include.trim() ? globMatcher(options.include) : () => true;
   const exclude = globMatcher(options.exclude);
   const files: string[] = [];
@@ -41,7 +45,8 @@ export async function listManifestFiles(root: string, appDir: string, options: D
       if (info.isSymbolicLink()) {
         const target = await realpath(full).catch(() => null);
         if (target === null) continue;
-        if (!isInside(root, target)) throw new PathEscapeError(`${path.relative(root, full)} links outside the repository`);
+        if (!isInside(root, target))
+          throw new PathEscapeError(`${path.relative(root, full)} links outside the repository`);
         isDir = (await lstat(target)).isDirectory();
       }
       const rel = path.relative(appDir, full);
@@ -57,7 +62,11 @@ export async function listManifestFiles(root: string, appDir: string, options: D
   return files;
 }
 
-export async function renderDirectory(root: string, appDir: string, options: DirectoryOptions): Promise<KubeObject[]> {
+export async function renderDirectory(
+  root: string,
+  appDir: string,
+  options: DirectoryOptions,
+): Promise<KubeObject[]> {
   const files = await listManifestFiles(root, appDir, options);
   const texts = await Promise.all(files.map((f) => readFile(f, 'utf8')));
   return files.flatMap((file, i) => {

@@ -15,15 +15,27 @@ export interface HelmOptions {
 }
 
 export async function isHelmChart(appDir: string): Promise<boolean> {
-  return access(path.join(appDir, 'Chart.yaml')).then(() => true, () => false);
+  return access(path.join(appDir, 'Chart.yaml')).then(
+    () => true,
+    () => false,
+  );
 }
 
-export async function renderHelm(opts: { helm: string; root: string; appDir: string; options: HelmOptions; scratchHome: string; timeoutMs: number; what: string }): Promise<KubeObject[]> {
+export async function renderHelm(opts: {
+  helm: string;
+  root: string;
+  appDir: string;
+  options: HelmOptions;
+  scratchHome: string;
+  timeoutMs: number;
+  what: string;
+}): Promise<KubeObject[]> {
   const args = ['template', opts.options.releaseName || 'release', '.', '--include-crds'];
   if (opts.options.namespace) args.push('--namespace', opts.options.namespace);
   for (const file of opts.options.valueFiles) {
     const resolved = path.resolve(opts.appDir, file);
-    if (!isInside(opts.root, resolved)) throw new PathEscapeError(`${opts.what}: value file ${file} escapes the repository`);
+    if (!isInside(opts.root, resolved))
+      throw new PathEscapeError(`${opts.what}: value file ${file} escapes the repository`);
     args.push('--values', resolved);
   }
   const out = await runRenderTool({

@@ -10,12 +10,24 @@ export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', '
 
 export async function isKustomization(appDir: string): Promise<boolean> {
   for (const name of KUSTOMIZATION_FILES) {
-    if (await access(path.join(appDir, name)).then(() => true, () => false)) return true;
+    if (
+      await access(path.join(appDir, name)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }
 
-export async function renderKustomize(opts: { kustomize: string; appDir: string; scratchHome: string; timeoutMs: number; what: string }): Promise<KubeObject[]> {
+export async function renderKustomize(opts: {
+  kustomize: string;
+  appDir: string;
+  scratchHome: string;
+  timeoutMs: number;
+  what: string;
+}): Promise<KubeObject[]> {
   const out = await runRenderTool({
     command: opts.kustomize,
     args: ['build', '.'],

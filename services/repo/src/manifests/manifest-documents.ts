@@ -20,7 +20,9 @@ export function parseManifests(text: string, origin: string, format: 'yaml' | 'j
     for (const [index, doc] of parseAllDocuments(text).entries()) {
       if (doc.errors.length > 0) {
         const first = doc.errors[0];
-        throw new ManifestRenderError(`${origin}: invalid YAML in document ${index + 1}: ${first?.message.split('\n')[0] ?? 'parse error'}`);
+        throw new ManifestRenderError(
+          `${origin}: invalid YAML in document ${index + 1}: ${first?.message.split('\n')[0] ?? 'parse error'}`,
+        );
       }
       docs.push(doc.toJS());
     }
@@ -29,13 +31,15 @@ export function parseManifests(text: string, origin: string, format: 'yaml' | 'j
   docs.forEach((doc, index) => {
     if (doc === null || doc === undefined) return;
     const where = `${origin} document ${index + 1}`;
-    if (typeof doc !== 'object' || Array.isArray(doc)) throw new ManifestRenderError(`${where}: must be an object`);
+    if (typeof doc !== 'object' || Array.isArray(doc))
+      throw new ManifestRenderError(`${where}: must be an object`);
     const obj = doc as Record<string, unknown>;
     if (typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') {
       throw new ManifestRenderError(`${where}: must have string apiVersion and kind`);
     }
     if (obj.kind === 'List' || (obj.kind.endsWith('List') && Array.isArray(obj.items))) {
-      for (const item of (obj.items as unknown[] | undefined) ?? []) objects.push(...parseManifests(JSON.stringify(item), `${where} items`, 'json'));
+      for (const item of (obj.items as unknown[] | undefined) ?? [])
+        objects.push(...parseManifests(JSON.stringify(item), `${where} items`, 'json'));
       return;
     }
     objects.push(obj as KubeObject);

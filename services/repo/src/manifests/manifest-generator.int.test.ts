@@ -11,9 +11,13 @@ import { ManifestRenderError, PathEscapeError, PathNotFoundError } from './manif
 import { RepoListing } from './repo-listing.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const obtain = (script: string) => execFileSync('bash', [path.resolve(here, '../../../../test/scripts', script), '--print-path'], { encoding: 'utf8' }).trim();
+const obtain = (script: string) =>
+  execFileSync('bash', [path.resolve(here, '../../../../test/scripts', script), '--print-path'], {
+    encoding: 'utf8',
+  }).trim();
 
-const deployment = (name: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  replicas: 1\n`;
+const deployment = (name: string) =>
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  replicas: 1\n`;
 
 describe('manifest generation from a real repository', () => {
   let server: GitServer;
@@ -27,8 +31,20 @@ describe('manifest generation from a real repository', () => {
     const kustomize = obtain('obtain-kustomize.sh');
     server = await startGitServer();
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-manifests-'));
-    store = await CheckoutStore.create({ cacheDir, maxCacheBytes: 100e6, maxRepoBytes: 50e6, refCacheTtlMs: 60_000, gitTimeoutMs: 30_000 });
-    generator = new ManifestGenerator(store, { kustomizePath: kustomize, helmPath: null, scratchDir: cacheDir, renderTimeoutMs: 60_000, cacheEntries: 100 });
+    store = await CheckoutStore.create({
+      cacheDir,
+      maxCacheBytes: 100e6,
+      maxRepoBytes: 50e6,
+      refCacheTtlMs: 60_000,
+      gitTimeoutMs: 30_000,
+    });
+    generator = new ManifestGenerator(store, {
+      kustomizePath: kustomize,
+      helmPath: null,
+      scratchDir: cacheDir,
+      renderTimeoutMs: 60_000,
+      cacheEntries: 100,
+    });
     listing = new RepoListing(store);
     repo = await server.createRepository('apps.git');
     await repo.commit({
@@ -39,7 +55,8 @@ describe('manifest generation from a real repository', () => {
       'plain/nested/skip.yaml': deployment('skip'),
       'base/kustomization.yaml': 'resources:\n  - deploy.yaml\n',
       'base/deploy.yaml': deployment('web'),
-      'overlays/prod/kustomization.yaml': 'resources:\n  - ../../base\nnamePrefix: prod-\nnamespace: team-a-prod\n',
+      'overlays/prod/kustomization.yaml':
+        'resources:\n  - ../../base\nnamePrefix: prod-\nnamespace: team-a-prod\n',
       'broken/kustomization.yaml': 'resources:\n  - missing.yaml\n',
       'badyaml/x.yaml': 'kind: [unclosed\n',
       'clusters/east/config.json': '{"name":"east"}',
@@ -52,8 +69,14 @@ describe('manifest generation from a real repository', () => {
     await rm(cacheDir, { recursive: true, force: true });
   });
 
-  const source = (p: string, extra: object = {}) => ({ repoURL: repo.url, targetRevision: 'main', path: p, ...extra });
-  const names = (manifests: readonly string[]) => manifests.map((m) => (JSON.parse(m) as { metadata: { name: string } }).metadata.name);
+  const source = (p: string, extra: object = {}) => ({
+    repoURL: repo.url,
+    targetRevision: 'main',
+    path: p,
+    ...extra,
+  });
+  const names = (manifests: readonly string[]) =>
+    manifests.map((m) => (JSON.parse(m) as { metadata: { name: string } }).metadata.name);
 
   it('renders a plain directory, top level only by default', async () => {
     const out = await generator.generate(source('plain'), null);
@@ -63,18 +86,29 @@ describe('manifest generation from a real repository', () => {
   });
 
   it('recurses and applies include/exclude globs on request', async () => {
-    const out = await generator.generate(source('plain', { directory: { recurse: true, exclude: '{nested/skip.yaml}' } }), null);
+    const out = await generator.generate(
+      source('plain', { directory: { recurse: true, exclude: '{nested/skip.yaml}' } }),
+      null,
+    );
     expect(names(out.manifests)).toEqual(['a', 'a', 'b', 'c']);
-    const only = await generator.generate(source('plain', { directory: { recurse: true, include: '*.json' } }), null);
+    const only = await generator.generate(
+      source('plain', { directory: { recurse: true, include: '*.json' } }),
+      null,
+    );
     expect(names(only.manifests)).toEqual(['b']);
-    const both = await generator.generate(source('plain', { directory: { recurse: true, include: '{b.json,nested/*}', exclude: 'skip.yaml' } }), null);
+    const both = await generator.generate(
+      source('plain', { directory: { recurse: true, include: '{b.json,nested/*}', exclude: 'skip.yaml' } }),
+      null,
+    );
     expect(names(both.manifests)).toEqual(['b', 'c']);
   });
 
   it('builds kustomize applications with bases elsewhere in the repository', async () => {
     const out = await generator.generate(source('overlays/prod'), null);
     expect(out.sourceType).toBe('kustomize');
-    const [obj] = out.manifests.map((m) => JSON.parse(m) as { metadata: { name: string; namespace: string } });
+    const [obj] = out.manifests.map(
+      (m) => JSON.parse(m) as { metadata: { name: string; namespace: string } },
+    );
     expect(obj?.metadata).toEqual({ name: 'prod-web', namespace: 'team-a-prod' });
   });
 
@@ -84,7 +118,9 @@ describe('manifest generation from a real repository', () => {
     expect((err as Error).message).toContain('path broken');
     expect((err as Error).message).toContain(repo.url);
     expect((err as Error).message).toContain('revision main');
-    await expect(generator.generate(source('badyaml'), null)).rejects.toThrow(/badyaml\/x\.yaml: invalid YAML/);
+    await expect(generator.generate(source('badyaml'), null)).rejects.toThrow(
+      /badyaml\/x\.yaml: invalid YAML/,
+    );
   });
 
   it('refuses paths that escape the repository and reports missing ones', async () => {
@@ -95,15 +131,36 @@ describe('manifest generation from a real repository', () => {
 
   it('refuses a revision whose tree has symbolic links pointing outside the repository', async () => {
     await repo.commit({ 'plain/passwd.yaml': { symlink: '/etc/passwd' } }, { branch: 'evil' });
-    await repo.commit({ 'evil-kustomize/kustomization.yaml': 'resources:\n  - ../plain/passwd.yaml\n' }, { branch: 'evil' });
-    await expect(generator.generate({ ...source('plain'), targetRevision: 'evil' }, null)).rejects.toThrow(/symbolic links pointing outside the repository: plain\/passwd\.yaml/);
-    await expect(generator.generate({ ...source('evil-kustomize'), targetRevision: 'evil' }, null)).rejects.toBeInstanceOf(PathEscapeError);
+    await repo.commit(
+      { 'evil-kustomize/kustomization.yaml': 'resources:\n  - ../plain/passwd.yaml\n' },
+      { branch: 'evil' },
+    );
+    await expect(generator.generate({ ...source('plain'), targetRevision: 'evil' }, null)).rejects.toThrow(
+      /symbolic links pointing outside the repository: plain\/passwd\.yaml/,
+    );
+    await expect(
+      generator.generate({ ...source('evil-kustomize'), targetRevision: 'evil' }, null),
+    ).rejects.toBeInstanceOf(PathEscapeError);
   });
 
   it('lists directories and files matching globs, with exclusions, for generators', async () => {
-    const dirs = await listing.listDirectories({ url: repo.url, revision: 'main', credential: null, patterns: [{ pattern: 'clusters/*', exclude: false }, { pattern: 'clusters/skip', exclude: true }] });
+    const dirs = await listing.listDirectories({
+      url: repo.url,
+      revision: 'main',
+      credential: null,
+      patterns: [
+        { pattern: 'clusters/*', exclude: false },
+        { pattern: 'clusters/skip', exclude: true },
+      ],
+    });
     expect(dirs.paths).toEqual(['clusters/east', 'clusters/west']);
-    const files = await listing.listFiles({ url: repo.url, revision: 'main', credential: null, patterns: [{ pattern: 'clusters/**/config.json', exclude: false }], withContent: true });
+    const files = await listing.listFiles({
+      url: repo.url,
+      revision: 'main',
+      credential: null,
+      patterns: [{ pattern: 'clusters/**/config.json', exclude: false }],
+      withContent: true,
+    });
     expect(files.files.map((f) => [f.path, f.content])).toEqual([
       ['clusters/east/config.json', '{"name":"east"}'],
       ['clusters/skip/config.json', '{"name":"skip"}'],

@@ -56,7 +56,13 @@ export class ManifestGenerator {
     const sha = await this.checkouts.resolveRevision(req);
     const directory: DirectoryOptions = { recurse: false, include: '', exclude: '', ...source.directory };
     const helm: HelmOptions = { releaseName: '', namespace: '', valueFiles: [], ...source.helm };
-    const cacheKey = JSON.stringify([this.checkouts.repoKeyOf(req), sha, path.posix.normalize(source.path || '.'), directory, helm]);
+    const cacheKey = JSON.stringify([
+      this.checkouts.repoKeyOf(req),
+      sha,
+      path.posix.normalize(source.path || '.'),
+      directory,
+      helm,
+    ]);
     const hit = this.cache.get(cacheKey);
     if (hit) return hit;
 
@@ -71,16 +77,37 @@ export class ManifestGenerator {
       let objects;
       if (await isKustomization(appDir)) {
         sourceType = 'kustomize';
-        objects = await renderKustomize({ kustomize: this.opts.kustomizePath, appDir, scratchHome: this.opts.scratchDir, timeoutMs: this.opts.renderTimeoutMs, what });
+        objects = await renderKustomize({
+          kustomize: this.opts.kustomizePath,
+          appDir,
+          scratchHome: this.opts.scratchDir,
+          timeoutMs: this.opts.renderTimeoutMs,
+          what,
+        });
       } else if (await isHelmChart(appDir)) {
-        if (!this.opts.helmPath) throw new ToolUnavailableError(`${what} is a Helm chart, but Helm is not configured on this repo service`);
+        if (!this.opts.helmPath)
+          throw new ToolUnavailableError(
+            `${what} is a Helm chart, but Helm is not configured on this repo service`,
+          );
         sourceType = 'helm';
-        objects = await renderHelm({ helm: this.opts.helmPath, root, appDir, options: helm, scratchHome: this.opts.scratchDir, timeoutMs: this.opts.renderTimeoutMs, what });
+        objects = await renderHelm({
+          helm: this.opts.helmPath,
+          root,
+          appDir,
+          options: helm,
+          scratchHome: this.opts.scratchDir,
+          timeoutMs: this.opts.renderTimeoutMs,
+          what,
+        });
       } else {
         sourceType = 'directory';
         objects = await renderDirectory(root, appDir, directory);
       }
-      const result: GeneratedManifests = Object.freeze({ revision: sha, sourceType, manifests: Object.freeze(objects.map((o) => JSON.stringify(o))) });
+      const result: GeneratedManifests = Object.freeze({
+        revision: sha,
+        sourceType,
+        manifests: Object.freeze(objects.map((o) => JSON.stringify(o))),
+      });
       this.cache.set(cacheKey, result);
       return result;
     } finally {
@@ -95,7 +122,9 @@ export class ManifestGenerator {
       this.escapes.set(root, found);
     }
     if (found.length > 0) {
-      throw new PathEscapeError(`${where} contains symbolic links pointing outside the repository: ${found.slice(0, 5).join(', ')}`);
+      throw new PathEscapeError(
+        `${where} contains symbolic links pointing outside the repository: ${found.slice(0, 5).join(', ')}`,
+      );
     }
   }
 }

@@ -18,7 +18,13 @@ export function runRenderTool(run: ToolRun): Promise<string> {
     execFile(
       run.command,
       run.args,
-      { cwd: run.cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', ...run.env }, timeout: run.timeoutMs, maxBuffer: 256 * 1024 * 1024, killSignal: 'SIGKILL' },
+      {
+        cwd: run.cwd,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', ...run.env },
+        timeout: run.timeoutMs,
+        maxBuffer: 256 * 1024 * 1024,
+        killSignal: 'SIGKILL',
+      },
       (err, stdout, stderr) => {
         if (!err) {
           resolve(stdout);
@@ -26,11 +32,19 @@ export function runRenderTool(run: ToolRun): Promise<string> {
         }
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') {
-          reject(new ToolUnavailableError(`${run.command} is not installed; cannot render ${run.what}`, { cause: err }));
+          reject(
+            new ToolUnavailableError(`${run.command} is not installed; cannot render ${run.what}`, {
+              cause: err,
+            }),
+          );
           return;
         }
         if ((err as { killed?: boolean }).killed) {
-          reject(new ManifestRenderError(`${run.what}: rendering timed out after ${run.timeoutMs} ms`, { cause: err }));
+          reject(
+            new ManifestRenderError(`${run.what}: rendering timed out after ${run.timeoutMs} ms`, {
+              cause: err,
+            }),
+          );
           return;
         }
         const detail = String(stderr)

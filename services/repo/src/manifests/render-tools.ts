@@ -7,7 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 
 async function executable(file: string): Promise<boolean> {
-  return access(file, constants.X_OK).then(() => true, () => false);
+  return access(file, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 }
 
 export async function locateTool(tool: 'kustomize' | 'helm', configured?: string): Promise<string | null> {

@@ -22,8 +22,12 @@ export interface ListedFile {
 const MAX_CONTENT_BYTES = 1024 * 1024;
 
 function compile(patterns: readonly PathPattern[]): (rel: string) => boolean {
-  const includes = patterns.filter((p) => !p.exclude).map((p) => picomatch(p.pattern.replace(/^\/+/, ''), { dot: true }));
-  const excludes = patterns.filter((p) => p.exclude).map((p) => picomatch(p.pattern.replace(/^\/+/, ''), { dot: true }));
+  const includes = patterns
+    .filter((p) => !p.exclude)
+    .map((p) => picomatch(p.pattern.replace(/^\/+/, ''), { dot: true }));
+  const excludes = patterns
+    .filter((p) => p.exclude)
+    .map((p) => picomatch(p.pattern.replace(/^\/+/, ''), { dot: true }));
   return (rel) => includes.some((m) => m(rel)) && !excludes.some((m) => m(rel));
 }
 
@@ -51,14 +55,25 @@ export class RepoListing {
 
   constructor(private readonly checkouts: CheckoutStore) {}
 
-  async listDirectories(req: { url: string; revision: string; credential: CheckoutCredential | null; patterns: PathPattern[] }): Promise<{ revision: string; paths: string[] }> {
+  async listDirectories(req: {
+    url: string;
+    revision: string;
+    credential: CheckoutCredential | null;
+    patterns: PathPattern[];
+  }): Promise<{ revision: string; paths: string[] }> {
     return this.withTree(req, 'dirs', async (root, sha) => {
       const match = compile(req.patterns);
       return { revision: sha, paths: (await walk(root)).dirs.filter(match) };
     });
   }
 
-  async listFiles(req: { url: string; revision: string; credential: CheckoutCredential | null; patterns: PathPattern[]; withContent: boolean }): Promise<{ revision: string; files: ListedFile[] }> {
+  async listFiles(req: {
+    url: string;
+    revision: string;
+    credential: CheckoutCredential | null;
+    patterns: PathPattern[];
+    withContent: boolean;
+  }): Promise<{ revision: string; files: ListedFile[] }> {
     return this.withTree(req, `files:${req.withContent}`, async (root, sha) => {
       const match = compile(req.patterns);
       const paths = (await walk(root)).files.filter(match);
@@ -69,14 +84,19 @@ export class RepoListing {
           continue;
         }
         const info = await lstat(path.join(root, p));
-        if (info.size > MAX_CONTENT_BYTES) throw new ManifestRenderError(`file ${p} is larger than ${MAX_CONTENT_BYTES} bytes`);
+        if (info.size > MAX_CONTENT_BYTES)
+          throw new ManifestRenderError(`file ${p} is larger than ${MAX_CONTENT_BYTES} bytes`);
         files.push({ path: p, content: await readFile(path.join(root, p), 'utf8') });
       }
       return { revision: sha, files };
     });
   }
 
-  private async withTree<T>(req: { url: string; revision: string; credential: CheckoutCredential | null; patterns: PathPattern[] }, kind: string, list: (root: string, sha: string) => Promise<T>): Promise<T> {
+  private async withTree<T>(
+    req: { url: string; revision: string; credential: CheckoutCredential | null; patterns: PathPattern[] },
+    kind: string,
+    list: (root: string, sha: string) => Promise<T>,
+  ): Promise<T> {
     const sha = await this.checkouts.resolveRevision(req);
     const key = JSON.stringify([this.checkouts.repoKeyOf(req), sha, kind, req.patterns]);
     const hit = this.cache.get(key);

@@ -16,7 +16,8 @@ export function isInside(root: string, candidate: string): boolean {
  */
 export async function resolveAppDirectory(root: string, appPath: string, where: string): Promise<string> {
   const cleaned = appPath.trim() === '' ? '.' : appPath.trim();
-  if (path.isAbsolute(cleaned) || cleaned.includes('\0')) throw new PathEscapeError(`path ${cleaned} must be relative to the repository root (${where})`);
+  if (path.isAbsolute(cleaned) || cleaned.includes('\0'))
+    throw new PathEscapeError(`path ${cleaned} must be relative to the repository root (${where})`);
   const target = path.resolve(root, cleaned);
   if (!isInside(root, target)) throw new PathEscapeError(`path ${cleaned} escapes the repository (${where})`);
   let real: string;
@@ -25,8 +26,10 @@ export async function resolveAppDirectory(root: string, appPath: string, where: 
   } catch {
     throw new PathNotFoundError(`path ${cleaned} not found in ${where}`);
   }
-  if (!isInside(await realpath(root), real)) throw new PathEscapeError(`path ${cleaned} resolves outside the repository (${where})`);
-  if (!(await stat(real)).isDirectory()) throw new PathNotFoundError(`path ${cleaned} is not a directory in ${where}`);
+  if (!isInside(await realpath(root), real))
+    throw new PathEscapeError(`path ${cleaned} resolves outside the repository (${where})`);
+  if (!(await stat(real)).isDirectory())
+    throw new PathNotFoundError(`path ${cleaned} is not a directory in ${where}`);
   return real;
 }
 
@@ -45,7 +48,8 @@ export async function findEscapingSymlinks(root: string): Promise<string[]> {
         const target = path.resolve(dir, await readlink(full));
         const real = await realpath(full).catch(() => null);
         // Dangling links are judged by where they point; live ones by where they really end.
-        if (!isInside(realRoot, target) || (real !== null && !isInside(realRoot, real))) escaping.push(path.relative(realRoot, full));
+        if (!isInside(realRoot, target) || (real !== null && !isInside(realRoot, real)))
+          escaping.push(path.relative(realRoot, full));
       }
     }
   }

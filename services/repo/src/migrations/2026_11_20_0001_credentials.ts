@@ -27,7 +27,12 @@ export const credentials: Migration = {
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .addUniqueConstraint('credentials_url_project_unique', ['normalized_url', 'project'])
       .execute();
-    await db.schema.withSchema('repo').createIndex('credentials_project_idx').on('credentials').columns(['project', 'seq']).execute();
+    await db.schema
+      .withSchema('repo')
+      .createIndex('credentials_project_idx')
+      .on('credentials')
+      .columns(['project', 'seq'])
+      .execute();
   },
   async down(db: Kysely<unknown>) {
     await db.schema.withSchema('repo').dropTable('credentials').execute();

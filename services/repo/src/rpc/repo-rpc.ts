@@ -50,12 +50,21 @@ function toInput(i: repov1.CredentialInput | undefined): CredentialInput {
     displayName: i.displayName,
     username: i.username,
     insecure: i.insecure,
-    secret: { ...(i.password ? { password: i.password } : {}), ...(i.sshPrivateKey ? { sshPrivateKey: i.sshPrivateKey } : {}) },
+    secret: {
+      ...(i.password ? { password: i.password } : {}),
+      ...(i.sshPrivateKey ? { sshPrivateKey: i.sshPrivateKey } : {}),
+    },
   };
 }
 
-function applicationOf(app: repov1.ApplicationRef | undefined): { project: string; application: string | null } {
-  return { project: app?.project ?? '', application: app?.name ? `${app.namespace || 'argocd'}/${app.name}` : null };
+function applicationOf(app: repov1.ApplicationRef | undefined): {
+  project: string;
+  application: string | null;
+} {
+  return {
+    project: app?.project ?? '',
+    application: app?.name ? `${app.namespace || 'argocd'}/${app.name}` : null,
+  };
 }
 
 function required(value: string | undefined, field: string): string {
@@ -65,7 +74,10 @@ function required(value: string | undefined, field: string): string {
 
 export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoServiceServer {
   const unary =
-    <Req, Res>(method: string, fn: (req: Req, caller: CallerIdentity) => Promise<Res>): handleUnaryCall<Req, Res> =>
+    <Req, Res>(
+      method: string,
+      fn: (req: Req, caller: CallerIdentity) => Promise<Res>,
+    ): handleUnaryCall<Req, Res> =>
     (call, callback) => {
       Promise.resolve()
         .then(() => fn(call.request, authenticateCall(deps.tokens, call.metadata, method)))
@@ -75,17 +87,28 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
         );
     };
 
-  const credentialFor = async (repoURL: string, app: repov1.ApplicationRef | undefined, caller: CallerIdentity) => {
+  const credentialFor = async (
+    repoURL: string,
+    app: repov1.ApplicationRef | undefined,
+    caller: CallerIdentity,
+  ) => {
     const { project, application } = applicationOf(app);
-    return { project, lookup: await deps.credentials.lookupForApplication({ url: repoURL, project, application }, caller) };
+    return {
+      project,
+      lookup: await deps.credentials.lookupForApplication({ url: repoURL, project, application }, caller),
+    };
   };
   const remember = (key: { repoURL: string; revision: string; project: string }) => {
-    deps.watch(key).catch((err: unknown) => deps.logger.warn({ err, repoURL: key.repoURL }, 'cannot record watch'));
+    deps
+      .watch(key)
+      .catch((err: unknown) => deps.logger.warn({ err, repoURL: key.repoURL }, 'cannot record watch'));
   };
 
   return {
     createCredential: unary('createCredential', async (req: repov1.CreateCredentialRequest, caller) => ({
-      credential: toCredential(await deps.credentials.create(toInput(req.credential), caller, { upsert: req.upsert })),
+      credential: toCredential(
+        await deps.credentials.create(toInput(req.credential), caller, { upsert: req.upsert }),
+      ),
     })),
     updateCredential: unary('updateCredential', async (req: repov1.UpdateCredentialRequest, caller) => ({
       credential: toCredential(await deps.credentials.update(toInput(req.credential), caller)),
@@ -97,26 +120,35 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
       credentials: (await deps.credentials.list(req.project, caller)).map(toCredential),
     })),
     deleteCredential: unary('deleteCredential', async (req: repov1.DeleteCredentialRequest, caller) => ({
-      credential: toCredential(await deps.credentials.delete(required(req.repo, 'repo'), req.project, caller)),
+      credential: toCredential(
+        await deps.credentials.delete(required(req.repo, 'repo'), req.project, caller),
+      ),
     })),
-    applyCredentialSecret: unary('applyCredentialSecret', async (req: repov1.ApplyCredentialSecretRequest, caller) => {
-      let manifest: unknown;
-      try {
-        manifest = JSON.parse(req.manifestJson);
-      } catch {
-        throw new ValidationError([{ field: 'manifestJson', description: 'is not valid JSON' }]);
-      }
-      return { credential: toCredential(await deps.credentials.applySecret(manifest, caller)) };
-    }),
+    applyCredentialSecret: unary(
+      'applyCredentialSecret',
+      async (req: repov1.ApplyCredentialSecretRequest, caller) => {
+        let manifest: unknown;
+        try {
+          manifest = JSON.parse(req.manifestJson);
+        } catch {
+          throw new ValidationError([{ field: 'manifestJson', description: 'is not valid JSON' }]);
+        }
+        return { credential: toCredential(await deps.credentials.applySecret(manifest, caller)) };
+      },
+    ),
     lookupCredential: unary('lookupCredential', async (req: repov1.LookupCredentialRequest, caller) => {
       const { lookup } = await credentialFor(required(req.repoUrl, 'repoUrl'), req.application, caller);
-      const name = lookup.credentialId ? (await deps.credentials.nameOf(lookup.credentialId)) ?? '' : '';
+      const name = lookup.credentialId ? ((await deps.credentials.nameOf(lookup.credentialId)) ?? '') : '';
       return { credentialId: lookup.credentialId ?? '', credentialName: name, reason: lookup.reason };
     }),
     resolveRevision: unary('resolveRevision', async (req: repov1.ResolveRevisionRequest, caller) => {
       const url = required(req.repoUrl, 'repoUrl');
       const { project, lookup } = await credentialFor(url, req.application, caller);
-      const sha = await deps.checkouts.resolveRevision({ url, revision: req.revision, credential: lookup.credential });
+      const sha = await deps.checkouts.resolveRevision({
+        url,
+        revision: req.revision,
+        credential: lookup.credential,
+      });
       remember({ repoURL: url, revision: req.revision || 'HEAD', project });
       return { sha };
     }),
@@ -140,13 +172,27 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
     listDirectories: unary('listDirectories', async (req: repov1.ListDirectoriesRequest, caller) => {
       const url = required(req.repoUrl, 'repoUrl');
       const { lookup } = await credentialFor(url, req.application, caller);
-      return deps.listing.listDirectories({ url, revision: req.revision, credential: lookup.credential, patterns: req.patterns });
+      return deps.listing.listDirectories({
+        url,
+        revision: req.revision,
+        credential: lookup.credential,
+        patterns: req.patterns,
+      });
     }),
     listFiles: unary('listFiles', async (req: repov1.ListFilesRequest, caller) => {
       const url = required(req.repoUrl, 'repoUrl');
       const { lookup } = await credentialFor(url, req.application, caller);
-      const out = await deps.listing.listFiles({ url, revision: req.revision, credential: lookup.credential, patterns: req.patterns, withContent: req.withContent });
-      return { revision: out.revision, files: out.files.map((f) => ({ path: f.path, content: f.content ?? '' })) };
+      const out = await deps.listing.listFiles({
+        url,
+        revision: req.revision,
+        credential: lookup.credential,
+        patterns: req.patterns,
+        withContent: req.withContent,
+      });
+      return {
+        revision: out.revision,
+        files: out.files.map((f) => ({ path: f.path, content: f.content ?? '' })),
+      };
     }),
   };
 }

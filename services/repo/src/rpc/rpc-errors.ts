@@ -7,6 +7,9 @@ import { CapstanError, grpcStatusFor, publicMessageOf, ValidationError, type Log
 
 export function toServiceError(err: unknown, logger: Logger, method: string): Partial<ServiceError> {
   if (!(err instanceof CapstanError) || err.code === 'INTERNAL') logger.error({ err, method }, 'call failed');
-  const metadata = err instanceof ValidationError ? fieldViolationsMetadata(err.violations.map((v) => ({ field: v.field, description: v.description }))) : new Metadata();
+  const metadata =
+    err instanceof ValidationError
+      ? fieldViolationsMetadata(err.violations.map((v) => ({ field: v.field, description: v.description })))
+      : new Metadata();
   return { code: grpcStatusFor(err), details: publicMessageOf(err), metadata };
 }

@@ -19,14 +19,22 @@ export class ServiceTokens {
   private readonly digests: { service: string; digest: Buffer }[] = [];
 
   constructor(spec: string) {
-    for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const part of spec
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const eq = part.indexOf('=');
       const service = part.slice(0, eq).trim();
       const token = part.slice(eq + 1).trim();
       if (eq <= 0 || !/^[a-z][a-z0-9-]*$/.test(service)) {
-        throw new ValidationError([{ field: 'auth.service-tokens', description: 'expected "service=token" pairs separated by commas' }]);
+        throw new ValidationError([
+          { field: 'auth.service-tokens', description: 'expected "service=token" pairs separated by commas' },
+        ]);
       }
-      if (token.length < 32) throw new ValidationError([{ field: 'auth.service-tokens', description: `token of ${service} must be at least 32 characters` }]);
+      if (token.length < 32)
+        throw new ValidationError([
+          { field: 'auth.service-tokens', description: `token of ${service} must be at least 32 characters` },
+        ]);
       this.digests.push({ service, digest: createHash('sha256').update(token).digest() });
     }
   }
@@ -62,10 +70,13 @@ export function authenticateCall(tokens: ServiceTokens, metadata: Metadata, meth
   const service = token ? tokens.serviceOf(token) : undefined;
   if (!service) throw new UnauthenticatedError('a valid service token is required');
   const allowed = methodPolicy[method] ?? [];
-  if (!allowed.includes(service)) throw new PermissionDeniedError(`service ${service} may not call ${method}`);
+  if (!allowed.includes(service))
+    throw new PermissionDeniedError(`service ${service} may not call ${method}`);
   const forwarded = metadata.get(ACTOR_METADATA_KEY)[0];
   if (forwarded !== undefined && (typeof forwarded !== 'string' || !ACTOR.test(forwarded))) {
-    throw new ValidationError([{ field: `metadata.${ACTOR_METADATA_KEY}`, description: 'must be a principal name' }]);
+    throw new ValidationError([
+      { field: `metadata.${ACTOR_METADATA_KEY}`, description: 'must be a principal name' },
+    ]);
   }
   return { service, actor: forwarded ? `${forwarded} via service:${service}` : `service:${service}` };
 }
