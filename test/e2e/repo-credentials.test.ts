@@ -1,0 +1,382 @@
+// Story: tenants share one repository URL, each with its own credential. The real repo service
+// (its own process, real PostgreSQL, NATS and git server) checks out with the right credential per
+// project, falls back to the unscoped one, applies the API's get/delete rules, reacts to push
+// events, and never lets a secret reach its logs, events, audit rows, errors or the process list.
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { connect, headers, type NatsConnection } from 'nats';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { status } from '@grpc/grpc-js';
+import type { repov1 } from '@capstan/proto';
+import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
+import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
+import { grpcError, startRepoProcess, type RepoProcess } from './repo-harness.js';
+
+const execFileAsync = promisify(execFile);
+const CANARY_A = `canary-a-${randomBytes(8).toString('hex')}`;
+const CANARY_B = `canary-b-${randomBytes(8).toString('hex')}`;
+const CANARY_G = `canary-g-${randomBytes(8).toString('hex')}`;
+const CANARIES = [CANARY_A, CANARY_B, CANARY_G];
+
+// Argo CD's RepoURLToSecretName, written out independently of the service's implementation.
+function argoSecretName(url: string, project: string): string {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(url + project, 'utf8')) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  return `repo-${h}`;
+}
+
+const deployment = (name: string, image: string) =>
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  template:\n    spec:\n      containers:\n        - name: app\n          image: ${image}\n`;
+
+describe('repo service: project-scoped repository credentials', () => {
+  let git: GitServer;
+  let shared: TestRepository;
+  let db: TestDatabase;
+  let bus: TestBus;
+  let cacheDir: string;
+  let repo: RepoProcess;
+  let nc: NatsConnection;
+  const busMessages: string[] = [];
+  const errors: string[] = [];
+  const processList = new Set<string>();
+  let polling = true;
+  let poller: Promise<void>;
+
+  const input = (
+    url: string,
+    project: string,
+    username: string,
+    password: string,
+  ): repov1.CredentialInput => ({
+    repo: url,
+    project,
+    type: 'git',
+    displayName: '',
+    username,
+    password,
+    sshPrivateKey: '',
+    insecure: false,
+  });
+  const generate = (project: string, app = 'guestbook', url = shared.url) =>
+    repo.call(
+      repo.client.generateManifests,
+      {
+        source: { repoUrl: url, targetRevision: 'main', path: 'guestbook' },
+        application: { name: app, namespace: 'argocd', project },
+      },
+      { service: 'sync' },
+    );
+  const failure = async (p: Promise<unknown>) => {
+    const err = await p.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err, 'the call should have failed').not.toBeNull();
+    const e = grpcError(err);
+    errors.push(e.details);
+    return e;
+  };
+  const usersSince = (mark: number, name = 'shared/apps.git') =>
+    new Set(
+      git.requests
+        .slice(mark)
+        .filter((r) => r.repository === name && r.status === 200)
+        .map((r) => r.username),
+    );
+
+  beforeAll(async () => {
+    poller = (async () => {
+      while (polling) {
+        const { stdout } = await execFileAsync('ps', ['-eo', 'args'], { maxBuffer: 16 * 1024 * 1024 });
+        for (const line of stdout.split('\n')) processList.add(line);
+      }
+    })();
+    git = await startGitServer();
+    shared = await git.createRepository('shared/apps.git', {
+      credentials: [
+        { username: 'alice-a', password: CANARY_A },
+        { username: 'bob-b', password: CANARY_B },
+        { username: 'ci-global', password: CANARY_G },
+      ],
+    });
+    await shared.commit({ 'guestbook/deploy.yaml': deployment('guestbook', 'guestbook:v1') });
+    db = await createTestDatabase('capstan_repo_e2e');
+    bus = await createTestBus('repoe2e');
+    cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-repo-e2e-'));
+    nc = await connect({ servers: bus.url });
+    const sub = nc.subscribe(`${bus.namespace}.>`);
+    void (async () => {
+      for await (const m of sub) busMessages.push(`${m.subject} ${m.string()}`);
+    })();
+    repo = await startRepoProcess({
+      databaseUrl: db.url,
+      natsUrl: bus.url,
+      namespace: bus.namespace,
+      cacheDir,
+      env: { CAPSTAN_REVISION_CACHE_TTL_MS: '0', CAPSTAN_POLL_INTERVAL_MS: '0' },
+    });
+    await repo.call(
+      repo.client.createCredential,
+      { credential: input(shared.url, 'team-a', 'alice-a', CANARY_A), upsert: false },
+      { actor: 'user:admin' },
+    );
+    await repo.call(
+      repo.client.createCredential,
+      { credential: input(shared.url, 'team-b', 'bob-b', CANARY_B), upsert: false },
+      { actor: 'user:admin' },
+    );
+  });
+
+  afterAll(async () => {
+    polling = false;
+    await poller;
+    await repo?.stop();
+    await nc?.close();
+    await git?.close();
+    await bus?.cleanup();
+    await db?.drop();
+    await rm(cacheDir, { recursive: true, force: true });
+  });
+
+  it('gives two projects with different credentials for one URL their own checkout and the right content', async () => {
+    let mark = git.requests.length;
+    const a = await generate('team-a');
+    expect(usersSince(mark)).toEqual(new Set(['alice-a']));
+    mark = git.requests.length;
+    const b = await generate('team-b');
+    expect(usersSince(mark)).toEqual(new Set(['bob-b']));
+    for (const out of [a, b]) {
+      expect(out.revision).toBe(await shared.sha('main'));
+      expect(out.sourceType).toBe('directory');
+      expect(JSON.parse(out.manifests[0] ?? '{}')).toMatchObject({
+        kind: 'Deployment',
+        metadata: { name: 'guestbook' },
+      });
+    }
+    // One exported tree per credential: the two projects never share a checkout.
+    expect((await readdir(path.join(cacheDir, 'trees'))).length).toBe(2);
+    expect((await readdir(path.join(cacheDir, 'mirrors'))).filter((d) => !d.includes('.tmp')).length).toBe(2);
+
+    // team-b's credential stops working upstream: team-b fails with a clear error, team-a is unaffected.
+    git.setCredentials('shared/apps.git', [
+      { username: 'alice-a', password: CANARY_A },
+      { username: 'ci-global', password: CANARY_G },
+    ]);
+    const v2 = await shared.commit({ 'guestbook/deploy.yaml': deployment('guestbook', 'guestbook:v2') });
+    const refused = await failure(generate('team-b'));
+    expect(refused.code).toBe(status.PERMISSION_DENIED);
+    expect(refused.details).toBe(`authentication to repository ${shared.url} (revision main) failed`);
+    const a2 = await generate('team-a');
+    expect(a2.revision).toBe(v2);
+    expect(a2.manifests[0]).toContain('guestbook:v2');
+  });
+
+  it('falls back to the unscoped credential for a project without its own', async () => {
+    await repo.call(
+      repo.client.createCredential,
+      { credential: input(shared.url, '', 'ci-global', CANARY_G), upsert: false },
+      { actor: 'user:admin' },
+    );
+    const mark = git.requests.length;
+    const c = await generate('team-c');
+    expect(c.manifests[0]).toContain('guestbook:v2');
+    expect(usersSince(mark)).toEqual(new Set(['ci-global']));
+    const lookup = await repo.call(
+      repo.client.lookupCredential,
+      { repoUrl: shared.url, application: { name: 'x', namespace: 'argocd', project: 'team-c' } },
+      { service: 'sync' },
+    );
+    expect(lookup).toMatchObject({
+      reason: 'unscoped-fallback',
+      credentialName: argoSecretName(shared.url, ''),
+    });
+    const own = await repo.call(
+      repo.client.lookupCredential,
+      { repoUrl: shared.url, application: { name: 'x', namespace: 'argocd', project: 'team-a' } },
+      { service: 'sync' },
+    );
+    expect(own.reason).toBe('project-match');
+  });
+
+  it('checks out anonymously when no credential applies, and says which repository and revision failed', async () => {
+    const locked = await git.createRepository('locked.git', {
+      credentials: [{ username: 'x', password: 'y' }],
+    });
+    await locked.commit({ 'guestbook/a.yaml': deployment('a', 'a:1') });
+    const e = await failure(generate('team-a', 'guestbook', locked.url));
+    expect(e.code).toBe(status.PERMISSION_DENIED);
+    expect(e.details).toBe(`authentication to repository ${locked.url} (revision main) failed`);
+    const missing = await failure(
+      repo.call(
+        repo.client.generateManifests,
+        {
+          source: { repoUrl: shared.url, targetRevision: 'no-such-branch', path: 'guestbook' },
+          application: { name: 'g', namespace: 'argocd', project: 'team-a' },
+        },
+        { service: 'sync' },
+      ),
+    );
+    expect(missing).toEqual({
+      code: status.NOT_FOUND,
+      details: `revision no-such-branch not found in repository ${shared.url}`,
+    });
+  });
+
+  it('applies the API rules for get and delete', async () => {
+    const get = (url: string, project: string) =>
+      repo.call(repo.client.getCredential, { repo: url, project }, { actor: 'user:admin' });
+    const del = (url: string, project: string) =>
+      repo.call(repo.client.deleteCredential, { repo: url, project }, { actor: 'user:admin' });
+    // Several credentials and no project: the caller must name the project.
+    const ambiguous = await failure(get(shared.url, ''));
+    expect(ambiguous.code).toBe(status.FAILED_PRECONDITION);
+    expect(ambiguous.details).toMatch(
+      /several credentials exist for .* \(projects: team-a, team-b, \(unscoped\)\); name the project/,
+    );
+    const a = await get(shared.url, 'team-a');
+    expect(a.credential).toMatchObject({ project: 'team-a', username: 'alice-a', hasPassword: true });
+    expect((await failure(get(shared.url, 'team-x'))).code).toBe(status.NOT_FOUND);
+    // One credential: no project returns it; a project must match.
+    const solo = 'https://git.example.com/solo.git';
+    await repo.call(
+      repo.client.createCredential,
+      { credential: input(solo, 'team-a', 'solo', 'solo-pw'), upsert: false },
+      { actor: 'user:admin' },
+    );
+    expect((await get(solo, '')).credential?.project).toBe('team-a');
+    expect((await failure(get(solo, 'team-b'))).code).toBe(status.NOT_FOUND);
+    expect((await failure(del(solo, 'team-b'))).code).toBe(status.NOT_FOUND);
+    await del(solo, '');
+    expect((await failure(get(solo, ''))).code).toBe(status.NOT_FOUND);
+    // Delete on a shared URL needs the project, and removes only that project's credential.
+    expect((await failure(del(shared.url, ''))).code).toBe(status.FAILED_PRECONDITION);
+    await del(shared.url, 'team-b');
+    expect((await failure(get(shared.url, 'team-b'))).code).toBe(status.NOT_FOUND);
+    expect((await get(shared.url, 'team-a')).credential?.username).toBe('alice-a');
+    // Mutations match the project strictly; a duplicate in one project is refused.
+    expect(
+      (
+        await failure(
+          repo.call(
+            repo.client.updateCredential,
+            { credential: input(shared.url, 'team-x', 'u', 'p') },
+            { actor: 'user:admin' },
+          ),
+        )
+      ).code,
+    ).toBe(status.NOT_FOUND);
+    expect(
+      (
+        await failure(
+          repo.call(
+            repo.client.createCredential,
+            { credential: input(shared.url, 'team-a', 'u', 'p'), upsert: false },
+            { actor: 'user:admin' },
+          ),
+        )
+      ).code,
+    ).toBe(status.ALREADY_EXISTS);
+    const listed = await repo.call(repo.client.listCredentials, {}, { actor: 'user:admin' });
+    expect(listed.credentials.map((c) => c.project).sort()).toEqual(['', 'team-a']);
+  });
+
+  it('authenticates every call and allows each service only its methods', async () => {
+    const none = await failure(repo.call(repo.client.listCredentials, {}, { token: 'not-a-token' }));
+    expect(none.code).toBe(status.UNAUTHENTICATED);
+    const sync = await failure(
+      repo.call(repo.client.getCredential, { repo: shared.url, project: 'team-a' }, { service: 'sync' }),
+    );
+    expect(sync).toEqual({
+      code: status.PERMISSION_DENIED,
+      details: 'service sync may not call getCredential',
+    });
+    const bad = await failure(
+      repo.call(
+        repo.client.createCredential,
+        {
+          credential: input('https://u:leak@h.example/x.git', 'Bad Project', 'u\nx', CANARY_A),
+          upsert: false,
+        },
+        { actor: 'user:admin' },
+      ),
+    );
+    expect(bad.code).toBe(status.INVALID_ARGUMENT);
+    expect(bad.details).toMatch(
+      /url: must not carry a password.*project: must be empty \(unscoped\) or a project name.*username: must not contain line breaks/,
+    );
+  });
+
+  it('announces a new revision when another system reports a push', async () => {
+    const v3 = await shared.commit({ 'guestbook/deploy.yaml': deployment('guestbook', 'guestbook:v3') });
+    const changed = nc.subscribe(`${bus.namespace}.evt.repository.revision-changed`);
+    const id = randomUUID();
+    const push = {
+      specversion: '1.0',
+      id,
+      correlationid: id,
+      source: 'ci/webhook-bridge',
+      type: 'io.capstan.ext.git.push.v1',
+      subject: shared.url,
+      time: new Date().toISOString(),
+      datacontenttype: 'application/json',
+      actor: 'system:ci',
+      data: { repoURL: shared.url, ref: 'refs/heads/main', after: v3 },
+    };
+    const h = headers();
+    h.set('Nats-Msg-Id', push.id);
+    await nc.jetstream().publish(`${bus.namespace}.ext.git.push`, JSON.stringify(push), { headers: h });
+    const seen: { project: string; sha: string; detectedBy: string; previousSha: string | null }[] = [];
+    const giveUp = setTimeout(() => changed.unsubscribe(), 45_000);
+    for await (const m of changed) {
+      const event = JSON.parse(m.string()) as { data: (typeof seen)[number]; causationid?: string };
+      if (event.data.sha !== v3) continue;
+      expect(event.causationid).toBe(push.id);
+      seen.push(event.data);
+      // team-a (own credential), team-b (its credential deleted: now the unscoped one) and team-c
+      // (unscoped fallback) all watch main.
+      if (new Set(seen.map((s) => s.project)).size >= 3) break;
+    }
+    clearTimeout(giveUp);
+    changed.unsubscribe();
+    expect(
+      seen.map((s) => s.project).sort(),
+      repo
+        .output()
+        .split('\n')
+        .filter((l) => /push|dead|warn/i.test(l))
+        .join('\n'),
+    ).toEqual(['team-a', 'team-b', 'team-c']);
+    expect(seen.every((s) => s.detectedBy === 'push')).toBe(true);
+  });
+
+  it('never lets a canary secret reach logs, events, audit rows, errors or the process list', async () => {
+    polling = false;
+    await poller;
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const audit = await client.query('select * from audit.credential_decisions order by id');
+    await client.end();
+    expect(audit.rows.length).toBeGreaterThan(10);
+    expect(audit.rows.map((r: { operation: string }) => r.operation)).toEqual(
+      expect.arrayContaining(['create', 'lookup', 'get', 'delete', 'list', 'update']),
+    );
+    const sinks: Record<string, string> = {
+      'process list': [...processList].join('\n'),
+      'service output': repo.output(),
+      'bus messages': busMessages.join('\n'),
+      'audit rows': JSON.stringify(audit.rows),
+      'error messages': errors.join('\n'),
+    };
+    expect(processList.size).toBeGreaterThan(1);
+    expect(sinks['process list']).toMatch(/git/);
+    expect(busMessages.length).toBeGreaterThan(0);
+    for (const [sink, text] of Object.entries(sinks)) {
+      for (const canary of CANARIES) expect(text.includes(canary), `${sink} contains a canary`).toBe(false);
+    }
+  });
+});
