@@ -1,0 +1,50 @@
+// What each Application applied in its last successful sync: the set prune compares against.
+import type { SyncDbOrTrx } from '../sync.table.js';
+import type { ObjectRef } from './plan.js';
+
+type Db = SyncDbOrTrx;
+
+export async function loadApplied(db: Db, app: { namespace: string; name: string }): Promise<ObjectRef[]> {
+  const rows = await db
+    .withSchema('sync')
+    .selectFrom('applied_resources')
+    .select(['api_version', 'kind', 'namespace', 'name'])
+    .where('app_namespace', '=', app.namespace)
+    .where('app_name', '=', app.name)
+    .execute();
+  return rows.map((r) => ({
+    apiVersion: r.api_version,
+    kind: r.kind,
+    name: r.name,
+    ...(r.namespace ? { namespace: r.namespace } : {}),
+  }));
+}
+
+export async function replaceApplied(
+  db: Db,
+  app: { namespace: string; name: string },
+  refs: ObjectRef[],
+): Promise<void> {
+  await db
+    .withSchema('sync')
+    .deleteFrom('applied_resources')
+    .where('app_namespace', '=', app.namespace)
+    .where('app_name', '=', app.name)
+    .execute();
+  if (refs.length === 0) return;
+  await db
+    .withSchema('sync')
+    .insertInto('applied_resources')
+    .values(
+      refs.map((r) => ({
+        app_namespace: app.namespace,
+        app_name: app.name,
+        api_version: r.apiVersion,
+        kind: r.kind,
+        namespace: r.namespace ?? '',
+        name: r.name,
+      })),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}

@@ -1,0 +1,252 @@
+// Executes a planned sync against the target cluster through one TargetCluster (one identity):
+// PreSync hooks, then resources and Sync hooks wave by wave with server-side apply, then prune of
+// what this Application applied before and no longer declares, then PostSync hooks; SyncFail
+// hooks when a phase fails. Every operation is reported to `record` (audit row + event) as it
+// happens. A refusal from Kubernetes fails the sync with a message naming the identity, verb,
+// resource and namespace. Connection failures propagate (the caller retries the sync later).
+import type { ResourceResult } from '../decision/audit.js';
+import { httpStatusOf, isUnreachable, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
+import { describeRef, groupOf, type ObjectRef, type PlannedObject, type SyncPlan } from './plan.js';
+
+export interface ExecuteOptions {
+  dryRun: boolean;
+  prune: boolean;
+  /** What the Application applied in its last successful sync. */
+  previouslyApplied: ObjectRef[];
+  hookTimeoutMs: number;
+  record: (result: ResourceResult) => Promise<void>;
+}
+
+export type ExecuteOutcome =
+  | { ok: true; applied: number; pruned: number }
+  | { ok: false; phase: 'apply' | 'hook' | 'prune'; reason: string };
+
+class PhaseFailure extends Error {
+  constructor(
+    readonly phase: 'apply' | 'hook' | 'prune',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const VERB_OF: Record<string, string> = { apply: 'patch', delete: 'delete', get: 'get' };
+
+function plural(kind: string): string {
+  const k = kind.toLowerCase();
+  return k.endsWith('s') ? `${k}es` : k.endsWith('y') ? `${k.slice(0, -1)}ies` : `${k}s`;
+}
+
+/** "system:serviceaccount:team-a:deployer may not patch configmaps "x" in namespace "team-a": ..." */
+function refusal(cluster: TargetCluster, verb: string, ref: ObjectRef, err: unknown): string {
+  const where = ref.namespace ? ` in namespace ${JSON.stringify(ref.namespace)}` : ' (cluster-scoped)';
+  const status = httpStatusOf(err);
+  const what = `${plural(ref.kind)}${groupOf(ref.apiVersion) ? `.${groupOf(ref.apiVersion)}` : ''} ${JSON.stringify(ref.name)}`;
+  if (status === 403)
+    return `${cluster.identityName} may not ${VERB_OF[verb] ?? verb} ${what}${where}: ${kubeMessageOf(err)}`;
+  return `${verb} ${what}${where} as ${cluster.identityName} failed${status ? ` (HTTP ${status})` : ''}: ${kubeMessageOf(err)}`;
+}
+
+export async function executePlan(
+  cluster: TargetCluster,
+  plan: SyncPlan,
+  options: ExecuteOptions,
+): Promise<ExecuteOutcome> {
+  const result = (
+    o: { ref: ObjectRef },
+    verb: string,
+    status: string,
+    httpStatus: number | null,
+    message: string,
+  ): ResourceResult => ({
+    verb: options.dryRun ? `${verb} (dry-run)` : verb,
+    group: groupOf(o.ref.apiVersion),
+    kind: o.ref.kind,
+    namespace: o.ref.namespace ?? null,
+    name: o.ref.name,
+    status,
+    httpStatus,
+    message,
+  });
+
+  const apply = async (o: PlannedObject): Promise<string | undefined> => {
+    try {
+      await cluster.apply(o.object as never, { dryRun: options.dryRun });
+      await options.record(
+        result(
+          o,
+          'apply',
+          options.dryRun ? 'DryRun' : 'Synced',
+          200,
+          `${describeRef(o.ref)} applied as ${cluster.identityName}`,
+        ),
+      );
+      return undefined;
+    } catch (err) {
+      if (isUnreachable(err)) throw err;
+      const message = refusal(cluster, 'apply', o.ref, err);
+      await options.record(result(o, 'apply', 'SyncFailed', httpStatusOf(err) ?? null, message));
+      return message;
+    }
+  };
+
+  const runHook = async (o: PlannedObject): Promise<string | undefined> => {
+    const policies = o.hook!.deletePolicies;
+    if (policies.includes('BeforeHookCreation') && !options.dryRun) {
+      try {
+        if ((await cluster.delete(o.ref, { dryRun: false })) === 'deleted') {
+          await options.record(
+            result(o, 'delete', 'HookDeleted', 200, `${describeRef(o.ref)} deleted before hook creation`),
+          );
+        }
+      } catch (err) {
+        if (isUnreachable(err)) throw err;
+        const message = refusal(cluster, 'delete', o.ref, err);
+        await options.record(result(o, 'delete', 'HookFailed', httpStatusOf(err) ?? null, message));
+        return message;
+      }
+    }
+    const failed = await apply(o);
+    if (failed) return failed;
+    if (options.dryRun) return undefined;
+    const outcome = await waitForHook(cluster, o, options.hookTimeoutMs);
+    await options.record(
+      result(o, 'wait', outcome.ok ? 'HookSucceeded' : 'HookFailed', null, outcome.message),
+    );
+    const deleteNow = outcome.ok ? policies.includes('HookSucceeded') : policies.includes('HookFailed');
+    if (deleteNow) {
+      try {
+        await cluster.delete(o.ref, { dryRun: false });
+        await options.record(
+          result(
+            o,
+            'delete',
+            'HookDeleted',
+            200,
+            `${describeRef(o.ref)} deleted (${outcome.ok ? 'HookSucceeded' : 'HookFailed'})`,
+          ),
+        );
+      } catch (err) {
+        if (isUnreachable(err)) throw err;
+        await options.record(
+          result(
+            o,
+            'delete',
+            'HookFailed',
+            httpStatusOf(err) ?? null,
+            refusal(cluster, 'delete', o.ref, err),
+          ),
+        );
+      }
+    }
+    return outcome.ok ? undefined : `hook ${describeRef(o.ref)} failed: ${outcome.message}`;
+  };
+
+  const runWaves = async (waves: PlannedObject[][], phase: 'apply' | 'hook') => {
+    for (const wave of waves) {
+      const failures: string[] = [];
+      for (const o of wave) {
+        const failed = o.hook ? await runHook(o) : await apply(o);
+        if (failed) failures.push(failed);
+      }
+      if (failures.length > 0) throw new PhaseFailure(phase, failures.join('; '));
+    }
+  };
+
+  try {
+    await runWaves(plan.preSync, 'hook');
+    await runWaves(plan.sync, 'apply');
+    let pruned = 0;
+    if (options.prune) pruned = await prune(cluster, plan, options, result);
+    await runWaves(plan.postSync, 'hook');
+    return { ok: true, applied: plan.resources.length, pruned };
+  } catch (err) {
+    if (!(err instanceof PhaseFailure)) throw err;
+    try {
+      await runWaves(plan.syncFail, 'hook');
+    } catch (hookErr) {
+      if (!(hookErr instanceof PhaseFailure)) throw hookErr;
+      return {
+        ok: false,
+        phase: err.phase,
+        reason: `${err.message}; SyncFail hooks failed too: ${hookErr.message}`,
+      };
+    }
+    return { ok: false, phase: err.phase, reason: err.message };
+  }
+}
+
+async function prune(
+  cluster: TargetCluster,
+  plan: SyncPlan,
+  options: ExecuteOptions,
+  result: (
+    o: { ref: ObjectRef },
+    verb: string,
+    status: string,
+    httpStatus: number | null,
+    message: string,
+  ) => ResourceResult,
+): Promise<number> {
+  const keep = new Set(plan.resources.map((o) => key(o.ref)));
+  const stale = options.previouslyApplied.filter((r) => !keep.has(key(r)));
+  const failures: string[] = [];
+  let pruned = 0;
+  // Reverse kind order would be nicer; deleting namespaced objects before namespaces is enough here.
+  stale.sort((a, b) => (a.kind === 'Namespace' ? 1 : 0) - (b.kind === 'Namespace' ? 1 : 0));
+  for (const ref of stale) {
+    try {
+      const r = await cluster.delete(ref, { dryRun: options.dryRun });
+      pruned++;
+      await options.record(
+        result(
+          { ref },
+          'delete',
+          r === 'deleted' ? 'Pruned' : 'PrunedAlreadyGone',
+          r === 'deleted' ? 200 : 404,
+          `${describeRef(ref)} pruned as ${cluster.identityName}`,
+        ),
+      );
+    } catch (err) {
+      if (isUnreachable(err)) throw err;
+      const message = refusal(cluster, 'delete', ref, err);
+      await options.record(result({ ref }, 'delete', 'PruneFailed', httpStatusOf(err) ?? null, message));
+      failures.push(message);
+    }
+  }
+  if (failures.length > 0) throw new PhaseFailure('prune', failures.join('; '));
+  return pruned;
+}
+
+function key(ref: ObjectRef): string {
+  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+}
+
+/** Jobs and Pods run to completion; other hook kinds are done once applied. */
+async function waitForHook(
+  cluster: TargetCluster,
+  o: PlannedObject,
+  timeoutMs: number,
+): Promise<{ ok: boolean; message: string }> {
+  if (o.ref.kind !== 'Job' && o.ref.kind !== 'Pod')
+    return { ok: true, message: `${describeRef(o.ref)} applied` };
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 200; Date.now() < deadline; delay = Math.min(delay * 2, 5_000)) {
+    const live = (await cluster.read(o.ref)) as { status?: Record<string, unknown> } | undefined;
+    if (!live) return { ok: false, message: `${describeRef(o.ref)} disappeared while running` };
+    const status = live.status ?? {};
+    if (o.ref.kind === 'Pod') {
+      if (status.phase === 'Succeeded') return { ok: true, message: `${describeRef(o.ref)} succeeded` };
+      if (status.phase === 'Failed') return { ok: false, message: `${describeRef(o.ref)} failed` };
+    } else {
+      const conditions =
+        (status.conditions as { type: string; status: string; message?: string }[] | undefined) ?? [];
+      if (conditions.some((c) => c.type === 'Complete' && c.status === 'True'))
+        return { ok: true, message: `${describeRef(o.ref)} completed` };
+      const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
+      if (failed) return { ok: false, message: `${describeRef(o.ref)} failed: ${failed.message ?? ''}` };
+    }
+    await new Promise((r) => setTimeout(r, delay));
+  }
+  return { ok: false, message: `${describeRef(o.ref)} did not finish within ${timeoutMs} ms` };
+}

@@ -1,0 +1,84 @@
+// What the audit trail keeps of a decision (audit.sync_decisions) and of each resource operation
+// (audit.resource_results). Rows are appended, never updated; no secret is ever part of them.
+import { appendAudit, type Kysely } from '@capstan/db';
+import type { SyncDecision } from '@capstan/policy';
+
+export interface DecisionContext {
+  syncId: string;
+  application: { namespace: string; name: string };
+  revision: string | null;
+  triggerEventId: string;
+  actor: string;
+  impersonation: boolean;
+  strict: boolean;
+}
+
+export async function recordDecision(
+  db: unknown,
+  ctx: DecisionContext,
+  decision: SyncDecision | { allowed: false; reason: string },
+): Promise<void> {
+  const full = 'rules' in decision ? decision : undefined;
+  await appendAudit(db as Kysely<unknown>, 'sync_decisions', {
+    sync_id: ctx.syncId,
+    application: `${ctx.application.namespace}/${ctx.application.name}`,
+    project: full?.project ?? '',
+    project_chain: full ? [...full.projectChain] : [],
+    destination_server: full?.destination.server ?? null,
+    destination_namespace: full?.destination.namespace ?? null,
+    impersonation: ctx.impersonation,
+    strict_mode: ctx.strict,
+    rules_considered: (full?.rules ?? []).map((r) => ({
+      index: r.index,
+      server: r.server,
+      namespace: r.namespace,
+      defaultServiceAccount: r.defaultServiceAccount,
+      matched: r.firstMatch,
+      project: r.project,
+    })),
+    matched_rule_index: full?.matchedRule ?? null,
+    matched_rule_pattern: full?.matchedPattern
+      ? `${full.matchedPattern.server}/${full.matchedPattern.namespace}`
+      : null,
+    service_account: full?.serviceAccount
+      ? `${full.serviceAccount.namespace}/${full.serviceAccount.name}`
+      : null,
+    username: full?.username ?? null,
+    fallback: full?.fallback ?? null,
+    decision: decision.allowed ? 'allow' : 'deny',
+    reason: decision.reason,
+    revision: ctx.revision,
+    trigger_event_id: ctx.triggerEventId,
+    actor: ctx.actor,
+  });
+}
+
+export interface ResourceResult {
+  verb: string;
+  group: string;
+  kind: string;
+  namespace: string | null;
+  name: string;
+  status: string;
+  httpStatus: number | null;
+  message: string;
+}
+
+export async function recordResourceResult(
+  db: unknown,
+  ctx: { syncId: string; application: { namespace: string; name: string }; identity: string },
+  r: ResourceResult,
+): Promise<void> {
+  await appendAudit(db as Kysely<unknown>, 'resource_results', {
+    sync_id: ctx.syncId,
+    application: `${ctx.application.namespace}/${ctx.application.name}`,
+    verb: r.verb,
+    api_group: r.group,
+    kind: r.kind,
+    namespace: r.namespace,
+    name: r.name,
+    identity: ctx.identity,
+    http_status: r.httpStatus,
+    message: r.message.slice(0, 2000),
+  });
+}

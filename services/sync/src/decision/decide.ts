@@ -1,0 +1,172 @@
+// The decision of one sync attempt: the Application, its project chain and the clusters from the
+// read model, the objects from the manifest source, all handed to explainSync from
+// @capstan/policy (the very function `capstan sync explain` runs). The caller records the result
+// in audit.sync_decisions before anything touches the cluster.
+import {
+  ClusterDirectory,
+  decodeArgoObject,
+  explainSync,
+  ManifestError,
+  type AppProject,
+  type Application,
+  type SyncDecision,
+} from '@capstan/policy';
+import type { SyncDb } from '../sync.table.js';
+import { allClusters, allProjects, findApplication } from '../read-model/read-model.repository.js';
+import {
+  ManifestSourceError,
+  type KubeObject,
+  type ManifestSource,
+  type RenderedManifests,
+} from '../manifests/manifest-source.js';
+import { objectProblems } from '../apply/plan.js';
+
+export interface DecisionSettings {
+  impersonation: boolean;
+  strict: boolean;
+  controlNamespace: string;
+}
+
+export interface SyncRequestData {
+  operationId: string;
+  application: { namespace: string; name: string };
+  revision?: string | undefined;
+  dryRun: boolean;
+  prune: boolean;
+  manifests?: unknown[] | undefined;
+}
+
+/** A refusal before any decision could be computed (missing or invalid inputs). */
+export interface EarlyRefusal {
+  allowed: false;
+  reason: string;
+  application: Application | undefined;
+}
+
+export interface Decided {
+  decision: SyncDecision;
+  application: Application;
+  rendered: RenderedManifests;
+  /** Looks a project up again for resource checks after discovery. */
+  lookup: (name: string) => AppProject | undefined;
+  clusters: ClusterDirectory;
+}
+
+class InvalidProjectError extends Error {}
+
+export async function decideSync(
+  db: SyncDb,
+  request: SyncRequestData,
+  manifests: ManifestSource,
+  settings: DecisionSettings,
+): Promise<Decided | EarlyRefusal> {
+  const { namespace, name } = request.application;
+  const raw = await findApplication(db, namespace, name);
+  if (raw === undefined)
+    return { allowed: false, reason: `Application ${namespace}/${name} not found`, application: undefined };
+  let application: Application;
+  try {
+    const decoded = decodeArgoObject(raw, `Application ${namespace}/${name}`);
+    if (decoded.kind !== 'Application')
+      throw new ManifestError(`Application ${namespace}/${name}`, [
+        { path: 'kind', message: 'expected Application' },
+      ]);
+    application = decoded.value;
+  } catch (err) {
+    if (err instanceof ManifestError) return { allowed: false, reason: err.message, application: undefined };
+    throw err;
+  }
+
+  const projectRows = new Map((await allProjects(db)).map((r) => [r.name, r.manifest]));
+  const decodedProjects = new Map<string, AppProject>();
+  const lookup = (projectName: string): AppProject | undefined => {
+    const cached = decodedProjects.get(projectName);
+    if (cached) return cached;
+    const row = projectRows.get(projectName);
+    if (row === undefined) return undefined;
+    try {
+      const d = decodeArgoObject(row, `project ${JSON.stringify(projectName)}`);
+      if (d.kind !== 'AppProject')
+        throw new InvalidProjectError(`project ${JSON.stringify(projectName)} is not an AppProject`);
+      decodedProjects.set(projectName, d.value);
+      return d.value;
+    } catch (err) {
+      if (err instanceof ManifestError) throw new InvalidProjectError(`${err.message}`);
+      throw err;
+    }
+  };
+  const clusters = new ClusterDirectory(await allClusters(db), { inCluster: false });
+
+  let rendered: RenderedManifests;
+  try {
+    if (request.manifests?.some((o) => (o as { kind?: unknown }).kind === 'Secret')) {
+      return {
+        allowed: false,
+        reason: 'the sync request carries a Secret inline; secrets never travel on the bus',
+        application,
+      };
+    }
+    rendered = await manifests.render(application, request);
+  } catch (err) {
+    if (err instanceof ManifestSourceError) return { allowed: false, reason: err.message, application };
+    throw err;
+  }
+  const problems = objectProblems(rendered.objects);
+  if (problems.length > 0)
+    return { allowed: false, reason: `invalid manifests: ${problems.join('; ')}`, application };
+
+  const delivered: AppProject[] = [];
+  for (const o of rendered.objects) {
+    if (o.kind !== 'AppProject' || !o.apiVersion.startsWith('argoproj.io/')) continue;
+    try {
+      const d = decodeArgoObject(o, `delivered AppProject ${o.metadata.name}`);
+      if (d.kind === 'AppProject') delivered.push(d.value);
+    } catch (err) {
+      if (err instanceof ManifestError) return { allowed: false, reason: err.message, application };
+      throw err;
+    }
+  }
+
+  try {
+    const decision = explainSync({
+      application,
+      projects: lookup,
+      clusters,
+      impersonation: settings.impersonation,
+      strict: settings.strict,
+      controlNamespace: settings.controlNamespace,
+      requireRegisteredCluster: true,
+      deliveredProjects: delivered,
+    });
+    return { decision, application, rendered, lookup, clusters };
+  } catch (err) {
+    if (err instanceof InvalidProjectError) return { allowed: false, reason: err.message, application };
+    throw err;
+  }
+}
+
+/** Second look, after discovery: each object's kind and namespace against the project chain. */
+export function checkResources(
+  decided: Decided,
+  settings: DecisionSettings,
+  resources: {
+    group: string;
+    kind: string;
+    namespaced: boolean;
+    namespace?: string | undefined;
+    name: string;
+  }[],
+): SyncDecision {
+  return explainSync({
+    application: decided.application,
+    projects: decided.lookup,
+    clusters: decided.clusters,
+    impersonation: settings.impersonation,
+    strict: settings.strict,
+    controlNamespace: settings.controlNamespace,
+    requireRegisteredCluster: true,
+    resources,
+  });
+}
+
+export type { KubeObject };

@@ -1,0 +1,46 @@
+// Where a target cluster's control-plane credentials come from: the api, over authenticated
+// internal gRPC (capstan.api.v1.ClusterCredentials/Get), never the bus. A port, so the service's
+// tests can hand in the credentials of the real test API servers they start.
+import { credentials as grpcCredentials } from '@grpc/grpc-js';
+import { apiv1, bearer, unary } from '@capstan/proto';
+import type { ClusterRef } from '@capstan/policy';
+import type { ClusterConnection } from './target-cluster.js';
+
+export interface ClusterCredentialsSource {
+  get(cluster: ClusterRef): Promise<ClusterConnection>;
+  close?(): void;
+}
+
+export function apiClusterCredentials(options: {
+  address: string;
+  serviceToken: string;
+  tls?: boolean;
+}): ClusterCredentialsSource {
+  const client = new apiv1.ClusterCredentialsClient(
+    options.address,
+    options.tls ? grpcCredentials.createSsl() : grpcCredentials.createInsecure(),
+  );
+  return {
+    async get(cluster) {
+      const res = await unary(
+        client.get.bind(client),
+        { server: cluster.server, name: '' },
+        { metadata: bearer(options.serviceToken), timeoutMs: 10_000 },
+      );
+      const c = res.config;
+      const tls = c?.tlsClientConfig;
+      return {
+        name: res.name || cluster.name,
+        server: res.server || cluster.server,
+        ...(c?.bearerToken ? { bearerToken: c.bearerToken } : {}),
+        ...(c?.username ? { username: c.username, password: c.password } : {}),
+        ...(tls?.caData ? { caData: tls.caData } : {}),
+        ...(tls?.certData ? { certData: tls.certData } : {}),
+        ...(tls?.keyData ? { keyData: tls.keyData } : {}),
+        ...(tls?.serverName ? { serverName: tls.serverName } : {}),
+        insecure: tls?.insecure === true,
+      };
+    },
+    close: () => client.close(),
+  };
+}

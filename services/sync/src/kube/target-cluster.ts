@@ -1,0 +1,201 @@
+// The one door to a target cluster during a sync. It is built for exactly one identity and every
+// request it makes — discovery, reads, dry-runs, applies, hook waits, deletes — carries that
+// identity: with impersonation on, the control-plane credentials authenticate and the
+// Impersonate-User header (set by client-node on every request of this KubeConfig) decides what
+// the request may do. There is no other client in the sync path, so nothing can fall back to
+// the control-plane identity; an empty username refuses to build the client at all (fail closed).
+import {
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type KubernetesObject,
+  type V1APIResource,
+} from '@kubernetes/client-node';
+import { CapstanError } from '@capstan/service';
+
+/** A target cluster's control-plane credentials, as the api hands them out (never logged). */
+export interface ClusterConnection {
+  readonly name: string;
+  readonly server: string;
+  readonly bearerToken?: string;
+  readonly username?: string;
+  readonly password?: string;
+  /** PEM */
+  readonly caData?: string;
+  readonly certData?: string;
+  readonly keyData?: string;
+  readonly insecure?: boolean;
+  readonly serverName?: string;
+}
+
+export type SyncIdentity =
+  { readonly kind: 'service-account'; readonly username: string } | { readonly kind: 'control-plane' };
+
+export class ImpersonationError extends CapstanError {
+  constructor(message: string) {
+    super('FAILED_PRECONDITION', message, { retryable: false });
+  }
+}
+
+export const FIELD_MANAGER = 'capstan';
+
+const b64 = (pem: string) => Buffer.from(pem, 'utf8').toString('base64');
+
+export function kubeConfigFor(conn: ClusterConnection, identity: SyncIdentity): KubeConfig {
+  if (identity.kind === 'service-account' && identity.username.trim() === '') {
+    throw new ImpersonationError(
+      'impersonation is on but the ServiceAccount username is empty: refusing to sync (fail closed)',
+    );
+  }
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name: conn.name,
+        server: conn.server,
+        skipTLSVerify: conn.insecure === true,
+        ...(conn.caData ? { caData: b64(conn.caData) } : {}),
+        ...(conn.serverName ? { tlsServerName: conn.serverName } : {}),
+      },
+    ],
+    users: [
+      {
+        name: 'capstan-sync',
+        ...(conn.bearerToken ? { token: conn.bearerToken } : {}),
+        ...(conn.username ? { username: conn.username, password: conn.password ?? '' } : {}),
+        ...(conn.certData ? { certData: b64(conn.certData) } : {}),
+        ...(conn.keyData ? { keyData: b64(conn.keyData) } : {}),
+        ...(identity.kind === 'service-account' ? { impersonateUser: identity.username } : {}),
+      },
+    ],
+    contexts: [{ name: 'sync', cluster: conn.name, user: 'capstan-sync' }],
+    currentContext: 'sync',
+  });
+  return kc;
+}
+
+/** KubernetesObjectApi with its discovery (resource lookup) made callable. */
+class ObjectApi extends KubernetesObjectApi {
+  describe(apiVersion: string, kind: string): Promise<V1APIResource | undefined> {
+    return this.resource(apiVersion, kind);
+  }
+}
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string | undefined;
+  name: string;
+}
+
+export class TargetCluster {
+  private readonly api: ObjectApi;
+
+  constructor(
+    readonly connection: Pick<ClusterConnection, 'name' | 'server'>,
+    readonly identity: SyncIdentity,
+    kc: KubeConfig,
+  ) {
+    this.api = kc.makeApiClient(ObjectApi);
+  }
+
+  static connect(conn: ClusterConnection, identity: SyncIdentity): TargetCluster {
+    return new TargetCluster(
+      { name: conn.name, server: conn.server },
+      identity,
+      kubeConfigFor(conn, identity),
+    );
+  }
+
+  /** The identity as the audit trail records it. */
+  get identityName(): string {
+    return this.identity.kind === 'service-account'
+      ? this.identity.username
+      : `control-plane credentials of cluster ${this.connection.name}`;
+  }
+
+  /** Discovery (as the sync identity): whether a kind is namespaced; undefined when the API does not serve it. */
+  async scope(apiVersion: string, kind: string): Promise<{ namespaced: boolean } | undefined> {
+    const r = await this.api.describe(apiVersion, kind);
+    return r ? { namespaced: r.namespaced } : undefined;
+  }
+
+  async apply(obj: KubernetesObject, options: { dryRun: boolean }): Promise<KubernetesObject> {
+    return this.api.patch(
+      obj,
+      undefined,
+      options.dryRun ? 'All' : undefined,
+      FIELD_MANAGER,
+      true,
+      PatchStrategy.ServerSideApply,
+    );
+  }
+
+  async read(ref: ObjectRef): Promise<KubernetesObject | undefined> {
+    try {
+      return await this.api.read({
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
+      });
+    } catch (err) {
+      if (httpStatusOf(err) === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async delete(ref: ObjectRef, options: { dryRun: boolean }): Promise<'deleted' | 'absent'> {
+    try {
+      await this.api.delete(
+        {
+          apiVersion: ref.apiVersion,
+          kind: ref.kind,
+          metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
+        },
+        undefined,
+        options.dryRun ? 'All' : undefined,
+        undefined,
+        undefined,
+        'Background',
+      );
+      return 'deleted';
+    } catch (err) {
+      if (httpStatusOf(err) === 404) return 'absent';
+      throw err;
+    }
+  }
+}
+
+export function httpStatusOf(err: unknown): number | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/** The API server's own message (Status.message), else the error's. */
+export function kubeMessageOf(err: unknown): string {
+  const body = (err as { body?: unknown }).body;
+  if (typeof body === 'string') {
+    try {
+      const parsed = JSON.parse(body) as { message?: string };
+      if (parsed.message) return parsed.message;
+    } catch {
+      return body.slice(0, 500);
+    }
+  }
+  if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') {
+    return (body as { message: string }).message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Connection-level failures: the cluster is down or unreachable, so the sync should be retried later. */
+export function isUnreachable(err: unknown): boolean {
+  if (httpStatusOf(err) !== undefined) {
+    const s = httpStatusOf(err)!;
+    return s === 429 || s === 502 || s === 503 || s === 504;
+  }
+  const text = `${(err as Error)?.message ?? ''} ${String((err as { cause?: { code?: string } })?.cause?.code ?? '')} ${String((err as { code?: string }).code ?? '')}`;
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed|timeout/i.test(
+    text,
+  );
+}

@@ -1,0 +1,201 @@
+// The durable queue of sync operations in PostgreSQL. A request becomes a row once (its
+// operationId is the key, so redelivery is harmless); workers claim rows with SKIP LOCKED; a partial
+// unique index allows one running operation per Application across every replica; a lease lets
+// another replica take over the syncs of one that died; and the terminal event is appended in the
+// same transaction that moves the row out of `running`, guarded by the attempt number, so every
+// operation gets exactly one terminal event however often it is delivered or retried.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { appendToStream, streamVersion, type Envelope, type EventStoreDatabase } from '@capstan/events';
+import type { OperationRow, SyncDatabase } from '../sync.table.js';
+
+type Db = Kysely<SyncDatabase & EventStoreDatabase>;
+
+export interface ClaimedOperation {
+  operationId: string;
+  appNamespace: string;
+  appName: string;
+  request: unknown;
+  triggerEventId: string;
+  actor: string;
+  correlationId: string | null;
+  attempt: number;
+}
+
+export function operationStream(operationId: string): string {
+  return `sync-operations/${operationId}`;
+}
+
+/** Records a request; returns false when this operationId was seen before. */
+export async function enqueueOperation(
+  db: Db,
+  op: {
+    operationId: string;
+    appNamespace: string;
+    appName: string;
+    request: unknown;
+    triggerEventId: string;
+    actor: string;
+    correlationId: string | null;
+  },
+): Promise<boolean> {
+  const res = await db
+    .withSchema('sync')
+    .insertInto('operations')
+    .values({
+      operation_id: op.operationId,
+      app_namespace: op.appNamespace,
+      app_name: op.appName,
+      status: 'queued',
+      request: JSON.stringify(op.request),
+      trigger_event_id: op.triggerEventId,
+      actor: op.actor,
+      correlation_id: op.correlationId,
+    })
+    .onConflict((oc) => oc.column('operation_id').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/**
+ * Claims the oldest runnable operation of an Application that has none running (or whose runner's
+ * lease expired) and appends `events(claimed)` (the started event) in the same transaction.
+ * Returns undefined when there is nothing to do right now.
+ */
+export async function claimOperation(
+  db: Db,
+  leaseMs: number,
+  startedEvents: (claimed: ClaimedOperation) => Envelope[],
+): Promise<ClaimedOperation | undefined> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const picked = await sql<OperationRow>`
+        select o.* from sync.operations o
+        where o.not_before <= now()
+          and (o.status = 'queued' or (o.status = 'running' and o.lease_until < now()))
+          and not exists (
+            select 1 from sync.operations r
+            where r.app_namespace = o.app_namespace and r.app_name = o.app_name
+              and r.operation_id <> o.operation_id
+              and ((r.status = 'running' and r.lease_until >= now())
+                or (r.status = 'queued' and r.created_at < o.created_at)))
+        order by o.created_at
+        limit 1
+        for update of o skip locked`.execute(trx);
+      const row = picked.rows[0];
+      if (!row) return undefined;
+      const updated = await trx
+        .withSchema('sync')
+        .updateTable('operations')
+        .set({
+          status: 'running',
+          attempts: sql`attempts + 1`,
+          lease_until: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
+        })
+        .where('operation_id', '=', row.operation_id)
+        .returning(['attempts'])
+        .executeTakeFirstOrThrow();
+      const claimed: ClaimedOperation = {
+        operationId: row.operation_id,
+        appNamespace: row.app_namespace,
+        appName: row.app_name,
+        request: row.request,
+        triggerEventId: row.trigger_event_id,
+        actor: row.actor,
+        correlationId: row.correlation_id,
+        attempt: updated.attempts,
+      };
+      await appendEvents(trx, claimed.operationId, startedEvents(claimed));
+      return claimed;
+    });
+  } catch (err) {
+    // Two replicas picked different operations of one Application at once: the unique index let one
+    // win; the other simply finds nothing to do this round.
+    if ((err as { code?: string }).code === '23505') return undefined;
+    throw err;
+  }
+}
+
+/** Keeps the lease while a sync runs; false when the operation is no longer ours. */
+export async function renewLease(db: Db, op: ClaimedOperation, leaseMs: number): Promise<boolean> {
+  const res = await db
+    .withSchema('sync')
+    .updateTable('operations')
+    .set({ lease_until: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
+    .where('operation_id', '=', op.operationId)
+    .where('status', '=', 'running')
+    .where('attempts', '=', op.attempt)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Puts a running operation back in the queue after a retryable failure (target cluster down). */
+export async function requeueOperation(
+  db: Db,
+  op: ClaimedOperation,
+  delayMs: number,
+  reason: string,
+): Promise<void> {
+  await db
+    .withSchema('sync')
+    .updateTable('operations')
+    .set({
+      status: 'queued',
+      lease_until: null,
+      reason,
+      not_before: sql`now() + make_interval(secs => ${delayMs / 1000})`,
+    })
+    .where('operation_id', '=', op.operationId)
+    .where('status', '=', 'running')
+    .where('attempts', '=', op.attempt)
+    .execute();
+}
+
+/**
+ * Moves a running operation to its terminal status and appends `events` (resource results and
+ * the one terminal event) in the same transaction. Returns false, appending nothing, when the
+ * operation is not ours any more (finished already, or taken over after our lease expired).
+ */
+export async function finishOperation(
+  db: Db,
+  op: ClaimedOperation,
+  status: 'succeeded' | 'failed',
+  reason: string,
+  events: Envelope[],
+  inTransaction?: (trx: Transaction<SyncDatabase & EventStoreDatabase>) => Promise<void>,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const res = await trx
+      .withSchema('sync')
+      .updateTable('operations')
+      .set({ status, reason, finished_at: new Date(), lease_until: null })
+      .where('operation_id', '=', op.operationId)
+      .where('status', '=', 'running')
+      .where('attempts', '=', op.attempt)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) return false;
+    await inTransaction?.(trx);
+    await appendEvents(trx, op.operationId, events);
+    return true;
+  });
+}
+
+async function appendEvents(
+  trx: Transaction<SyncDatabase & EventStoreDatabase>,
+  operationId: string,
+  events: Envelope[],
+) {
+  if (events.length === 0) return;
+  const stream = operationStream(operationId);
+  const es = trx as unknown as Transaction<EventStoreDatabase>;
+  const version = await streamVersion(es, 'sync', stream);
+  await appendToStream(es, { schema: 'sync', streamId: stream, expectedVersion: version, events });
+}
+
+export async function operationStatus(db: Db, operationId: string) {
+  return db
+    .withSchema('sync')
+    .selectFrom('operations')
+    .selectAll()
+    .where('operation_id', '=', operationId)
+    .executeTakeFirst();
+}

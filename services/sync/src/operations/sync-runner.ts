@@ -1,0 +1,256 @@
+// One attempt of one sync operation, start to terminal: decide (and record the decision before
+// touching the cluster), connect as the decided identity, discover, check each object against the
+// project chain, execute the plan, and finish with exactly one terminal event. A target cluster
+// that cannot be reached puts the operation back in the queue with backoff instead.
+import {
+  newEvent,
+  syncFailed,
+  syncImpersonationIgnored,
+  syncResourceSynced,
+  syncSucceeded,
+  type Envelope,
+} from '@capstan/events';
+import type { Logger } from '@capstan/service';
+import type { SyncDb } from '../sync.table.js';
+import {
+  checkResources,
+  decideSync,
+  type DecisionSettings,
+  type SyncRequestData,
+} from '../decision/decide.js';
+import { recordDecision, recordResourceResult, type ResourceResult } from '../decision/audit.js';
+import type { ManifestSource, KubeObject } from '../manifests/manifest-source.js';
+import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
+import {
+  ImpersonationError,
+  isUnreachable,
+  TargetCluster,
+  type SyncIdentity,
+} from '../kube/target-cluster.js';
+import { planSync, PlanError, groupOf } from '../apply/plan.js';
+import { executePlan } from '../apply/execute.js';
+import { loadApplied, replaceApplied } from '../apply/applied-resources.repository.js';
+import { finishOperation, requeueOperation, type ClaimedOperation } from './operations.repository.js';
+
+export interface SyncRunnerDeps {
+  db: SyncDb;
+  credentials: ClusterCredentialsSource;
+  manifests: ManifestSource;
+  settings: DecisionSettings & { hookTimeoutMs: number; maxAttempts: number };
+  logger: Logger;
+}
+
+type Phase = 'decision' | 'apply' | 'hook' | 'prune' | 'infrastructure';
+
+export async function runOperation(
+  deps: SyncRunnerDeps,
+  op: ClaimedOperation,
+): Promise<'succeeded' | 'failed' | 'requeued' | 'lost'> {
+  const request = op.request as SyncRequestData;
+  const app = request.application;
+  const meta = {
+    subject: `applications/${app.namespace}/${app.name}`,
+    actor: op.actor,
+    source: 'capstan/sync',
+    causationId: op.triggerEventId,
+    ...(op.correlationId ? { correlationId: op.correlationId } : {}),
+  };
+  const events: Envelope[] = [];
+  let identity: { impersonation: boolean; username: string | null } | null = null;
+  const log = deps.logger.child({
+    operationId: op.operationId,
+    application: `${app.namespace}/${app.name}`,
+    attempt: op.attempt,
+  });
+
+  const fail = async (phase: Phase, reason: string) => {
+    log.warn({ phase, reason }, 'sync failed');
+    events.push(
+      newEvent(
+        syncFailed.type,
+        { operationId: op.operationId, application: app, phase, reason, identity },
+        meta,
+      ),
+    );
+    return (await finishOperation(deps.db, op, 'failed', reason, events)) ? 'failed' : 'lost';
+  };
+
+  try {
+    const decided = await decideSync(deps.db, request, deps.manifests, deps.settings);
+    const auditCtx = {
+      syncId: op.operationId,
+      application: app,
+      revision: 'decision' in decided ? decided.rendered.revision : (request.revision ?? null),
+      triggerEventId: op.triggerEventId,
+      actor: op.actor,
+      impersonation: deps.settings.impersonation,
+      strict: deps.settings.strict,
+    };
+    // The decision is on record before anything touches the cluster, whatever it is.
+    await recordDecision(deps.db, auditCtx, 'decision' in decided ? decided.decision : decided);
+    if (!('decision' in decided)) return await fail('decision', decided.reason);
+    const { decision, rendered } = decided;
+
+    if (
+      !decision.impersonation &&
+      decision.warnings.some((w) => w.includes('ignored because impersonation is off'))
+    ) {
+      const projects = decision.rules.reduce<Record<string, number>>(
+        (acc, r) => ({ ...acc, [r.project]: (acc[r.project] ?? 0) + 1 }),
+        {},
+      );
+      log.warn(
+        { projects },
+        'impersonation is off: destinationServiceAccounts are ignored, syncing with the cluster credentials',
+      );
+      events.push(
+        newEvent(
+          syncImpersonationIgnored.type,
+          {
+            operationId: op.operationId,
+            application: app,
+            projects: Object.entries(projects).map(([name, rules]) => ({ name, rules })),
+          },
+          meta,
+        ),
+      );
+    }
+    if (!decision.allowed) return await fail('decision', decision.reason);
+
+    const syncIdentity: SyncIdentity = decision.impersonation
+      ? { kind: 'service-account', username: decision.username ?? '' }
+      : { kind: 'control-plane' };
+    identity = { impersonation: decision.impersonation, username: decision.username };
+    const server = decision.destination.server!;
+    const clusterRef = decided.clusters.byServerUrl(server) ?? { name: server, server };
+    const cluster = TargetCluster.connect(await deps.credentials.get(clusterRef), syncIdentity);
+
+    // Discovery, as the sync identity: scope of every kind, namespaces filled in as Argo CD does.
+    const destNamespace = decision.destination.namespace;
+    const objects: KubeObject[] = [];
+    const resources: {
+      group: string;
+      kind: string;
+      namespaced: boolean;
+      namespace?: string;
+      name: string;
+    }[] = [];
+    const unknown: string[] = [];
+    for (const o of rendered.objects) {
+      const scope = await cluster.scope(o.apiVersion, o.kind);
+      if (!scope) {
+        unknown.push(
+          `${o.kind} ${o.metadata.name}: kind ${o.kind} of ${o.apiVersion} is not served by cluster ${clusterRef.name}`,
+        );
+        continue;
+      }
+      const namespace = scope.namespaced ? (o.metadata.namespace ?? (destNamespace || undefined)) : undefined;
+      if (scope.namespaced && !namespace) {
+        unknown.push(
+          `${o.kind} ${o.metadata.name}: namespaced, but neither it nor the Application's destination names a namespace`,
+        );
+        continue;
+      }
+      const metadata = { ...o.metadata };
+      if (namespace) metadata.namespace = namespace;
+      else delete metadata.namespace;
+      objects.push({ ...o, metadata });
+      resources.push({
+        group: groupOf(o.apiVersion),
+        kind: o.kind,
+        namespaced: scope.namespaced,
+        name: o.metadata.name,
+        ...(namespace ? { namespace } : {}),
+      });
+    }
+    if (unknown.length > 0) return await fail('decision', unknown.join('; '));
+
+    const record = async (r: ResourceResult) => {
+      await recordResourceResult(
+        deps.db,
+        { syncId: op.operationId, application: app, identity: cluster.identityName },
+        r,
+      );
+      events.push(
+        newEvent(
+          syncResourceSynced.type,
+          { operationId: op.operationId, application: app, ...r, identity: identity! },
+          meta,
+        ),
+      );
+    };
+    const checked = checkResources(decided, deps.settings, resources);
+    const denied = checked.checks.filter((c) => !c.allowed);
+    if (denied.length > 0) {
+      for (const c of denied) {
+        await record({
+          verb: 'check',
+          group: '',
+          kind: '',
+          namespace: null,
+          name: '',
+          status: 'Refused',
+          httpStatus: null,
+          message: c.reason,
+        });
+      }
+      return await fail('decision', denied.map((c) => c.reason).join('; '));
+    }
+
+    let plan;
+    try {
+      plan = planSync(objects);
+    } catch (err) {
+      if (err instanceof PlanError) return await fail('decision', `invalid manifests: ${err.message}`);
+      throw err;
+    }
+    const prune = request.prune || decided.application.spec.syncPolicy?.automated?.prune === true;
+    const outcome = await executePlan(cluster, plan, {
+      dryRun: request.dryRun,
+      prune,
+      previouslyApplied: await loadApplied(deps.db, app),
+      hookTimeoutMs: deps.settings.hookTimeoutMs,
+      record,
+    });
+    if (!outcome.ok) return await fail(outcome.phase, outcome.reason);
+
+    events.push(
+      newEvent(
+        syncSucceeded.type,
+        {
+          operationId: op.operationId,
+          application: app,
+          revision: rendered.revision,
+          dryRun: request.dryRun,
+          identity,
+          resources: outcome.applied,
+          pruned: outcome.pruned,
+        },
+        meta,
+      ),
+    );
+    const finished = await finishOperation(deps.db, op, 'succeeded', 'synced', events, async (trx) => {
+      if (!request.dryRun)
+        await replaceApplied(
+          trx,
+          app,
+          plan.resources.map((o) => o.ref),
+        );
+    });
+    log.info({ resources: outcome.applied, pruned: outcome.pruned, identity }, 'sync succeeded');
+    return finished ? 'succeeded' : 'lost';
+  } catch (err) {
+    if (err instanceof ImpersonationError) return fail('decision', err.message);
+    if (isUnreachable(err) && op.attempt < deps.settings.maxAttempts) {
+      const delayMs = Math.min(60_000, 1_000 * 2 ** (op.attempt - 1));
+      log.warn({ err: (err as Error).message, delayMs }, 'target unreachable: sync requeued');
+      await requeueOperation(deps.db, op, delayMs, `unreachable: ${(err as Error).message}`);
+      return 'requeued';
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return fail(
+      'infrastructure',
+      isUnreachable(err) ? `target cluster unreachable after ${op.attempt} attempts: ${message}` : message,
+    );
+  }
+}

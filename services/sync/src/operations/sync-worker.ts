@@ -1,0 +1,144 @@
+// Triggers and the worker pool. The intake consumer turns each sync request command into a queued
+// operation (once per operationId, so redelivery is harmless) and acks; `parallelism` workers claim
+// operations from PostgreSQL (one running per Application, across replicas), run them while
+// renewing their lease, and finish them with exactly one terminal event. Operations left running by
+// a replica that died are taken over when their lease expires.
+import {
+  newEvent,
+  syncRequest,
+  syncStarted,
+  type Bus,
+  type DeadLetterStore,
+  type RunningConsumer,
+} from '@capstan/events';
+import type { SyncDb } from '../sync.table.js';
+import {
+  claimOperation,
+  enqueueOperation,
+  renewLease,
+  type ClaimedOperation,
+} from './operations.repository.js';
+import { runOperation, type SyncRunnerDeps } from './sync-runner.js';
+
+export const INTAKE_CONSUMER = 'sync-requests';
+
+export interface SyncWorkers {
+  /** Wakes idle workers (a request was queued). */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export function startIntake(
+  db: SyncDb,
+  bus: Bus,
+  workers: Pick<SyncWorkers, 'wake'>,
+  options: { deadLetters?: DeadLetterStore } = {},
+): Promise<RunningConsumer> {
+  return bus.consume({
+    durable: INTAKE_CONSUMER,
+    types: [syncRequest.type],
+    handle: async (event) => {
+      const data = syncRequest.data.parse(event.data);
+      const queued = await enqueueOperation(db, {
+        operationId: data.operationId,
+        appNamespace: data.application.namespace,
+        appName: data.application.name,
+        request: data,
+        triggerEventId: event.id,
+        actor: event.actor,
+        correlationId: event.correlationid ?? null,
+      });
+      if (queued) workers.wake();
+    },
+    ...(options.deadLetters ? { deadLetters: options.deadLetters } : {}),
+  });
+}
+
+export function startWorkers(
+  deps: SyncRunnerDeps,
+  options: { parallelism: number; leaseMs: number; pollMs?: number },
+): SyncWorkers {
+  let stopping = false;
+  const sleepers = new Set<() => void>();
+  const wake = () => {
+    for (const s of [...sleepers]) s();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      sleepers.add(done);
+    });
+
+  const started = (op: ClaimedOperation) => {
+    const request = op.request as { application: { namespace: string; name: string }; dryRun: boolean };
+    return [
+      newEvent(
+        syncStarted.type,
+        {
+          operationId: op.operationId,
+          application: request.application,
+          dryRun: request.dryRun,
+          attempt: op.attempt,
+        },
+        {
+          subject: `applications/${request.application.namespace}/${request.application.name}`,
+          actor: op.actor,
+          source: 'capstan/sync',
+          causationId: op.triggerEventId,
+          ...(op.correlationId ? { correlationId: op.correlationId } : {}),
+        },
+      ),
+    ];
+  };
+
+  const loop = async (worker: number) => {
+    while (!stopping) {
+      let op: ClaimedOperation | undefined;
+      try {
+        op = await claimOperation(deps.db, options.leaseMs, started);
+      } catch (err) {
+        deps.logger.error({ err, worker }, 'claiming a sync operation failed');
+        await sleep(1_000);
+        continue;
+      }
+      if (!op) {
+        await sleep(options.pollMs ?? 1_000);
+        continue;
+      }
+      const claimed = op;
+      const renew = setInterval(
+        () => {
+          void renewLease(deps.db, claimed, options.leaseMs).catch((err: unknown) =>
+            deps.logger.warn({ err }, 'lease renewal failed'),
+          );
+        },
+        Math.max(1_000, options.leaseMs / 3),
+      );
+      try {
+        await runOperation(deps, claimed);
+      } catch (err) {
+        // The database went away mid-sync: the lease expires and the operation is retried.
+        deps.logger.error({ err, operationId: claimed.operationId }, 'sync attempt aborted');
+        await sleep(1_000);
+      } finally {
+        clearInterval(renew);
+      }
+      wake();
+    }
+  };
+
+  const loops = Array.from({ length: options.parallelism }, (_, i) => loop(i));
+  return {
+    wake,
+    async stop() {
+      stopping = true;
+      wake();
+      await Promise.all(loops);
+    },
+  };
+}

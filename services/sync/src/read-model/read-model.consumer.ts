@@ -1,0 +1,96 @@
+// Builds the read model from the api's project, Application and cluster events. Each event's
+// effect and its (consumer, event id) record commit together, so redelivery changes nothing; the
+// read model can be rebuilt by replaying the stream into an empty schema.
+import {
+  applicationCreated,
+  applicationDeleted,
+  applicationUpdated,
+  applyOnce,
+  clusterRegistered,
+  clusterRemoved,
+  clusterUpdated,
+  projectCreated,
+  projectDeleted,
+  projectUpdated,
+  type Bus,
+  type DeadLetterStore,
+  type Envelope,
+  type RunningConsumer,
+} from '@capstan/events';
+import type { SyncDb } from '../sync.table.js';
+import {
+  deleteApplication,
+  deleteCluster,
+  deleteProject,
+  upsertApplication,
+  upsertCluster,
+  upsertProject,
+} from './read-model.repository.js';
+
+export const READ_MODEL_CONSUMER = 'sync-read-model';
+
+const types = [
+  projectCreated,
+  projectUpdated,
+  projectDeleted,
+  applicationCreated,
+  applicationUpdated,
+  applicationDeleted,
+  clusterRegistered,
+  clusterUpdated,
+  clusterRemoved,
+].map((d) => d.type);
+
+type ArgoObject = { metadata: { name: string; namespace?: string | undefined } };
+
+export async function applyReadModelEvent(db: SyncDb, event: Envelope): Promise<void> {
+  await applyOnce(db, { schema: 'sync', consumer: READ_MODEL_CONSUMER, eventId: event.id }, async (trx) => {
+    const data = event.data as Record<string, unknown>;
+    switch (event.type) {
+      case projectCreated.type:
+      case projectUpdated.type: {
+        const p = data.project as ArgoObject;
+        await upsertProject(trx, p.metadata.name, p);
+        break;
+      }
+      case projectDeleted.type:
+        await deleteProject(trx, data.name as string);
+        break;
+      case applicationCreated.type:
+      case applicationUpdated.type: {
+        const a = data.application as ArgoObject;
+        await upsertApplication(trx, a.metadata.namespace ?? 'argocd', a.metadata.name, a);
+        break;
+      }
+      case applicationDeleted.type:
+        await deleteApplication(trx, data.namespace as string, data.name as string);
+        break;
+      case clusterRegistered.type:
+      case clusterUpdated.type: {
+        const c = data.cluster as { name: string; server: string; project?: string };
+        await upsertCluster(trx, {
+          name: c.name,
+          server: c.server,
+          ...(c.project ? { project: c.project } : {}),
+        });
+        break;
+      }
+      case clusterRemoved.type:
+        await deleteCluster(trx, data.server as string);
+        break;
+    }
+  });
+}
+
+export function startReadModelConsumer(
+  db: SyncDb,
+  bus: Bus,
+  options: { deadLetters?: DeadLetterStore } = {},
+): Promise<RunningConsumer> {
+  return bus.consume({
+    durable: READ_MODEL_CONSUMER,
+    types,
+    handle: (event) => applyReadModelEvent(db, event),
+    ...(options.deadLetters ? { deadLetters: options.deadLetters } : {}),
+  });
+}

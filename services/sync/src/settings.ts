@@ -1,0 +1,64 @@
+// The sync service's settings. Every one can be set, highest precedence first, by a command-line
+// flag, an environment variable, the YAML configuration file (--config / CAPSTAN_CONFIG), or its
+// default (see @capstan/service loadConfig). The impersonation switch in particular:
+//   --enable-impersonation (or --enable-impersonation=false)
+//   > CAPSTAN_APPLICATION_SYNC_IMPERSONATION_ENABLED=true|false
+//   > `application: { sync: { impersonation: { enabled: true } } }` in the file
+//   > default false.
+import { z } from 'zod';
+import { booleanSetting, type Settings } from '@capstan/service';
+
+export const syncSettings = {
+  'application.sync.impersonation.enabled': {
+    schema: booleanSetting,
+    default: false,
+    flags: ['enable-impersonation'],
+    description:
+      'sync as the ServiceAccount resolved from destinationServiceAccounts (every request impersonated); off: the cluster credentials, with a warning when rules are ignored',
+  },
+  'sync.strict-service-accounts': {
+    schema: booleanSetting,
+    default: false,
+    flags: ['strict-service-accounts'],
+    description:
+      'refuse a sync when no destinationServiceAccounts rule matches instead of using the default ServiceAccount',
+  },
+  'sync.parallelism': {
+    schema: z.coerce.number().int().min(1).max(256),
+    default: 4,
+    description:
+      'how many Applications sync at the same time in this replica (one sync at a time per Application)',
+  },
+  'sync.control-namespace': {
+    schema: z.string().min(1),
+    default: 'argocd',
+    description:
+      "Argo CD's control-plane namespace (Applications elsewhere need their projects' sourceNamespaces)",
+  },
+  'sync.max-attempts': {
+    schema: z.coerce.number().int().min(1).max(100),
+    default: 5,
+    description: 'attempts of a sync whose target cluster is unreachable, with backoff, before it fails',
+  },
+  'sync.lease-ms': {
+    schema: z.coerce.number().int().min(5_000),
+    default: 300_000,
+    description: 'a running sync not renewed for this long (its replica died) is taken over by another',
+  },
+  'sync.hook-timeout-ms': {
+    schema: z.coerce.number().int().min(1_000),
+    default: 300_000,
+    description: 'how long a hook Job or Pod may run before the hook fails',
+  },
+  'api.address': {
+    schema: z.string().min(1),
+    default: '127.0.0.1:8081',
+    description: 'host:port of the api internal gRPC (cluster credentials)',
+  },
+  'api.service-token': {
+    schema: z.string(),
+    default: '',
+    secret: true,
+    description: 'service token the sync service authenticates to the api with (environment or file only)',
+  },
+} satisfies Settings;

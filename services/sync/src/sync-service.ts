@@ -1,0 +1,71 @@
+// Wires the sync service: backbone (database, bus, outbox relay), the read model of the api's
+// events, the request intake and the worker pool. main.ts passes the production ports; tests pass
+// the credentials of the real API servers they start.
+import type { Kysely } from 'kysely';
+import { catalog, postgresDeadLetters, startBackbone, type EventStoreDatabase } from '@capstan/events';
+import type { CommonConfig, ConfigOf, ServiceContext } from '@capstan/service';
+import type { syncSettings } from './settings.js';
+import type { SyncDatabase } from './sync.table.js';
+import { syncMigrations } from './migrations/index.js';
+import { startReadModelConsumer } from './read-model/read-model.consumer.js';
+import { startIntake, startWorkers } from './operations/sync-worker.js';
+import { apiClusterCredentials, type ClusterCredentialsSource } from './kube/cluster-credentials.js';
+import { inlineManifests, type ManifestSource } from './manifests/manifest-source.js';
+
+export type SyncConfig = ConfigOf<typeof syncSettings> & CommonConfig;
+
+export interface SyncPorts {
+  credentials?: ClusterCredentialsSource;
+  manifests?: ManifestSource;
+}
+
+export async function startSync(
+  ctx: ServiceContext<SyncConfig>,
+  ports: SyncPorts = {},
+): Promise<{ db: Kysely<SyncDatabase & EventStoreDatabase> }> {
+  const { db, bus } = await startBackbone<SyncDatabase>(ctx, {
+    schema: 'sync',
+    migrations: syncMigrations,
+    catalog,
+  });
+  const config = ctx.config;
+  const impersonation = config['application.sync.impersonation.enabled'];
+  ctx.logger.info(
+    {
+      impersonation,
+      strict: config['sync.strict-service-accounts'],
+      parallelism: config['sync.parallelism'],
+    },
+    impersonation
+      ? 'syncs run as the ServiceAccounts of destinationServiceAccounts'
+      : "impersonation is off: syncs use the clusters' control-plane credentials",
+  );
+  const credentials =
+    ports.credentials ??
+    apiClusterCredentials({ address: config['api.address'], serviceToken: config['api.service-token'] });
+  ctx.onShutdown('cluster credentials client', () => credentials.close?.());
+  const deadLetters = postgresDeadLetters(db as unknown as Kysely<EventStoreDatabase>, 'sync');
+
+  const workers = startWorkers(
+    {
+      db,
+      credentials,
+      manifests: ports.manifests ?? inlineManifests,
+      settings: {
+        impersonation,
+        strict: config['sync.strict-service-accounts'],
+        controlNamespace: config['sync.control-namespace'],
+        hookTimeoutMs: config['sync.hook-timeout-ms'],
+        maxAttempts: config['sync.max-attempts'],
+      },
+      logger: ctx.logger,
+    },
+    { parallelism: config['sync.parallelism'], leaseMs: config['sync.lease-ms'] },
+  );
+  ctx.onShutdown('sync workers', () => workers.stop());
+  const readModel = await startReadModelConsumer(db, bus, { deadLetters });
+  ctx.onShutdown('read model consumer', () => readModel.stop());
+  const intake = await startIntake(db, bus, workers, { deadLetters });
+  ctx.onShutdown('sync request consumer', () => intake.stop());
+  return { db };
+}

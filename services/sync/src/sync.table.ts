@@ -1,0 +1,65 @@
+// kysely types of the sync schema (see migrations/).
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
+import type { EventStoreDatabase } from '@capstan/events';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface ProjectRow {
+  name: string;
+  manifest: unknown;
+  updated_at: Timestamp;
+}
+
+export interface ApplicationRow {
+  namespace: string;
+  name: string;
+  manifest: unknown;
+  updated_at: Timestamp;
+}
+
+export interface ClusterRow {
+  server: string;
+  name: string;
+  project: string | null;
+  updated_at: Timestamp;
+}
+
+export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+export interface OperationRow {
+  operation_id: string;
+  app_namespace: string;
+  app_name: string;
+  status: OperationStatus;
+  request: unknown;
+  trigger_event_id: string;
+  actor: string;
+  correlation_id: string | null;
+  attempts: Generated<number>;
+  not_before: Timestamp;
+  lease_until: Date | null;
+  created_at: Timestamp;
+  finished_at: Date | null;
+  reason: string | null;
+}
+
+export interface AppliedResourceRow {
+  app_namespace: string;
+  app_name: string;
+  api_version: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/** The service's database: its own tables and the event store's, in schema `sync`. */
+export type SyncDb = Kysely<SyncDatabase & EventStoreDatabase>;
+export type SyncDbOrTrx = SyncDb | Transaction<SyncDatabase & EventStoreDatabase>;
+
+export interface SyncDatabase {
+  projects: ProjectRow;
+  applications: ApplicationRow;
+  clusters: ClusterRow;
+  operations: OperationRow;
+  applied_resources: AppliedResourceRow;
+}
