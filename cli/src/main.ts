@@ -1,8 +1,12 @@
+// The `capstan` binary: errors go to stderr as one readable line (plus field paths), with a
+// non-zero exit status; the grpc channels are closed by each command, so the process exits on its own.
 import { buildProgram } from './program.js';
+import { describeError } from './errors.js';
 
 buildProgram()
   .parseAsync(process.argv)
   .catch((err: unknown) => {
-    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
+    const { message, exitCode } = describeError(err);
+    process.stderr.write(`error: ${message}\n`);
+    process.exitCode = exitCode;
   });

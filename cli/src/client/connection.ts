@@ -1,0 +1,75 @@
+// How a command reaches the api: the server and token come from flags, the environment
+// (CAPSTAN_SERVER, CAPSTAN_AUTH_TOKEN: never argv for a token) or the current context.
+import { credentials, type Metadata } from '@grpc/grpc-js';
+import { apiv1, bearer, unary, type UnaryMethod } from '@capstan/proto';
+import type { Command } from 'commander';
+import { configPath, currentContext, readConfig } from '../config/context-store.js';
+import { CliError } from '../errors.js';
+
+export interface GlobalOptions {
+  server?: string;
+  config?: string;
+  context?: string;
+}
+
+export interface Connection {
+  server: string;
+  token: string;
+  metadata(): Metadata;
+  call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req): Promise<Res>;
+  projects: apiv1.ProjectServiceClient;
+  applications: apiv1.ApplicationServiceClient;
+  clusters: apiv1.ClusterServiceClient;
+  repositories: apiv1.RepositoryServiceClient;
+  accounts: apiv1.AccountServiceClient;
+  sessions: apiv1.SessionServiceClient;
+  audit: apiv1.AuditServiceClient;
+  apply: apiv1.ApplyServiceClient;
+  close(): void;
+}
+
+export function globalOptions(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals() as GlobalOptions;
+}
+
+export function clientsFor(server: string, token: string): Connection {
+  const creds = credentials.createInsecure();
+  const clients = {
+    projects: new apiv1.ProjectServiceClient(server, creds),
+    applications: new apiv1.ApplicationServiceClient(server, creds),
+    clusters: new apiv1.ClusterServiceClient(server, creds),
+    repositories: new apiv1.RepositoryServiceClient(server, creds),
+    accounts: new apiv1.AccountServiceClient(server, creds),
+    sessions: new apiv1.SessionServiceClient(server, creds),
+    audit: new apiv1.AuditServiceClient(server, creds),
+    apply: new apiv1.ApplyServiceClient(server, creds),
+  };
+  return {
+    server,
+    token,
+    metadata: () => bearer(token),
+    call: (method, request) => unary(method, request, { metadata: bearer(token) }),
+    ...clients,
+    close: () => Object.values(clients).forEach((c) => c.close()),
+  };
+}
+
+/** The connection of the current context (or --server with CAPSTAN_AUTH_TOKEN). */
+export function connect(opts: GlobalOptions): Connection {
+  const ctx = currentContext(readConfig(configPath(opts.config)), opts.context);
+  const server = opts.server || process.env.CAPSTAN_SERVER || ctx?.server;
+  const token = process.env.CAPSTAN_AUTH_TOKEN || ctx?.token;
+  if (!server) throw new CliError('no server: run capstan login <server> (or set CAPSTAN_SERVER)');
+  if (!token) throw new CliError(`not logged in to ${server}: run capstan login ${server}`);
+  return clientsFor(server, token);
+}
+
+/** Runs `fn` with a connection and closes it afterwards. */
+export async function withConnection<T>(cmd: Command, fn: (c: Connection) => Promise<T>): Promise<T> {
+  const c = connect(globalOptions(cmd));
+  try {
+    return await fn(c);
+  } finally {
+    c.close();
+  }
+}

@@ -1,0 +1,252 @@
+// capstan app: Applications, with argocd app's commands and flags. `app sync` follows the operation
+// live (phase changes and each resource as the sync service reports it).
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { parse } from 'yaml';
+import { apiv1 } from '@capstan/proto';
+import { withConnection, type Connection } from '../client/connection.js';
+import { CliError } from '../errors.js';
+import { outputOption, printJsonOrYaml, printList, printObject, type OutputFormat } from '../output/format.js';
+
+const TERMINAL = new Set(['Succeeded', 'Failed', 'Denied', 'Error']);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function show(o: OutputFormat, a: apiv1.Application): void {
+  const op = a.status?.operation;
+  printObject(o, apiv1.Application.toJSON(a), [
+    ['Name', `${a.metadata?.namespace}/${a.metadata?.name}`],
+    ['Project', a.spec?.project],
+    ['Server', a.spec?.destination?.server || a.spec?.destination?.name],
+    ['Namespace', a.spec?.destination?.namespace],
+    ['Repo', a.spec?.source?.repoUrl],
+    ['Target', a.spec?.source?.targetRevision || 'HEAD'],
+    ['Path', a.spec?.source?.path],
+    ['Sync Status', a.status?.syncStatus],
+    ['Health Status', a.status?.healthStatus],
+    ['Last Operation', op ? `${op.phase} ${op.dryRun ? '(dry run) ' : ''}${op.message}` : '<none>'],
+    ['Synced As', op?.identity || (op ? 'control-plane credentials' : '')],
+  ]);
+}
+
+function resourceLine(r: apiv1.ResourceResult): string {
+  const id = `${r.group ? `${r.group}/` : ''}${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+  return `  ${r.verb.padEnd(7)} ${id.padEnd(48)} ${r.status.padEnd(12)} as ${r.identity}${r.message ? `  ${r.message}` : ''}`;
+}
+
+/** Polls the operation, printing each phase change and each new resource result. */
+export async function follow(c: Connection, name: string, appNamespace: string, id: string, timeoutMs: number, quiet: boolean): Promise<apiv1.SyncOperation> {
+  const deadline = Date.now() + timeoutMs;
+  let phase = '';
+  let seen = 0;
+  for (;;) {
+    const op = await c.call(c.applications.getOperation.bind(c.applications), { name, appNamespace, id });
+    if (!quiet && op.phase !== phase) process.stderr.write(`${new Date().toISOString()}  ${op.phase}${op.message ? `: ${op.message}` : ''}\n`);
+    phase = op.phase;
+    if (!quiet) for (const r of op.resources.slice(seen)) process.stderr.write(`${resourceLine(r)}\n`);
+    seen = op.resources.length;
+    if (TERMINAL.has(op.phase)) return op;
+    if (Date.now() > deadline) throw new CliError(`timed out waiting for operation ${id} (last phase ${op.phase})`);
+    await sleep(500);
+  }
+}
+
+function appFromFlags(name: string, o: AppFlags): apiv1.Application {
+  if (!o.repo) throw new CliError('--repo is required (or -f)');
+  if (!o.destServer && !o.destName) throw new CliError('--dest-server or --dest-name is required');
+  return apiv1.Application.fromPartial({
+    metadata: { name, namespace: o.appNamespace },
+    spec: {
+      project: o.project,
+      source: { repoUrl: o.repo, path: o.path, targetRevision: o.revision, directory: o.directoryRecurse ? { recurse: true } : undefined },
+      destination: { server: o.destServer, name: o.destName, namespace: o.destNamespace },
+      syncPolicy: o.syncPolicy === 'automated' ? { automated: { prune: !!o.autoPrune, selfHeal: !!o.selfHeal } } : undefined,
+      allowedParentProjects: o.allowedParentProject,
+    },
+  });
+}
+
+interface AppFlags {
+  file?: string;
+  repo?: string;
+  path: string;
+  revision: string;
+  destServer: string;
+  destName: string;
+  destNamespace: string;
+  project: string;
+  appNamespace: string;
+  syncPolicy?: string;
+  autoPrune?: boolean;
+  selfHeal?: boolean;
+  directoryRecurse?: boolean;
+  allowedParentProject: string[];
+  upsert?: boolean;
+  output: OutputFormat;
+}
+
+export function appCommand(): Command {
+  const app = new Command('app').description('manage Applications');
+
+  app
+    .command('create')
+    .description('create an Application from flags or an Argo CD manifest (-f)')
+    .argument('[name]')
+    .option('-f, --file <path>', 'Application manifest (YAML or JSON; - for stdin)')
+    .option('--repo <url>', 'repository URL')
+    .option('--path <path>', 'path in the repository', '')
+    .option('--revision <rev>', 'target revision', 'HEAD')
+    .option('--dest-server <url>', 'destination cluster URL', '')
+    .option('--dest-name <name>', 'destination cluster name', '')
+    .option('--dest-namespace <ns>', 'destination namespace', '')
+    .option('--project <name>', 'project', 'default')
+    .option('-N, --app-namespace <ns>', 'namespace of the Application', 'argocd')
+    .option('--sync-policy <policy>', 'manual or automated')
+    .option('--auto-prune', 'with --sync-policy automated: prune')
+    .option('--self-heal', 'with --sync-policy automated: self heal')
+    .option('--directory-recurse', 'read the path recursively')
+    .option('--allowed-parent-project <name>', 'parent projects the AppProjects it delivers may name (repeatable)', (v: string, p: string[]) => [...p, v], [])
+    .option('--upsert', 'update the Application if it exists')
+    .addOption(outputOption())
+    .action((name: string | undefined, o: AppFlags, cmd: Command) =>
+      withConnection(cmd, async (c) => {
+        let application: apiv1.Application;
+        if (o.file) {
+          application = apiv1.Application.fromJSON(parse(readFileSync(o.file === '-' ? 0 : o.file, 'utf8')));
+          if (name && application.metadata) application.metadata.name = name;
+        } else {
+          if (!name) throw new CliError('an application name or -f is required');
+          application = appFromFlags(name, o);
+        }
+        const a = await c.call(c.applications.create.bind(c.applications), { application, upsert: !!o.upsert });
+        if (!printJsonOrYaml(o.output, apiv1.Application.toJSON(a))) process.stdout.write(`application '${a.metadata?.name}' created\n`);
+      }),
+    );
+
+  app
+    .command('get')
+    .description('show an Application and its last operation')
+    .argument('<name>')
+    .option('-N, --app-namespace <ns>', '', '')
+    .option('--project <name>', 'the application must be in this project', '')
+    .addOption(outputOption())
+    .action((name: string, o: { appNamespace: string; project: string; output: OutputFormat }, cmd: Command) =>
+      withConnection(cmd, async (c) => show(o.output, await c.call(c.applications.get.bind(c.applications), { name, appNamespace: o.appNamespace, project: o.project }))),
+    );
+
+  app
+    .command('list')
+    .description('list Applications')
+    .option('-p, --project <name>', 'only this project (repeatable)', (v: string, p: string[]) => [...p, v], [])
+    .option('-l, --selector <k=v>', 'label selector', '')
+    .addOption(outputOption())
+    .action((o: { project: string[]; selector: string; output: OutputFormat }, cmd: Command) =>
+      withConnection(cmd, async (c) => {
+        const items: apiv1.Application[] = [];
+        let pageToken = '';
+        do {
+          const r = await c.call(c.applications.list.bind(c.applications), { projects: o.project, selector: o.selector, limit: 500, pageToken });
+          items.push(...r.items);
+          pageToken = r.nextPageToken;
+        } while (pageToken);
+        printList(
+          o.output,
+          items,
+          [
+            ['NAME', (a) => `${a.metadata?.namespace}/${a.metadata?.name}`],
+            ['CLUSTER', (a) => a.spec?.destination?.server || a.spec?.destination?.name],
+            ['NAMESPACE', (a) => a.spec?.destination?.namespace],
+            ['PROJECT', (a) => a.spec?.project],
+            ['STATUS', (a) => a.status?.syncStatus],
+            ['HEALTH', (a) => a.status?.healthStatus],
+            ['REPO', (a) => a.spec?.source?.repoUrl],
+            ['PATH', (a) => a.spec?.source?.path],
+          ],
+          (a) => apiv1.Application.toJSON(a),
+          (a) => a.metadata?.name ?? '',
+        );
+      }),
+    );
+
+  app
+    .command('delete')
+    .description('delete an Application')
+    .argument('<name>')
+    .option('-N, --app-namespace <ns>', '', '')
+    .option('--cascade', 'delete its resources too')
+    .action((name: string, o: { appNamespace: string; cascade?: boolean }, cmd: Command) =>
+      withConnection(cmd, async (c) => {
+        await c.call(c.applications.delete.bind(c.applications), { name, appNamespace: o.appNamespace, cascade: !!o.cascade });
+        process.stdout.write(`application '${name}' deleted\n`);
+      }),
+    );
+
+  const syncAction = (dryRunOnly: boolean) => async (name: string, o: { appNamespace: string; revision: string; dryRun?: boolean; prune?: boolean; async?: boolean; timeout: string; output: OutputFormat }, cmd: Command) =>
+    withConnection(cmd, async (c) => {
+      const dryRun = dryRunOnly || !!o.dryRun;
+      const res = await c.call(c.applications.sync.bind(c.applications), { name, appNamespace: o.appNamespace, revision: o.revision, dryRun, prune: !!o.prune });
+      if (o.async) {
+        process.stdout.write(`${res.operationId}\n`);
+        return;
+      }
+      const quiet = o.output === 'json' || o.output === 'yaml';
+      const op = await follow(c, name, o.appNamespace, res.operationId, Number(o.timeout) * 1000, quiet);
+      if (!printJsonOrYaml(o.output, apiv1.SyncOperation.toJSON(op))) {
+        process.stdout.write(
+          `Operation:   ${op.id}\nPhase:       ${op.phase}\nMessage:     ${op.message}\nRevision:    ${op.revision}\nSynced as:   ${op.identity || 'control-plane credentials'}${op.impersonated ? ' (impersonated)' : ''}\n`,
+        );
+        if (dryRunOnly) for (const r of op.resources) process.stdout.write(`${resourceLine(r)}\n`);
+      }
+      if (op.phase !== 'Succeeded') throw new CliError(`operation ${op.phase.toLowerCase()}: ${op.message}`);
+    });
+
+  app
+    .command('sync')
+    .description('sync an Application and follow the operation')
+    .argument('<name>')
+    .option('-N, --app-namespace <ns>', '', '')
+    .option('--revision <rev>', 'sync to this revision', '')
+    .option('--dry-run', 'resolve the identity and diff without changing anything')
+    .option('--prune', 'delete resources the Application no longer declares')
+    .option('--async', 'print the operation id and return')
+    .option('--timeout <seconds>', 'give up waiting after this long', '300')
+    .addOption(outputOption())
+    .action(syncAction(false));
+
+  app
+    .command('diff')
+    .description('what a sync would change (a dry-run sync under the same identity)')
+    .argument('<name>')
+    .option('-N, --app-namespace <ns>', '', '')
+    .option('--revision <rev>', 'compare with this revision', '')
+    .option('--timeout <seconds>', 'give up waiting after this long', '300')
+    .addOption(outputOption())
+    .action(syncAction(true));
+
+  app
+    .command('history')
+    .description('the sync operations of an Application, newest first')
+    .argument('<name>')
+    .option('-N, --app-namespace <ns>', '', '')
+    .addOption(outputOption())
+    .action((name: string, o: { appNamespace: string; output: OutputFormat }, cmd: Command) =>
+      withConnection(cmd, async (c) => {
+        const r = await c.call(c.applications.history.bind(c.applications), { name, appNamespace: o.appNamespace, project: '' });
+        printList(
+          o.output,
+          r.items,
+          [
+            ['ID', (h) => h.id],
+            ['STARTED', (h) => h.startedAt],
+            ['PHASE', (h) => `${h.phase}${h.dryRun ? ' (dry run)' : ''}`],
+            ['REVISION', (h) => h.revision],
+            ['AS', (h) => h.identity],
+            ['BY', (h) => h.initiatedBy],
+            ['MESSAGE', (h) => h.message],
+          ],
+          (h) => apiv1.SyncOperation.toJSON(h),
+          (h) => h.id,
+        );
+      }),
+    );
+  return app;
+}

@@ -1,0 +1,58 @@
+// capstan apply -f: Argo CD manifests from files, directories (their *.yaml, *.yml, *.json) or stdin.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { apiv1 } from '@capstan/proto';
+import { withConnection } from '../client/connection.js';
+import { CliError } from '../errors.js';
+import { outputOption, printList, type OutputFormat } from '../output/format.js';
+
+export function readManifestSources(paths: string[], recursive: boolean): string {
+  const docs: string[] = [];
+  const read = (p: string, depth: number): void => {
+    if (p === '-') {
+      docs.push(readFileSync(0, 'utf8'));
+      return;
+    }
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      throw new CliError(`cannot read ${p}`);
+    }
+    if (st.isDirectory()) {
+      for (const name of readdirSync(p).sort()) {
+        const child = join(p, name);
+        if (statSync(child).isDirectory()) {
+          if (recursive) read(child, depth + 1);
+        } else if (/\.(ya?ml|json)$/.test(name)) read(child, depth + 1);
+      }
+      return;
+    }
+    docs.push(readFileSync(p, 'utf8'));
+  };
+  for (const p of paths) read(p, 0);
+  if (docs.length === 0) throw new CliError('no manifests found');
+  return docs.map((d) => d.replace(/\n?$/, '\n')).join('---\n');
+}
+
+export function applyCommand(): Command {
+  return new Command('apply')
+    .description('apply Argo CD manifests (AppProject, Application, repository and cluster Secrets); nothing is written when any is invalid')
+    .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', (v: string, p: string[]) => [...p, v], [])
+    .option('-R, --recursive', 'read directories recursively')
+    .option('--dry-run', 'validate and authorise without writing')
+    .option('--strict <bool>', 'unknown fields are errors', 'true')
+    .addOption(outputOption())
+    .action((o: { filename: string[]; recursive?: boolean; dryRun?: boolean; strict: string; output: OutputFormat }, cmd: Command) =>
+      withConnection(cmd, async (c) => {
+        const manifests = readManifestSources(o.filename, !!o.recursive);
+        const r = await c.call(c.apply.apply.bind(c.apply), { manifests, dryRun: !!o.dryRun, strict: o.strict !== 'false' });
+        if (o.output === 'table') {
+          for (const x of r.results) process.stdout.write(`${x.kind.toLowerCase()}/${x.name} ${x.action}\n`);
+          return;
+        }
+        printList(o.output, r.results, [['KIND', (x) => x.kind], ['NAME', (x) => x.name], ['ACTION', (x) => x.action]], (x) => apiv1.ApplyResult.toJSON(x), (x) => `${x.kind.toLowerCase()}/${x.name}`);
+      }),
+    );
+}

@@ -1,0 +1,34 @@
+// What the user sees when a command fails: one line on stderr (plus one per invalid field), and a
+// non-zero exit status. gRPC errors keep the server's message; nothing else of them is shown.
+import { status, type ServiceError } from '@grpc/grpc-js';
+import { fieldViolationsOf } from '@capstan/proto';
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+const HINTS: Partial<Record<number, string>> = {
+  [status.UNAUTHENTICATED]: ' (run capstan login)',
+  [status.UNAVAILABLE]: ' (is the api running? check --server)',
+};
+
+export function describeError(err: unknown): { message: string; exitCode: number } {
+  if (err instanceof CliError) return { message: err.message, exitCode: err.exitCode };
+  // Other commands' own error classes carry their exit status the same way.
+  const withExit = err as { exitCode?: unknown; message?: unknown; code?: unknown };
+  if (typeof withExit.exitCode === 'number' && typeof withExit.code !== 'number') {
+    return { message: String(withExit.message), exitCode: withExit.exitCode };
+  }
+  const e = err as Partial<ServiceError>;
+  if (typeof e.code === 'number' && e.details !== undefined) {
+    const lines = [`${status[e.code] ?? e.code}: ${e.details}${HINTS[e.code] ?? ''}`];
+    for (const v of fieldViolationsOf(e as ServiceError)) lines.push(`  ${v.field}: ${v.description}`);
+    return { message: lines.join('\n'), exitCode: e.code === status.INVALID_ARGUMENT ? 2 : 1 };
+  }
+  return { message: err instanceof Error ? err.message : String(err), exitCode: 1 };
+}
