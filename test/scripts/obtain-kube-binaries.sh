@@ -5,7 +5,7 @@
 # versions pinned in test/tools/kube/go.mod (kube-apiserver from k8s.io/kubernetes,
 # etcd from go.etcd.io/etcd/server/v3 at the version Kubernetes itself pins).
 # Binaries are cached in ${CAPSTAN_CACHE:-$HOME/.cache/capstan}/kube/<kubernetes version>/,
-# so only the first run on a machine pays the build (about 4 minutes on 2 cores with an empty
+# so only the first run on a machine pays the build (4-6 minutes on 2 cores with an empty
 # Go build cache);
 # later runs return at once.
 #
