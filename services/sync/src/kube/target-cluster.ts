@@ -116,8 +116,14 @@ export class TargetCluster {
 
   /** Discovery (as the sync identity): whether a kind is namespaced; undefined when the API does not serve it. */
   async scope(apiVersion: string, kind: string): Promise<{ namespaced: boolean } | undefined> {
-    const r = await this.api.describe(apiVersion, kind);
-    return r ? { namespaced: r.namespaced } : undefined;
+    try {
+      const r = await this.api.describe(apiVersion, kind);
+      return r ? { namespaced: r.namespaced } : undefined;
+    } catch (err) {
+      // An API group/version the server does not serve answers discovery with 404.
+      if (httpStatusOf(err) === 404 || /HTTP-Code: 404/.test((err as Error).message ?? '')) return undefined;
+      throw err;
+    }
   }
 
   async apply(obj: KubernetesObject, options: { dryRun: boolean }): Promise<KubernetesObject> {

@@ -1,0 +1,343 @@
+// The sync service end to end on real infrastructure: PostgreSQL, NATS JetStream and two real
+// kube-apiservers with several namespaces and ServiceAccounts of different rights. The API
+// servers' audit logs prove who wrote what.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import {
+  startCluster,
+  seedTenant,
+  effectiveUser,
+  CONTROL_PLANE_USERNAME,
+  type KubeCluster,
+} from '@capstan/test/kube';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { startSyncHarness, type SyncHarness } from './test-support/harness.js';
+
+const cm = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...extra },
+  data: { key: name },
+});
+
+const project = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'AppProject',
+  metadata: { name, namespace: 'argocd' },
+  spec: { sourceRepos: ['*'], ...spec },
+});
+
+const application = (
+  name: string,
+  projectName: string,
+  destination: Record<string, unknown>,
+  spec: Record<string, unknown> = {},
+) => ({
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name, namespace: 'argocd' },
+  spec: {
+    project: projectName,
+    source: { repoURL: 'https://git.example.com/apps.git', path: name, targetRevision: 'HEAD' },
+    destination,
+    ...spec,
+  },
+});
+
+const writeConfigMaps = [
+  {
+    apiGroups: [''],
+    resources: ['configmaps'],
+    verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+  },
+];
+const readConfigMaps = [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }];
+
+let a: KubeCluster;
+let b: KubeCluster;
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([
+    startCluster({ name: 'sync-a', log: () => {} }),
+    startCluster({ name: 'sync-b', log: () => {} }),
+  ]);
+  await seedTenant(a.adminKubeconfig, {
+    namespace: 'team-a',
+    serviceAccounts: ['deployer', { name: 'reader', rules: readConfigMaps }],
+    rules: writeConfigMaps,
+  });
+  await seedTenant(a.adminKubeconfig, {
+    namespace: 'team-a-system',
+    serviceAccounts: ['deployer'],
+    rules: writeConfigMaps,
+  });
+  await seedTenant(b.adminKubeconfig, {
+    namespace: 'web',
+    serviceAccounts: ['deployer'],
+    rules: writeConfigMaps,
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+});
+
+const configMapsIn = async (cluster: KubeCluster, namespace: string) =>
+  (await cluster.adminKubeconfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace })).items
+    .map((c) => c.metadata!.name!)
+    .filter((n) => n !== 'kube-root-ca.crt')
+    .sort();
+
+describe('sync with impersonation on', () => {
+  let h: SyncHarness;
+
+  beforeAll(async () => {
+    h = await startSyncHarness([a, b], { impersonation: true });
+    await h.registerCluster(a, 'a');
+    await h.registerCluster(b, 'remote');
+    await h.putProject(
+      project('team-a', {
+        destinations: [{ server: '*', namespace: '*' }],
+        destinationServiceAccounts: [
+          { server: a.server, namespace: 'team-a', defaultServiceAccount: 'deployer' },
+          { server: 'https://127.0.0.1:*', namespace: 'web', defaultServiceAccount: 'deployer' },
+          { server: '*', namespace: 'readonly', defaultServiceAccount: 'team-a:reader' },
+        ],
+      }),
+    );
+  }, 120_000);
+
+  afterAll(async () => h?.stop());
+
+  it('given an allowed sync, when requested, then every write is made as the resolved ServiceAccount and recorded', async () => {
+    await h.putApplication(application('guestbook', 'team-a', { server: a.server, namespace: 'team-a' }));
+    const since = await a.audit.mark();
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('one'), cm('two')] },
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(a, 'team-a')).toEqual(['one', 'two']);
+
+    const events = await h.eventsOf(op);
+    expect(events.map((e) => e.type)).toEqual([
+      'io.capstan.sync.started.v1',
+      'io.capstan.sync.resource-synced.v1',
+      'io.capstan.sync.resource-synced.v1',
+      'io.capstan.sync.succeeded.v1',
+    ]);
+    expect(events.at(-1)!.data.identity).toEqual({
+      impersonation: true,
+      username: 'system:serviceaccount:team-a:deployer',
+    });
+
+    // The API server saw every request of the sync as the ServiceAccount, none as the control plane itself.
+    const audit = await a.audit.flush({ since });
+    const fromSync = audit.filter((e) => e.user.username === CONTROL_PLANE_USERNAME);
+    expect(fromSync.length).toBeGreaterThan(0);
+    expect(
+      fromSync.every((e) => e.impersonatedUser?.username === 'system:serviceaccount:team-a:deployer'),
+    ).toBe(true);
+    const writes = fromSync.filter((e) => e.verb === 'patch' && e.objectRef?.resource === 'configmaps');
+    expect(writes.map((e) => [effectiveUser(e), e.objectRef?.name, e.responseStatus?.code])).toEqual(
+      expect.arrayContaining([
+        ['system:serviceaccount:team-a:deployer', 'one', 201],
+        ['system:serviceaccount:team-a:deployer', 'two', 201],
+      ]),
+    );
+
+    const decision = await sql<{
+      decision: string;
+      username: string;
+      matched_rule_index: number;
+      impersonation: boolean;
+    }>`
+      select decision, username, matched_rule_index, impersonation from audit.sync_decisions where sync_id = ${op}`.execute(
+      h.db,
+    );
+    expect(decision.rows).toEqual([
+      {
+        decision: 'allow',
+        username: 'system:serviceaccount:team-a:deployer',
+        matched_rule_index: 0,
+        impersonation: true,
+      },
+    ]);
+    const results = await sql<{ verb: string; name: string; identity: string; http_status: number }>`
+      select verb, name, identity, http_status from audit.resource_results where sync_id = ${op} order by id`.execute(
+      h.db,
+    );
+    expect(results.rows).toEqual([
+      { verb: 'apply', name: 'one', identity: 'system:serviceaccount:team-a:deployer', http_status: 200 },
+      { verb: 'apply', name: 'two', identity: 'system:serviceaccount:team-a:deployer', http_status: 200 },
+    ]);
+  });
+
+  it('given a resource the ServiceAccount may not write, when synced, then the sync fails naming the account, verb, resource and namespace', async () => {
+    await seedTenant(a.adminKubeconfig, { namespace: 'readonly', serviceAccounts: [] });
+    await h.putApplication(application('viewer', 'team-a', { server: a.server, namespace: 'readonly' }));
+    const op = await h.requestSync({ namespace: 'argocd', name: 'viewer' }, { manifests: [cm('nope')] });
+    const terminal = await h.waitForTerminal(op);
+    expect(terminal.status).toBe('failed');
+    expect(terminal.reason).toContain(
+      'system:serviceaccount:team-a:reader may not patch configmaps "nope" in namespace "readonly"',
+    );
+    const failed = (await h.eventsOf(op)).filter((e) => e.type === 'io.capstan.sync.failed.v1');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.data).toMatchObject({ phase: 'apply' });
+  });
+
+  it('given a destination by cluster name, when synced, then the rule sees the cluster URL and the second API server is written as its ServiceAccount', async () => {
+    await h.putApplication(application('web', 'team-a', { name: 'remote', namespace: 'web' }));
+    const since = await b.audit.mark();
+    const op = await h.requestSync({ namespace: 'argocd', name: 'web' }, { manifests: [cm('site')] });
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(b, 'web')).toEqual(['site']);
+    const audit = await b.audit.flush({ since });
+    const writes = audit.filter((e) => e.verb === 'patch' && e.objectRef?.name === 'site');
+    expect(writes.map(effectiveUser)).toEqual(['system:serviceaccount:web:deployer']);
+  });
+
+  it('given a second sync without an object and prune, when synced, then the stale object is deleted as the ServiceAccount', async () => {
+    const since = await a.audit.mark();
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('one')], prune: true },
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(a, 'team-a')).toEqual(['one']);
+    const audit = await a.audit.flush({ since });
+    const deletes = audit.filter((e) => e.verb === 'delete' && e.objectRef?.name === 'two');
+    expect(deletes.map((e) => [effectiveUser(e), e.responseStatus?.code])).toEqual([
+      ['system:serviceaccount:team-a:deployer', 200],
+    ]);
+  });
+
+  it('given hooks, when synced, then PreSync runs first and HookSucceeded deletes it, all as the ServiceAccount', async () => {
+    const since = await a.audit.mark();
+    const hook = cm('pre-hook', {
+      annotations: {
+        'argocd.argoproj.io/hook': 'PreSync',
+        'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded',
+      },
+    });
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('one'), hook] },
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    const audit = (await a.audit.flush({ since })).filter(
+      (e) => e.objectRef?.resource === 'configmaps' && (e.verb === 'patch' || e.verb === 'delete'),
+    );
+    expect(audit.map((e) => [e.verb, e.objectRef?.name, effectiveUser(e)])).toEqual([
+      ['patch', 'pre-hook', 'system:serviceaccount:team-a:deployer'],
+      ['delete', 'pre-hook', 'system:serviceaccount:team-a:deployer'],
+      ['patch', 'one', 'system:serviceaccount:team-a:deployer'],
+    ]);
+    expect(await configMapsIn(a, 'team-a')).toEqual(['one']);
+  });
+
+  it('given the same request delivered twice, when synced, then there is one operation and exactly one terminal event', async () => {
+    const op = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { manifests: [cm('one')] });
+    await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { operationId: op, manifests: [cm('one')] },
+    );
+    await h.waitForTerminal(op);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const terminals = (await h.eventsOf(op)).filter(
+      (e) => e.type.endsWith('succeeded.v1') || e.type.endsWith('failed.v1'),
+    );
+    expect(terminals).toHaveLength(1);
+  });
+
+  it('given bad input, when synced, then each fails with a precise reason in the terminal event and the audit row, and the service keeps serving', async () => {
+    await h.putApplication(
+      application('orphan', 'missing-project', { server: a.server, namespace: 'team-a' }),
+    );
+    const missing = await h.requestSync({ namespace: 'argocd', name: 'orphan' }, { manifests: [cm('x')] });
+    const unknownKind = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }] },
+    );
+    const duplicate = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('dup'), cm('dup')] },
+    );
+    const badWave = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('w', { annotations: { 'argocd.argoproj.io/sync-wave': 'soon' } })] },
+    );
+    const secret = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      {
+        manifests: [
+          { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { p: 'hunter2' } },
+        ],
+      },
+    );
+    expect((await h.waitForTerminal(missing)).reason).toBe('project "missing-project" not found');
+    expect((await h.waitForTerminal(unknownKind)).reason).toContain(
+      'kind Widget of example.com/v1 is not served by cluster a',
+    );
+    expect((await h.waitForTerminal(duplicate)).reason).toBe(
+      'invalid manifests: ConfigMap team-a/dup: duplicate object',
+    );
+    expect((await h.waitForTerminal(badWave)).reason).toContain(
+      'metadata.annotations["argocd.argoproj.io/sync-wave"]: expected an integer, got "soon"',
+    );
+    expect((await h.waitForTerminal(secret)).reason).toContain('secrets never travel on the bus');
+    const rows = await sql<{ sync_id: string; decision: string; reason: string }>`
+      select sync_id, decision, reason from audit.sync_decisions where sync_id in (${missing}, ${secret})`.execute(
+      h.db,
+    );
+    expect(rows.rows.map((r) => r.decision)).toEqual(['deny', 'deny']);
+    expect(JSON.stringify(rows.rows)).not.toContain('hunter2');
+    const ok = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { manifests: [cm('one')] });
+    expect(await h.waitForTerminal(ok)).toMatchObject({ status: 'succeeded' });
+  });
+});
+
+describe('sync with impersonation off', () => {
+  let h: SyncHarness;
+
+  beforeAll(async () => {
+    h = await startSyncHarness([a], { impersonation: false });
+    await h.registerCluster(a, 'a');
+    await h.putProject(
+      project('team-a', {
+        destinations: [{ server: '*', namespace: '*' }],
+        destinationServiceAccounts: [{ server: '*', namespace: '*', defaultServiceAccount: 'deployer' }],
+      }),
+    );
+    await h.putApplication(
+      application('guestbook', 'team-a', { server: a.server, namespace: 'team-a-system' }),
+    );
+  }, 120_000);
+
+  afterAll(async () => h?.stop());
+
+  it('given destinationServiceAccounts, when synced with the flag off, then the cluster credentials are used and a warning says the rules are ignored', async () => {
+    const since = await a.audit.mark();
+    const op = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { manifests: [cm('plain')] });
+    const terminal = await h.waitForTerminal(op);
+    const events = await h.eventsOf(op);
+    expect(events.find((e) => e.type === 'io.capstan.sync.impersonation-ignored.v1')?.data).toMatchObject({
+      projects: [{ name: 'team-a', rules: 1 }],
+    });
+    // The test cluster's control-plane identity may only impersonate: writing as itself is refused,
+    // which shows that no impersonation happened.
+    const audit = await a.audit.flush({ since });
+    const writes = audit.filter((e) => e.verb === 'patch' && e.objectRef?.name === 'plain');
+    expect(writes.map((e) => [e.user.username, e.impersonatedUser?.username ?? null])).toEqual([
+      [CONTROL_PLANE_USERNAME, null],
+    ]);
+    expect(terminal.status).toBe('failed');
+    expect(terminal.reason).toContain(`may not patch configmaps "plain"`);
+    const row = await sql<{
+      impersonation: boolean;
+      username: string | null;
+    }>`select impersonation, username from audit.sync_decisions where sync_id = ${op}`.execute(h.db);
+    expect(row.rows).toEqual([{ impersonation: false, username: null }]);
+  });
+});

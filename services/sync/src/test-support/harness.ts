@@ -1,0 +1,234 @@
+// Test harness: the sync service against real PostgreSQL, real NATS and real kube-apiservers.
+// The test plays the api: it publishes the project, Application and cluster events and the sync
+// requests on the bus, and hands the service the clusters' control-plane credentials (the port
+// the api's ClusterCredentials gRPC fills in production).
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { sql } from 'kysely';
+import { startService, type RunningService } from '@capstan/service';
+import {
+  applicationCreated,
+  applicationUpdated,
+  clusterRegistered,
+  connectBus,
+  newEvent,
+  projectCreated,
+  projectUpdated,
+  syncRequest,
+  type Bus,
+} from '@capstan/events';
+import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
+import type { KubeCluster } from '@capstan/test/kube';
+import { syncSettings } from '../settings.js';
+import { startSync, type SyncConfig } from '../sync-service.js';
+import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
+import type { SyncDb } from '../sync.table.js';
+
+export interface SyncHarness {
+  db: SyncDb;
+  bus: Bus;
+  service: RunningService<SyncConfig>;
+  registerCluster(cluster: KubeCluster, name: string): Promise<void>;
+  putProject(manifest: Record<string, unknown>): Promise<void>;
+  putApplication(manifest: Record<string, unknown>): Promise<void>;
+  requestSync(
+    app: { namespace: string; name: string },
+    options?: { operationId?: string; manifests?: unknown[]; prune?: boolean; dryRun?: boolean },
+  ): Promise<string>;
+  waitForTerminal(
+    operationId: string,
+    timeoutMs?: number,
+  ): Promise<{ status: string; reason: string | null }>;
+  eventsOf(operationId: string): Promise<{ type: string; data: Record<string, unknown> }[]>;
+  stop(): Promise<void>;
+}
+
+export async function startSyncHarness(
+  clusters: KubeCluster[],
+  options: { impersonation: boolean; strict?: boolean },
+): Promise<SyncHarness> {
+  const database: TestDatabase = await createTestDatabase('capstan_sync');
+  const testBus: TestBus = await createTestBus('sync');
+  const byServer = new Map(clusters.map((c) => [c.server, c]));
+  const credentials: ClusterCredentialsSource = {
+    async get(ref) {
+      const c = byServer.get(ref.server);
+      if (!c) throw new Error(`no credentials for ${ref.server}`);
+      return { name: ref.name, server: c.server, bearerToken: c.controlPlaneToken, caData: c.caPem };
+    },
+  };
+  let db: SyncDb | undefined;
+  const service = await startService({
+    name: 'sync',
+    settings: syncSettings,
+    sources: {
+      // The switch by flag when on, by environment when off: both sources are exercised.
+      argv: [
+        ...(options.impersonation ? ['--enable-impersonation'] : []),
+        '--sync-parallelism=4',
+        '--sync-hook-timeout-ms=20000',
+      ],
+      env: {
+        DATABASE_URL: database.url,
+        NATS_URL: testBus.url,
+        CAPSTAN_BUS_NAMESPACE: testBus.namespace,
+        CAPSTAN_LOG_LEVEL: 'warn',
+        CAPSTAN_SYNC_STRICT_SERVICE_ACCOUNTS: String(options.strict === true),
+        ...(options.impersonation ? {} : { CAPSTAN_APPLICATION_SYNC_IMPERSONATION_ENABLED: 'false' }),
+      },
+    },
+    start: async (ctx) => {
+      db = (await startSync(ctx, { credentials })).db;
+    },
+  });
+  const bus = await connectBus({ url: testBus.url, service: 'api', namespace: testBus.namespace });
+  const meta = (subject: string) => ({ subject, actor: 'alice', source: 'capstan/api' });
+  const known = new Set<string>();
+
+  const harness: SyncHarness = {
+    db: db!,
+    bus,
+    service,
+    async registerCluster(cluster, name) {
+      await bus.publish(
+        newEvent(
+          clusterRegistered.type,
+          {
+            cluster: {
+              name,
+              server: cluster.server,
+              namespaces: [],
+              labels: {},
+              credentialType: 'bearer',
+              keyId: 'k1',
+              insecure: false,
+              serverName: '',
+              hasCaData: true,
+            },
+            uid: randomUUID(),
+          },
+          meta(`clusters/${cluster.server}`),
+        ),
+      );
+      await waitUntil(
+        async () =>
+          (
+            await db!
+              .withSchema('sync')
+              .selectFrom('clusters')
+              .select('name')
+              .where('server', '=', cluster.server)
+              .executeTakeFirst()
+          )?.name === name,
+      );
+    },
+    async putProject(manifest) {
+      const name = (manifest.metadata as { name: string }).name;
+      const update = known.has(`p/${name}`);
+      known.add(`p/${name}`);
+      await bus.publish(
+        update
+          ? newEvent(
+              projectUpdated.type,
+              { project: manifest as never, changed: ['spec'] },
+              meta(`projects/${name}`),
+            )
+          : newEvent(
+              projectCreated.type,
+              { project: manifest as never, uid: randomUUID() },
+              meta(`projects/${name}`),
+            ),
+      );
+      await waitUntil(async () => {
+        const row = await db!
+          .withSchema('sync')
+          .selectFrom('projects')
+          .select('manifest')
+          .where('name', '=', name)
+          .executeTakeFirst();
+        return row !== undefined && isDeepStrictEqual(row.manifest, manifest);
+      });
+    },
+    async putApplication(manifest) {
+      const m = manifest.metadata as { name: string; namespace: string };
+      const update = known.has(`a/${m.namespace}/${m.name}`);
+      known.add(`a/${m.namespace}/${m.name}`);
+      await bus.publish(
+        update
+          ? newEvent(
+              applicationUpdated.type,
+              { application: manifest as never, changed: ['spec'] },
+              meta(`applications/${m.namespace}/${m.name}`),
+            )
+          : newEvent(
+              applicationCreated.type,
+              { application: manifest as never, uid: randomUUID() },
+              meta(`applications/${m.namespace}/${m.name}`),
+            ),
+      );
+      await waitUntil(async () => {
+        const row = await db!
+          .withSchema('sync')
+          .selectFrom('applications')
+          .select('manifest')
+          .where('namespace', '=', m.namespace)
+          .where('name', '=', m.name)
+          .executeTakeFirst();
+        return row !== undefined && isDeepStrictEqual(row.manifest, manifest);
+      });
+    },
+    async requestSync(app, o = {}) {
+      const operationId = o.operationId ?? randomUUID();
+      await bus.publish(
+        newEvent(
+          syncRequest.type,
+          {
+            operationId,
+            application: app,
+            dryRun: o.dryRun ?? false,
+            prune: o.prune ?? false,
+            ...(o.manifests ? { manifests: o.manifests as never } : {}),
+          },
+          meta(`applications/${app.namespace}/${app.name}`),
+        ),
+      );
+      return operationId;
+    },
+    async waitForTerminal(operationId, timeoutMs = 60_000) {
+      let row: { status: string; reason: string | null } | undefined;
+      await waitUntil(async () => {
+        row = await db!
+          .withSchema('sync')
+          .selectFrom('operations')
+          .select(['status', 'reason'])
+          .where('operation_id', '=', operationId)
+          .executeTakeFirst();
+        return row?.status === 'succeeded' || row?.status === 'failed';
+      }, timeoutMs);
+      return row!;
+    },
+    async eventsOf(operationId) {
+      const rows = await sql<{ envelope: { type: string; data: Record<string, unknown> } }>`
+        select envelope from sync.events where stream_id = ${`sync-operations/${operationId}`} order by version`.execute(
+        db!,
+      );
+      return rows.rows.map((r) => ({ type: r.envelope.type, data: r.envelope.data }));
+    },
+    async stop() {
+      await bus.close();
+      await service.stop();
+      await testBus.cleanup();
+      await database.drop();
+    },
+  };
+  return harness;
+}
+
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
