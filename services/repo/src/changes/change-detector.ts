@@ -71,11 +71,14 @@ export class ChangeDetector {
           { url: watch.repoURL, project: watch.project, application: null },
           { actor: 'service:repo' },
         );
-        const sha = await this.deps.checkouts.resolveRevision({
-          url: watch.repoURL,
-          revision: watch.revision,
-          credential: lookup.credential,
-        });
+        const [sha] = await Promise.all([
+          this.deps.checkouts.resolveRevision({
+            url: watch.repoURL,
+            revision: watch.revision,
+            credential: lookup.credential,
+          }),
+          lookup.recorded,
+        ]);
         const events = await this.observe(watch, sha, options.detectedBy, options.cause);
         summary.changed += events.length;
       } catch (err) {

@@ -143,7 +143,9 @@ export class CheckoutStore {
             }
           }
           await this.exportTree(mirror, sha, dir);
-          this.cache.record(dir, await directoryBytes(dir));
+          // Measured off the request path: the bound is enforced from the next checkout on.
+          this.cache.record(dir, 0);
+          void directoryBytes(dir).then((bytes) => this.cache.resize(dir, bytes));
         }
         return this.cache.lease(dir);
       });

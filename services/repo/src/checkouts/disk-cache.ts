@@ -45,6 +45,14 @@ export class DiskCache {
     this.total += bytes;
   }
 
+  /** Updates the size of an entry still present (a late measurement); ignores evicted ones. */
+  resize(dir: string, bytes: number): void {
+    const entry = this.entries.get(dir);
+    if (!entry) return;
+    this.total += bytes - entry.bytes;
+    entry.bytes = bytes;
+  }
+
   /** Marks an entry used and holds it until the returned release is called. */
   lease(dir: string): () => void {
     const entry = this.entries.get(dir);

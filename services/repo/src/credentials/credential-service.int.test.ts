@@ -47,6 +47,14 @@ describe('CredentialService on PostgreSQL', () => {
     insecure: false,
     secret: { password },
   });
+  const lookup = async (
+    req: { url: string; project: string; application: string | null },
+    caller: { actor: string },
+  ) => {
+    const result = await service.lookupForApplication(req, caller);
+    await result.recorded;
+    return result;
+  };
   const decisions = async () =>
     (
       await sql<{
@@ -83,22 +91,16 @@ describe('CredentialService on PostgreSQL', () => {
   });
 
   it('selects the project credential, falls back to the unscoped one, else anonymous', async () => {
-    const a = await service.lookupForApplication(
+    const a = await lookup(
       { url: URL_SHARED, project: 'team-a', application: 'argocd/guestbook' },
       { actor: 'repo' },
     );
     expect(a.reason).toBe('project-match');
     expect(a.credential?.auth).toMatchObject({ username: 'bot-team-a', password: CANARY });
-    const none = await service.lookupForApplication(
-      { url: URL_SHARED, project: 'team-c', application: null },
-      { actor: 'repo' },
-    );
+    const none = await lookup({ url: URL_SHARED, project: 'team-c', application: null }, { actor: 'repo' });
     expect(none).toMatchObject({ credential: null, reason: 'none' });
     const global = await service.create(input('', 'pw-global'), admin);
-    const c = await service.lookupForApplication(
-      { url: URL_SHARED, project: 'team-c', application: null },
-      { actor: 'repo' },
-    );
+    const c = await lookup({ url: URL_SHARED, project: 'team-c', application: null }, { actor: 'repo' });
     expect(c).toMatchObject({ credentialId: global.id, reason: 'unscoped-fallback' });
     expect(c.credential?.auth.password).toBe('pw-global');
   });
@@ -122,10 +124,7 @@ describe('CredentialService on PostgreSQL', () => {
     await expect(service.update(input('team-b', 'new'), admin)).rejects.toBeInstanceOf(NotFoundError);
     const updated = await service.update({ ...input('team-a', `${CANARY}-2`), username: 'bot-a-2' }, admin);
     expect(updated.username).toBe('bot-a-2');
-    const global = await service.lookupForApplication(
-      { url: URL_SHARED, project: 'team-c', application: null },
-      { actor: 'repo' },
-    );
+    const global = await lookup({ url: URL_SHARED, project: 'team-c', application: null }, { actor: 'repo' });
     expect(global.credential?.auth.password).toBe('pw-global');
   });
 

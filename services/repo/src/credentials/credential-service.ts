@@ -36,6 +36,11 @@ export interface LookupResult {
   credential: CheckoutCredential | null;
   credentialId: string | null;
   reason: LookupReason;
+  /**
+   * Settles when the decision's audit row is written. Callers may start the checkout meanwhile,
+   * but must await it before answering, so no answer goes out without its audit row.
+   */
+  recorded: Promise<void>;
 }
 
 type Decision = AuditRow<'credential_decisions'>;
@@ -233,14 +238,16 @@ export class CredentialService {
       });
       throw err;
     }
-    await this.audit(this.db, {
+    const recorded = this.audit(this.db, {
       ...base,
       candidates: candidatesOf(decision.considered),
       chosen_id: row?.id ?? null,
       reason: decision.reason,
       outcome: 'allow',
     });
-    return { credential, credentialId: row?.id ?? null, reason: decision.reason };
+    // Observed here so a caller that fails first leaves no unhandled rejection behind.
+    recorded.catch(() => undefined);
+    return { credential, credentialId: row?.id ?? null, reason: decision.reason, recorded };
   }
 
   /** The name of a credential by id (for responses that say which one was chosen). */

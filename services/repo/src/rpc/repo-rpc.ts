@@ -5,7 +5,7 @@ import type { repov1 } from '@capstan/proto';
 import { ValidationError, type Logger } from '@capstan/service';
 import type { CheckoutStore } from '../checkouts/checkout-store.js';
 import type { CredentialInput, CredentialMetadata } from '../credentials/credential.js';
-import type { CredentialService } from '../credentials/credential-service.js';
+import type { CredentialService, LookupResult } from '../credentials/credential-service.js';
 import type { ManifestGenerator } from '../manifests/manifest-generator.js';
 import type { RepoListing } from '../manifests/repo-listing.js';
 import { authenticateCall, type CallerIdentity, type ServiceTokens } from './service-identity.js';
@@ -87,16 +87,25 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
         );
     };
 
-  const credentialFor = async (
+  /**
+   * Selects the credential for the Application's project and runs `work` with it while the
+   * decision's audit row is written; answers only once both are done.
+   */
+  const withCredential = async <T>(
     repoURL: string,
     app: repov1.ApplicationRef | undefined,
     caller: CallerIdentity,
-  ) => {
+    work: (lookup: LookupResult, project: string) => Promise<T>,
+  ): Promise<T> => {
     const { project, application } = applicationOf(app);
-    return {
-      project,
-      lookup: await deps.credentials.lookupForApplication({ url: repoURL, project, application }, caller),
-    };
+    const lookup = await deps.credentials.lookupForApplication(
+      { url: repoURL, project, application },
+      caller,
+    );
+    const [result, recorded] = await Promise.allSettled([work(lookup, project), lookup.recorded]);
+    if (recorded.status === 'rejected') throw recorded.reason;
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
   };
   const remember = (key: { repoURL: string; revision: string; project: string }) => {
     deps
@@ -136,63 +145,68 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
         return { credential: toCredential(await deps.credentials.applySecret(manifest, caller)) };
       },
     ),
-    lookupCredential: unary('lookupCredential', async (req: repov1.LookupCredentialRequest, caller) => {
-      const { lookup } = await credentialFor(required(req.repoUrl, 'repoUrl'), req.application, caller);
-      const name = lookup.credentialId ? ((await deps.credentials.nameOf(lookup.credentialId)) ?? '') : '';
-      return { credentialId: lookup.credentialId ?? '', credentialName: name, reason: lookup.reason };
-    }),
+    lookupCredential: unary('lookupCredential', async (req: repov1.LookupCredentialRequest, caller) =>
+      withCredential(required(req.repoUrl, 'repoUrl'), req.application, caller, async (lookup) => {
+        const name = lookup.credentialId ? ((await deps.credentials.nameOf(lookup.credentialId)) ?? '') : '';
+        return { credentialId: lookup.credentialId ?? '', credentialName: name, reason: lookup.reason };
+      }),
+    ),
     resolveRevision: unary('resolveRevision', async (req: repov1.ResolveRevisionRequest, caller) => {
       const url = required(req.repoUrl, 'repoUrl');
-      const { project, lookup } = await credentialFor(url, req.application, caller);
-      const sha = await deps.checkouts.resolveRevision({
-        url,
-        revision: req.revision,
-        credential: lookup.credential,
+      return withCredential(url, req.application, caller, async (lookup, project) => {
+        const sha = await deps.checkouts.resolveRevision({
+          url,
+          revision: req.revision,
+          credential: lookup.credential,
+        });
+        remember({ repoURL: url, revision: req.revision || 'HEAD', project });
+        return { sha };
       });
-      remember({ repoURL: url, revision: req.revision || 'HEAD', project });
-      return { sha };
     }),
     generateManifests: unary('generateManifests', async (req: repov1.GenerateManifestsRequest, caller) => {
       const source = req.source;
       const url = required(source?.repoUrl, 'source.repoUrl');
-      const { project, lookup } = await credentialFor(url, req.application, caller);
-      const out = await deps.generator.generate(
-        {
-          repoURL: url,
-          targetRevision: source?.targetRevision ?? '',
-          path: source?.path ?? '',
-          ...(source?.directory ? { directory: source.directory } : {}),
-          ...(source?.helm ? { helm: source.helm } : {}),
-        },
-        lookup.credential,
-      );
-      remember({ repoURL: url, revision: source?.targetRevision || 'HEAD', project });
-      return { revision: out.revision, sourceType: out.sourceType, manifests: [...out.manifests] };
+      return withCredential(url, req.application, caller, async (lookup, project) => {
+        const out = await deps.generator.generate(
+          {
+            repoURL: url,
+            targetRevision: source?.targetRevision ?? '',
+            path: source?.path ?? '',
+            ...(source?.directory ? { directory: source.directory } : {}),
+            ...(source?.helm ? { helm: source.helm } : {}),
+          },
+          lookup.credential,
+        );
+        remember({ repoURL: url, revision: source?.targetRevision || 'HEAD', project });
+        return { revision: out.revision, sourceType: out.sourceType, manifests: [...out.manifests] };
+      });
     }),
     listDirectories: unary('listDirectories', async (req: repov1.ListDirectoriesRequest, caller) => {
       const url = required(req.repoUrl, 'repoUrl');
-      const { lookup } = await credentialFor(url, req.application, caller);
-      return deps.listing.listDirectories({
-        url,
-        revision: req.revision,
-        credential: lookup.credential,
-        patterns: req.patterns,
-      });
+      return withCredential(url, req.application, caller, (lookup) =>
+        deps.listing.listDirectories({
+          url,
+          revision: req.revision,
+          credential: lookup.credential,
+          patterns: req.patterns,
+        }),
+      );
     }),
     listFiles: unary('listFiles', async (req: repov1.ListFilesRequest, caller) => {
       const url = required(req.repoUrl, 'repoUrl');
-      const { lookup } = await credentialFor(url, req.application, caller);
-      const out = await deps.listing.listFiles({
-        url,
-        revision: req.revision,
-        credential: lookup.credential,
-        patterns: req.patterns,
-        withContent: req.withContent,
+      return withCredential(url, req.application, caller, async (lookup) => {
+        const out = await deps.listing.listFiles({
+          url,
+          revision: req.revision,
+          credential: lookup.credential,
+          patterns: req.patterns,
+          withContent: req.withContent,
+        });
+        return {
+          revision: out.revision,
+          files: out.files.map((f) => ({ path: f.path, content: f.content ?? '' })),
+        };
       });
-      return {
-        revision: out.revision,
-        files: out.files.map((f) => ({ path: f.path, content: f.content ?? '' })),
-      };
     }),
   };
 }
