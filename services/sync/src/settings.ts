@@ -61,4 +61,16 @@ export const syncSettings = {
     secret: true,
     description: 'service token the sync service authenticates to the api with (environment or file only)',
   },
+  'repo.address': {
+    schema: z.string().min(1),
+    default: '127.0.0.1:8082',
+    description: 'host:port of the repo service internal gRPC (manifest generation)',
+  },
+  'repo.service-token': {
+    schema: z.string(),
+    default: '',
+    secret: true,
+    description:
+      'service token the sync service authenticates to the repo service with (environment or file only)',
+  },
 } satisfies Settings;

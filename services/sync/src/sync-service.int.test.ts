@@ -11,7 +11,23 @@ import {
   type KubeCluster,
 } from '@capstan/test/kube';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { startSyncHarness, type SyncHarness } from './test-support/harness.js';
+import { newEvent, repositoryRevisionChanged } from '@capstan/events';
+import { startSyncHarness, waitUntil, type SyncHarness } from './test-support/harness.js';
+import { inlineOr } from './manifests/repo-manifests.js';
+import type { ManifestSource } from './manifests/manifest-source.js';
+
+/** Stands in for the repo service's manifest generation: renders one ConfigMap named after the commit. */
+const rendered: ManifestSource = {
+  async render(_app, request) {
+    const sha = request.revision ?? 'HEAD';
+    return {
+      revision: sha,
+      objects: [
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `at-${sha.slice(0, 7)}` }, data: {} },
+      ],
+    };
+  },
+};
 
 const cm = (name: string, extra: Record<string, unknown> = {}) => ({
   apiVersion: 'v1',
@@ -92,7 +108,7 @@ describe('sync with impersonation on', () => {
   let h: SyncHarness;
 
   beforeAll(async () => {
-    h = await startSyncHarness([a, b], { impersonation: true });
+    h = await startSyncHarness([a, b], { impersonation: true, manifests: inlineOr(rendered) });
     await h.registerCluster(a, 'a');
     await h.registerCluster(b, 'remote');
     await h.putProject(
@@ -295,6 +311,86 @@ describe('sync with impersonation on', () => {
     expect(JSON.stringify(rows.rows)).not.toContain('hunter2');
     const ok = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { manifests: [cm('one')] });
     expect(await h.waitForTerminal(ok)).toMatchObject({ status: 'succeeded' });
+  });
+  it('given a dry run, when synced, then the server-side dry-run runs as the ServiceAccount and nothing is written', async () => {
+    const since = await a.audit.mark();
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('one'), cm('dry')], dryRun: true },
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(a, 'team-a')).toEqual(['one']);
+    const audit = await a.audit.flush({ since });
+    const dry = audit.filter((e) => e.verb === 'patch' && e.objectRef?.name === 'dry');
+    expect(dry.map((e) => [effectiveUser(e), e.requestURI.includes('dryRun=All')])).toEqual([
+      ['system:serviceaccount:team-a:deployer', true],
+    ]);
+    const statuses = (await h.eventsOf(op))
+      .filter((e) => e.type.endsWith('resource-synced.v1'))
+      .map((e) => e.data.status);
+    expect(statuses).toEqual(['DryRun', 'DryRun']);
+  });
+
+  it('given a target cluster that is down, when synced, then that sync is retried with backoff and fails while other Applications keep syncing', async () => {
+    await h.registerCluster({ server: 'https://127.0.0.1:1' }, 'down');
+    await h.putApplication(
+      application('unreachable', 'team-a', { server: 'https://127.0.0.1:1', namespace: 'team-a' }),
+    );
+    const stuck = await h.requestSync({ namespace: 'argocd', name: 'unreachable' }, { manifests: [cm('x')] });
+    const fine = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { manifests: [cm('one')] });
+    expect(await h.waitForTerminal(fine)).toMatchObject({ status: 'succeeded' });
+    const terminal = await h.waitForTerminal(stuck);
+    expect(terminal.status).toBe('failed');
+    expect(terminal.reason).toContain('target cluster unreachable after 2 attempts');
+    const started = (await h.eventsOf(stuck))
+      .filter((e) => e.type.endsWith('started.v1'))
+      .map((e) => e.data.attempt);
+    expect(started).toEqual([1, 2]);
+  });
+
+  it('given an automated Application, when the repo service reports a new revision, then it is synced at that commit as its ServiceAccount', async () => {
+    await h.putApplication(
+      application(
+        'auto',
+        'team-a',
+        { server: a.server, namespace: 'team-a' },
+        {
+          source: { repoURL: 'https://git.example.com/apps.git', path: 'auto', targetRevision: 'main' },
+          syncPolicy: { automated: { prune: true } },
+        },
+      ),
+    );
+    const sha = 'c0ffee'.padEnd(40, '0');
+    const event = newEvent(
+      repositoryRevisionChanged.type,
+      {
+        repoURL: 'https://git.example.com/apps.git',
+        revision: 'main',
+        project: 'team-a',
+        sha,
+        previousSha: null,
+        detectedBy: 'push',
+      },
+      { subject: 'repository-watches/w1', actor: 'service:repo', source: 'capstan/repo' },
+    );
+    await h.bus.publish(event);
+    const op = `auto:${event.id}:argocd/auto`;
+    await waitUntil(
+      async () =>
+        (await h.db
+          .withSchema('sync')
+          .selectFrom('operations')
+          .select('status')
+          .where('operation_id', '=', op)
+          .executeTakeFirst()) !== undefined,
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    const done = (await h.eventsOf(op)).at(-1)!;
+    expect(done.data).toMatchObject({
+      revision: sha,
+      identity: { username: 'system:serviceaccount:team-a:deployer' },
+    });
+    expect(await configMapsIn(a, 'team-a')).toContain('at-c0ffee0');
   });
 });
 

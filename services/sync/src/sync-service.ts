@@ -8,9 +8,10 @@ import type { syncSettings } from './settings.js';
 import type { SyncDatabase } from './sync.table.js';
 import { syncMigrations } from './migrations/index.js';
 import { startReadModelConsumer } from './read-model/read-model.consumer.js';
-import { startIntake, startWorkers } from './operations/sync-worker.js';
+import { startAutomatedTrigger, startIntake, startWorkers } from './operations/sync-worker.js';
 import { apiClusterCredentials, type ClusterCredentialsSource } from './kube/cluster-credentials.js';
-import { inlineManifests, type ManifestSource } from './manifests/manifest-source.js';
+import type { ManifestSource } from './manifests/manifest-source.js';
+import { inlineOr, repoManifests } from './manifests/repo-manifests.js';
 
 export type SyncConfig = ConfigOf<typeof syncSettings> & CommonConfig;
 
@@ -44,13 +45,22 @@ export async function startSync(
     ports.credentials ??
     apiClusterCredentials({ address: config['api.address'], serviceToken: config['api.service-token'] });
   ctx.onShutdown('cluster credentials client', () => credentials.close?.());
+  let manifests = ports.manifests;
+  if (!manifests) {
+    const repo = repoManifests({
+      address: config['repo.address'],
+      serviceToken: config['repo.service-token'],
+    });
+    ctx.onShutdown('repo client', () => repo.close());
+    manifests = inlineOr(repo);
+  }
   const deadLetters = postgresDeadLetters(db as unknown as Kysely<EventStoreDatabase>, 'sync');
 
   const workers = startWorkers(
     {
       db,
       credentials,
-      manifests: ports.manifests ?? inlineManifests,
+      manifests,
       settings: {
         impersonation,
         strict: config['sync.strict-service-accounts'],
@@ -67,5 +77,7 @@ export async function startSync(
   ctx.onShutdown('read model consumer', () => readModel.stop());
   const intake = await startIntake(db, bus, workers, { deadLetters });
   ctx.onShutdown('sync request consumer', () => intake.stop());
+  const automated = await startAutomatedTrigger(db, bus, workers, { deadLetters });
+  ctx.onShutdown('automated sync trigger', () => automated.stop());
   return { db };
 }

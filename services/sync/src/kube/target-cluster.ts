@@ -196,6 +196,11 @@ export function kubeMessageOf(err: unknown): string {
 
 /** Connection-level failures: the cluster is down or unreachable, so the sync should be retried later. */
 export function isUnreachable(err: unknown): boolean {
+  // gRPC (the api's and the repo service's clients): UNAVAILABLE and DEADLINE_EXCEEDED.
+  if (err && typeof err === 'object' && 'metadata' in err && 'details' in err) {
+    const code = (err as { code?: number }).code;
+    return code === 14 || code === 4;
+  }
   if (httpStatusOf(err) !== undefined) {
     const s = httpStatusOf(err)!;
     return s === 429 || s === 502 || s === 503 || s === 504;

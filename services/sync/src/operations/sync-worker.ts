@@ -3,8 +3,10 @@
 // operations from PostgreSQL (one running per Application, across replicas), run them while
 // renewing their lease, and finish them with exactly one terminal event. Operations left running by
 // a replica that died are taken over when their lease expires.
+import { decodeArgoObject, type Application } from '@capstan/policy';
 import {
   newEvent,
+  repositoryRevisionChanged,
   syncRequest,
   syncStarted,
   type Bus,
@@ -19,6 +21,8 @@ import {
   type ClaimedOperation,
 } from './operations.repository.js';
 import { runOperation, type SyncRunnerDeps } from './sync-runner.js';
+import { allApplications } from '../read-model/read-model.repository.js';
+import { applicationsToSync, automatedOperationId } from './automated-sync.js';
 
 export const INTAKE_CONSUMER = 'sync-requests';
 
@@ -48,6 +52,56 @@ export function startIntake(
         actor: event.actor,
         correlationId: event.correlationid ?? null,
       });
+      if (queued) workers.wake();
+    },
+    ...(options.deadLetters ? { deadLetters: options.deadLetters } : {}),
+  });
+}
+
+export const AUTOMATED_CONSUMER = 'sync-automated';
+
+/** Queues a sync for every automated Application a new revision concerns (see automated-sync.ts). */
+export function startAutomatedTrigger(
+  db: SyncDb,
+  bus: Bus,
+  workers: Pick<SyncWorkers, 'wake'>,
+  options: { deadLetters?: DeadLetterStore } = {},
+): Promise<RunningConsumer> {
+  return bus.consume({
+    durable: AUTOMATED_CONSUMER,
+    types: [repositoryRevisionChanged.type],
+    handle: async (event) => {
+      const change = repositoryRevisionChanged.data.parse(event.data);
+      const apps: Application[] = [];
+      for (const row of await allApplications(db)) {
+        try {
+          const d = decodeArgoObject(row.manifest, `Application ${row.namespace}/${row.name}`);
+          if (d.kind === 'Application') apps.push(d.value);
+        } catch {
+          // An invalid Application is refused when it is synced by hand; it is never synced automatically.
+        }
+      }
+      let queued = false;
+      for (const app of applicationsToSync(apps, change)) {
+        const operationId = automatedOperationId(event.id, app);
+        const application = { namespace: app.metadata.namespace ?? 'argocd', name: app.metadata.name };
+        queued =
+          (await enqueueOperation(db, {
+            operationId,
+            appNamespace: application.namespace,
+            appName: application.name,
+            request: {
+              operationId,
+              application,
+              revision: change.sha,
+              dryRun: false,
+              prune: app.spec.syncPolicy?.automated?.prune === true,
+            },
+            triggerEventId: event.id,
+            actor: event.actor,
+            correlationId: event.correlationid ?? null,
+          })) || queued;
+      }
       if (queued) workers.wake();
     },
     ...(options.deadLetters ? { deadLetters: options.deadLetters } : {}),

@@ -95,3 +95,9 @@ export async function allClusters(db: Db): Promise<ClusterRef[]> {
     .execute();
   return rows.map((r) => ({ server: r.server, name: r.name, ...(r.project ? { project: r.project } : {}) }));
 }
+
+export async function allApplications(
+  db: Db,
+): Promise<{ namespace: string; name: string; manifest: unknown }[]> {
+  return db.withSchema('sync').selectFrom('applications').select(['namespace', 'name', 'manifest']).execute();
+}

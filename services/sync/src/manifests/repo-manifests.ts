@@ -1,0 +1,90 @@
+// Manifests from the repo service (capstan.repo.v1.RepoService/GenerateManifests over
+// authenticated internal gRPC): the repo service picks the project's credential, checks out and
+// renders; the sync service only receives the objects. Requests that carry their objects inline
+// keep using them (inlineOr).
+import { credentials as grpcCredentials } from '@grpc/grpc-js';
+import { bearer, repov1, unary } from '@capstan/proto';
+import type { ApplicationSource } from '@capstan/policy';
+import {
+  inlineManifests,
+  ManifestSourceError,
+  type KubeObject,
+  type ManifestSource,
+} from './manifest-source.js';
+
+export function repoManifests(options: {
+  address: string;
+  serviceToken: string;
+  tls?: boolean;
+}): ManifestSource & { close(): void } {
+  const client = new repov1.RepoServiceClient(
+    options.address,
+    options.tls ? grpcCredentials.createSsl() : grpcCredentials.createInsecure(),
+  );
+  return {
+    async render(app, request) {
+      const sources: ApplicationSource[] = [
+        ...(app.spec.source ? [app.spec.source] : []),
+        ...(app.spec.sources ?? []),
+      ];
+      if (sources.length === 0)
+        throw new ManifestSourceError(`Application ${app.metadata.name} has no source`);
+      const objects: KubeObject[] = [];
+      let revision: string | null = null;
+      for (const src of sources) {
+        if (src.ref && !src.path) continue; // a values-only source of a multi-source Application
+        const directory = (src as { directory?: { recurse?: boolean; include?: string; exclude?: string } })
+          .directory;
+        const helm = (src as { helm?: { releaseName?: string; valueFiles?: string[] } }).helm;
+        const res = await unary(
+          client.generateManifests.bind(client),
+          {
+            source: {
+              repoUrl: src.repoURL,
+              // A requested revision (e.g. the SHA an automated sync was triggered by) wins for a single source.
+              targetRevision:
+                (sources.length === 1 ? request.revision : undefined) ?? src.targetRevision ?? 'HEAD',
+              path: src.path ?? '.',
+              ...(directory
+                ? {
+                    directory: {
+                      recurse: directory.recurse ?? false,
+                      include: directory.include ?? '',
+                      exclude: directory.exclude ?? '',
+                    },
+                  }
+                : {}),
+              ...(helm
+                ? {
+                    helm: {
+                      releaseName: helm.releaseName ?? app.metadata.name,
+                      namespace: app.spec.destination.namespace ?? '',
+                      valueFiles: helm.valueFiles ?? [],
+                    },
+                  }
+                : {}),
+            },
+            application: {
+              name: app.metadata.name,
+              namespace: app.metadata.namespace ?? 'argocd',
+              project: app.spec.project,
+            },
+          },
+          { metadata: bearer(options.serviceToken), timeoutMs: 120_000 },
+        );
+        revision ??= res.revision;
+        for (const doc of res.manifests) objects.push(JSON.parse(doc) as KubeObject);
+      }
+      return { revision, objects };
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Inline objects when the request carries them, else the given source. */
+export function inlineOr(source: ManifestSource): ManifestSource {
+  return {
+    render: (app, request) =>
+      request.manifests !== undefined ? inlineManifests.render(app, request) : source.render(app, request),
+  };
+}

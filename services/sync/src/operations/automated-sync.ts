@@ -1,0 +1,33 @@
+// Automated sync: when the repo service reports that a watched source resolves to a new commit,
+// every Application with syncPolicy.automated whose source is that repository and revision gets a
+// sync request of its own. The operationId is derived from the event and the Application, so a
+// redelivered event queues nothing twice.
+import { normalizeGitUrl, type Application } from '@capstan/policy';
+
+export interface RevisionChange {
+  repoURL: string;
+  revision: string;
+  project: string;
+  sha: string;
+}
+
+const sameRevision = (a: string | undefined, b: string) => (a || 'HEAD') === (b || 'HEAD');
+
+/** The Applications a revision change should sync (pure). */
+export function applicationsToSync(apps: readonly Application[], change: RevisionChange): Application[] {
+  const url = normalizeGitUrl(change.repoURL);
+  return apps.filter((app) => {
+    const automated = app.spec.syncPolicy?.automated;
+    if (!automated || automated.enabled === false) return false;
+    // The project whose credential resolved the revision must be this Application's ('' = unscoped).
+    if (change.project !== '' && change.project !== app.spec.project) return false;
+    const sources = [...(app.spec.source ? [app.spec.source] : []), ...(app.spec.sources ?? [])];
+    return sources.some(
+      (s) => normalizeGitUrl(s.repoURL) === url && sameRevision(s.targetRevision, change.revision),
+    );
+  });
+}
+
+export function automatedOperationId(eventId: string, app: Application): string {
+  return `auto:${eventId}:${app.metadata.namespace ?? 'argocd'}/${app.metadata.name}`;
+}
