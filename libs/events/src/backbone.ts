@@ -3,7 +3,7 @@
 // outbox relay. Readiness follows the database and the bus; shutdown stops them in reverse order.
 import type { Kysely } from 'kysely';
 import { createDb, migrateAudit, migrateToLatest, pingDb, type Migrations } from '@capstan/db';
-import type { CommonConfig, ServiceContext } from '@capstan/service';
+import { MigrationsOnlyDone, type CommonConfig, type ServiceContext } from '@capstan/service';
 import { connectBus, type Bus } from './bus/bus.js';
 import type { Catalog } from './catalog/define.js';
 import { eventStoreMigrations, type EventStoreDatabase } from './outbox/event-store.table.js';
@@ -28,6 +28,7 @@ export async function startBackbone<DB>(
     migrations: { ...eventStoreMigrations(options.schema), ...options.migrations },
   });
   if (applied.length > 0) ctx.logger.info({ schema: options.schema, applied }, 'migrated');
+  if (ctx.config['migrate-only']) throw new MigrationsOnlyDone();
   ctx.addReadinessCheck('database', () => pingDb(db));
 
   const bus = await connectBus({

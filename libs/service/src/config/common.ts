@@ -43,6 +43,12 @@ export const commonSettings = {
     default: 'info',
     description: 'log level',
   },
+  'migrate-only': {
+    schema: bool,
+    default: false,
+    flags: ['migrate-only'],
+    description: 'apply the database migrations of this service (and the audit schema), then exit',
+  },
   'shutdown.timeout-ms': {
     schema: z.coerce.number().int().positive(),
     default: 15_000,

@@ -8,6 +8,17 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { startOpsServer, type ReadinessCheck } from '../observability/http.js';
 import { CapstanError } from '../errors/errors.js';
 
+/**
+ * Thrown by a service's start function once its migrations are applied when `--migrate-only` is set:
+ * the service stops what it started and the process exits 0 without serving.
+ */
+export class MigrationsOnlyDone extends Error {
+  constructor() {
+    super('migrations applied');
+    this.name = 'MigrationsOnlyDone';
+  }
+}
+
 export interface ServiceContext<C> {
   readonly name: string;
   readonly config: C;
@@ -111,6 +122,10 @@ export async function runService<S extends Settings>(options: {
   try {
     running = await startService({ ...options, sources: { argv: process.argv.slice(2), env: process.env } });
   } catch (err) {
+    if (err instanceof MigrationsOnlyDone) {
+      process.stderr.write(`${options.name}: migrations applied\n`);
+      process.exit(0);
+    }
     const message = err instanceof CapstanError ? err.message : (err as Error).message;
     process.stderr.write(`${options.name}: failed to start: ${message}\n`);
     process.exit(1);
