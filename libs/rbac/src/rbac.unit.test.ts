@@ -127,3 +127,38 @@ describe('project roles', () => {
     ]);
   });
 });
+
+describe('subject-partitioned evaluation', () => {
+  it('answers exactly as one casbin enforcer over the whole policy', async () => {
+    const { newEnforcer, newModelFromString } = await import('casbin');
+    const { RBAC_MODEL } = await import('./model.js');
+    const lines: string[] = [];
+    for (let r = 0; r < 12; r++) {
+      lines.push(`p, role:t${r}, applications, *, t${r}/*, allow`, `p, role:t${r}, applications, delete, t${r}/prod-*, deny`);
+      lines.push(`p, role:t${r}, clusters, get, https://c${r}.*, allow`);
+      lines.push(`g, group-${r}, role:t${r}`);
+      if (r % 2 === 0) lines.push(`g, role:t${r}, role:t${r + 1}`);
+    }
+    lines.push('p, group-3, applications, sync, t5/*, deny');
+    const parsed = [...parsePolicyCsv(BUILTIN_POLICY_CSV, 'builtin'), ...parsePolicyCsv(lines.join('\n'), 'p')];
+    const ours = await RbacEnforcer.create(parsed);
+    const whole = await newEnforcer(newModelFromString(RBAC_MODEL));
+    whole.addFunction('argoGlob', (v: string, p: string) => globMatch(v, p));
+    await whole.addPolicies(parsed.filter((l) => l.kind === 'p').map((l) => l.fields));
+    await whole.addGroupingPolicies(parsed.filter((l) => l.kind === 'g').map((l) => l.fields));
+    const actions = ['get', 'sync', 'delete', 'create'];
+    let disagreements = 0;
+    let allowed = 0;
+    for (let i = 0; i < 600; i++) {
+      const sub = i % 5 === 0 ? 'admin' : `group-${i % 13}`;
+      const res = i % 7 === 0 ? 'clusters' : 'applications';
+      const obj = res === 'clusters' ? `https://c${i % 14}.example.com` : `t${i % 14}/${i % 3 === 0 ? 'prod' : 'web'}-${i}`;
+      const act = actions[i % 4]!;
+      const a = ours.enforce({ name: sub }, res, act, obj).allowed;
+      if (a) allowed++;
+      if (a !== whole.enforceSync(sub, res, act, obj)) disagreements++;
+    }
+    expect(disagreements).toBe(0);
+    expect(allowed).toBeGreaterThan(50);
+  });
+});
