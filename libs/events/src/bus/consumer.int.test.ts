@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { StringCodec } from 'nats';
 import { createDb, migrateToLatest } from '@capstan/db';
-import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
+import { backboneFixture, type BackboneFixture } from '../test-support/backbone-fixture.js';
 import { connectBus, type Bus } from './bus.js';
 import { RetryableError, TerminalError } from './errors.js';
 import { eventStoreMigrations, type EventStoreDatabase } from '../outbox/event-store.table.js';
@@ -27,29 +27,16 @@ const waitFor = async <T>(
 };
 
 describe('durable consumer', () => {
-  let tbus: TestBus;
-  let tdb: TestDatabase;
+  let fx: BackboneFixture;
   let bus: Bus;
   let db: Kysely<EventStoreDatabase>;
 
   beforeAll(async () => {
-    [tbus, tdb] = await Promise.all([createTestBus(), createTestDatabase()]);
-    bus = await connectBus({
-      url: tbus.url,
-      service: 'test',
-      namespace: tbus.namespace,
-      catalog: testCatalog,
-    });
-    await bus.provision();
-    await bus.provision(); // idempotent
-    db = createDb<EventStoreDatabase>(tdb.url);
-    await migrateToLatest(db, { schema: 'svc', migrations: eventStoreMigrations('svc') });
+    fx = await backboneFixture();
+    ({ bus, db } = fx);
+    await bus.provision(); // provisioning again changes nothing
   });
-  afterAll(async () => {
-    await bus.close();
-    await db.destroy();
-    await Promise.all([tbus.cleanup(), tdb.drop()]);
-  });
+  afterAll(() => fx.close());
 
   it('dead-letters poison messages with the reason, records them, and keeps going', async () => {
     const received: Envelope[] = [];
@@ -91,7 +78,7 @@ describe('durable consumer', () => {
     expect(dead[0]!.payload).toBe('this is not json');
 
     // The same messages are on the dead-letter subject, with the reason in a header.
-    const dlq = await bus.js.consumers.get(`${tbus.namespace}_DLQ`.toUpperCase());
+    const dlq = await bus.js.consumers.get(`${fx.tbus.namespace}_DLQ`.toUpperCase());
     const msgs = await dlq.fetch({ max_messages: 3, expires: 2000 });
     const reasons: string[] = [];
     for await (const m of msgs) {

@@ -6,7 +6,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
 import { createDb, migrateToLatest } from '@capstan/db';
-import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
+import { backboneFixture, type BackboneFixture } from '../test-support/backbone-fixture.js';
 import { connectBus, type Bus } from '../bus/bus.js';
 import { eventStoreMigrations, type EventStoreDatabase } from './event-store.table.js';
 import { appendToStream, readStream } from './event-store.repository.js';
@@ -26,33 +26,29 @@ async function streamMessages(bus: Bus): Promise<{ ids: string[]; count: number 
 }
 
 describe('outbox and event store', () => {
-  let tbus: TestBus;
-  let tdb: TestDatabase;
+  let fx: BackboneFixture;
   let bus: Bus;
   let db: Kysely<EventStoreDatabase>;
 
   beforeAll(async () => {
-    [tbus, tdb] = await Promise.all([createTestBus(), createTestDatabase()]);
-    bus = await connectBus({
-      url: tbus.url,
-      service: 'test',
-      namespace: tbus.namespace,
-      catalog: testCatalog,
-    });
-    await bus.provision();
-    db = createDb<EventStoreDatabase>(tdb.url);
-    await migrateToLatest(db, { schema: 'svc', migrations: eventStoreMigrations('svc') });
+    fx = await backboneFixture();
+    ({ bus, db } = fx);
+    await bus.provision(); // provisioning again changes nothing
   });
-  afterAll(async () => {
-    await bus.close();
-    await db.destroy();
-    await Promise.all([tbus.cleanup(), tdb.drop()]);
-  });
+  afterAll(() => fx.close());
 
   it('refuses a stale expected version', async () => {
-    await db
-      .transaction()
-      .execute((trx) =>
+    await db.transaction().execute((trx) =>
+      appendToStream(trx, {
+        schema: 'svc',
+        streamId: 'counters/x',
+        expectedVersion: 0,
+        events: [increment('counters/x')],
+        catalog: testCatalog,
+      }),
+    );
+    await expect(
+      db.transaction().execute((trx) =>
         appendToStream(trx, {
           schema: 'svc',
           streamId: 'counters/x',
@@ -60,19 +56,7 @@ describe('outbox and event store', () => {
           events: [increment('counters/x')],
           catalog: testCatalog,
         }),
-      );
-    await expect(
-      db
-        .transaction()
-        .execute((trx) =>
-          appendToStream(trx, {
-            schema: 'svc',
-            streamId: 'counters/x',
-            expectedVersion: 0,
-            events: [increment('counters/x')],
-            catalog: testCatalog,
-          }),
-        ),
+      ),
     ).rejects.toBeInstanceOf(ConcurrencyError);
     expect(await readStream(db, 'svc', 'counters/x')).toHaveLength(1);
   });
@@ -137,7 +121,7 @@ describe('outbox and event store', () => {
     // 1. Killed in-process after publishing a batch and before deleting its rows.
     const crashing = await startOutboxRelay({
       db,
-      databaseUrl: tdb.url,
+      databaseUrl: fx.tdb.url,
       schema: 'svc',
       bus,
       batchSize: 40,
@@ -152,7 +136,7 @@ describe('outbox and event store', () => {
     // 2. A real process SIGKILLed while it relays.
     const child = fork(
       fileURLToPath(new URL('../test-support/relay-process.ts', import.meta.url)),
-      [tdb.url, tbus.url, tbus.namespace],
+      [fx.tdb.url, fx.tbus.url, fx.tbus.namespace],
       {
         execArgv: ['--import', 'tsx'],
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -163,7 +147,7 @@ describe('outbox and event store', () => {
     await new Promise((r) => child.once('exit', r));
 
     // 3. A healthy relay finishes the job.
-    const relay = await startOutboxRelay({ db, databaseUrl: tdb.url, schema: 'svc', bus, batchSize: 64 });
+    const relay = await startOutboxRelay({ db, databaseUrl: fx.tdb.url, schema: 'svc', bus, batchSize: 64 });
     await relay.flush();
     await relay.stop();
 
