@@ -72,6 +72,29 @@ describe('CheckoutStore against a real git server', () => {
     expect(await store.resolveRevision(req('feature'))).toBe(await repo.sha('feature'));
   });
 
+  it('checks out a branch or tag in the first clone and still knows HEAD and the other refs', async () => {
+    const fresh = await server.createRepository('cold-branch.git');
+    const main = await fresh.commit({ 'a.yaml': 'branch: main\n' });
+    const feature = await fresh.commit({ 'a.yaml': 'branch: feature\n' }, { branch: 'feature' });
+    await fresh.tag('v9', main);
+    const viaFeature = await store.checkout({ url: fresh.url, revision: 'feature', credential: null });
+    expect(viaFeature.sha).toBe(feature);
+    expect(await readFile(path.join(viaFeature.dir, 'a.yaml'), 'utf8')).toBe('branch: feature\n');
+    viaFeature.release();
+    const head = await store.checkout({ url: fresh.url, revision: 'HEAD', credential: null });
+    expect(head.sha).toBe(main);
+    expect(await readFile(path.join(head.dir, 'a.yaml'), 'utf8')).toBe('branch: main\n');
+    head.release();
+    expect(await store.resolveRevision({ url: fresh.url, revision: 'v9', credential: null })).toBe(main);
+    const viaTag = await server.createRepository('cold-tag.git');
+    const tagged = await viaTag.commit({ 'b.yaml': 'b: 1\n' });
+    await viaTag.commit({ 'b.yaml': 'b: 2\n' });
+    await viaTag.tag('v1', tagged);
+    const t = await store.checkout({ url: viaTag.url, revision: 'v1', credential: null });
+    expect(await readFile(path.join(t.dir, 'b.yaml'), 'utf8')).toBe('b: 1\n');
+    t.release();
+  });
+
   it('exports the tree of the resolved commit', async () => {
     const checkout = await store.checkout({ url: repo.url, revision: 'v1', credential: credA });
     try {

@@ -13,7 +13,8 @@ import { classifyGitFailure, RepositoryTooLargeError, RevisionNotFoundError } fr
 import { GitRunner, type GitAuth } from './git-process.js';
 import { KeyedLock } from './keyed-lock.js';
 import { readCommitRef } from './local-refs.js';
-import { FULL_SHA, isAcceptableRevision, revisionCandidates } from './revision.js';
+import { cloneWithTree } from './cold-clone.js';
+import { cloneBranchHint, FULL_SHA, isAcceptableRevision, revisionCandidates } from './revision.js';
 
 export interface CheckoutCredential {
   id: string;
@@ -185,14 +186,23 @@ export class CheckoutStore {
       () => true,
       () => false,
     );
+    let adopt = async (): Promise<void> => undefined;
+    let discard = async (): Promise<void> => undefined;
     if (!exists) {
-      const tmp = `${mirror}.tmp-${randomBytes(4).toString('hex')}`;
-      const result = await this.git.run(['clone', '--bare', '--quiet', '--', req.url, tmp], { auth });
-      if (result.code !== 0) {
-        await rm(tmp, { recursive: true, force: true });
-        throw classifyGitFailure(result.stderr, what);
-      }
-      await rename(tmp, mirror);
+      const suffix = randomBytes(4).toString('hex');
+      const mirrorTmp = `${mirror}.tmp-${suffix}`;
+      const treeTmp = path.join(this.opts.cacheDir, 'trees', key, `.clone-${suffix}`);
+      const cloned = await cloneWithTree(this.git, {
+        url: req.url,
+        auth,
+        mirrorDir: mirrorTmp,
+        treeDir: treeTmp,
+        branch: cloneBranchHint(req.revision),
+      });
+      if ('stderr' in cloned) throw classifyGitFailure(cloned.stderr, what);
+      await rename(mirrorTmp, mirror);
+      adopt = () => this.adoptTree(key, cloned.treeSha, treeTmp);
+      discard = () => rm(treeTmp, { recursive: true, force: true });
     } else {
       const result = await this.git.run(
         [
@@ -204,7 +214,7 @@ export class CheckoutStore {
           '--',
           req.url,
           '+HEAD:refs/capstan/HEAD',
-          '+refs/heads/*:refs/heads/*',
+          '+refs/heads/*:refs/remotes/origin/*',
           '+refs/tags/*:refs/tags/*',
         ],
         { cwd: mirror, auth },
@@ -217,13 +227,28 @@ export class CheckoutStore {
     }
     const bytes = await directoryBytes(mirror);
     if (bytes > this.opts.maxRepoBytes) {
+      await discard();
       await this.cache.remove(mirror);
       throw new RepositoryTooLargeError(
         `${what} is ${bytes} bytes, above the limit of ${this.opts.maxRepoBytes} bytes`,
       );
     }
     this.cache.record(mirror, bytes, () => this.dropRefs(key));
+    await adopt();
     await this.cache.evict();
+  }
+
+  /** Keeps the tree a cold clone checked out as the export of its commit. */
+  private async adoptTree(key: string, sha: string | null, treeTmp: string): Promise<void> {
+    const dir = sha ? this.treeDir(key, sha) : null;
+    if (!dir || this.cache.has(dir)) {
+      await rm(treeTmp, { recursive: true, force: true });
+      return;
+    }
+    await rm(dir, { recursive: true, force: true });
+    await rename(treeTmp, dir);
+    this.cache.record(dir, 0);
+    void directoryBytes(dir).then((bytes) => this.cache.resize(dir, bytes));
   }
 
   private async fetchCommit(
@@ -249,12 +274,8 @@ export class CheckoutStore {
 
   private async lookup(mirror: string, revision: string): Promise<string | null> {
     for (const candidate of revisionCandidates(revision)) {
-      if (candidate === 'refs/capstan/HEAD') {
-        const sha = (await readCommitRef(mirror, candidate)) ?? (await readCommitRef(mirror, 'HEAD'));
-        if (sha) return sha;
-        continue;
-      }
-      if (candidate.startsWith('refs/heads/')) {
+      // Branch refs and HEADs always name commits: read them from the files, no git process.
+      if (candidate.startsWith('refs/remotes/origin/') || candidate === 'refs/capstan/HEAD') {
         const sha = await readCommitRef(mirror, candidate);
         if (sha) return sha;
         continue;

@@ -1,0 +1,68 @@
+// The first fetch of a repository is one `git clone`: the mirror (the clone's git directory, kept
+// apart with --separate-git-dir) and, in the same process and network round, the tree of the
+// requested branch or tag (or the default branch), so a cold checkout costs what a plain
+// `git clone` costs. The tree becomes an ordinary exported tree; the mirror serves later fetches.
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { GitAuth, GitRunner } from './git-process.js';
+import { FULL_SHA } from './revision.js';
+
+export interface ClonedRepository {
+  /** The commit checked out into `treeDir`, or null when nothing was (empty repository). */
+  treeSha: string | null;
+}
+
+export interface CloneFailure {
+  stderr: string;
+}
+
+export async function cloneWithTree(
+  git: GitRunner,
+  opts: { url: string; auth: GitAuth | null; mirrorDir: string; treeDir: string; branch: string | null },
+): Promise<ClonedRepository | CloneFailure> {
+  const attempt = (branch: string | null) =>
+    git.run(
+      [
+        'clone',
+        '--quiet',
+        // No hook or sample files: the mirror only ever holds objects and refs.
+        '--template=',
+        '--separate-git-dir',
+        opts.mirrorDir,
+        ...(branch ? ['--branch', branch] : []),
+        '--',
+        opts.url,
+        opts.treeDir,
+      ],
+      { auth: opts.auth },
+    );
+  let result = await attempt(opts.branch);
+  if (result.code !== 0 && opts.branch && /Remote branch .* not found/i.test(result.stderr)) {
+    // Not a branch or tag name on the remote (maybe a ref the lookup still finds): clone the default.
+    await cleanup(opts);
+    result = await attempt(null);
+  }
+  if (result.code !== 0) {
+    await cleanup(opts);
+    return { stderr: result.stderr };
+  }
+  // The tree is an export, not a work tree: drop the link to the git directory and the index.
+  await rm(path.join(opts.treeDir, '.git'), { force: true });
+  await rm(path.join(opts.mirrorDir, 'index'), { force: true });
+  return { treeSha: await checkedOutCommit(opts.mirrorDir) };
+}
+
+async function checkedOutCommit(gitDir: string): Promise<string | null> {
+  const head = (await readFile(path.join(gitDir, 'HEAD'), 'utf8')).trim();
+  if (FULL_SHA.test(head)) return head.toLowerCase();
+  if (!head.startsWith('ref: ')) return null;
+  const ref = head.slice(5).trim();
+  const loose = await readFile(path.join(gitDir, ref), 'utf8').catch(() => null);
+  if (loose !== null && FULL_SHA.test(loose.trim())) return loose.trim().toLowerCase();
+  return null;
+}
+
+async function cleanup(opts: { mirrorDir: string; treeDir: string }): Promise<void> {
+  await rm(opts.mirrorDir, { recursive: true, force: true });
+  await rm(opts.treeDir, { recursive: true, force: true });
+}
