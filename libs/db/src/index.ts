@@ -3,6 +3,7 @@ export { migrateToLatest, ensureSchema, MigrationError, type Migrations } from '
 export * from './audit/audit.table.js';
 export {
   appendAudit,
+  appendAuditBatch,
   verifyAuditChain,
   migrateAudit,
   type ChainVerification,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, type Kysely } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@capstan/test/infra';
 import { createDb } from '../connection.js';
-import { appendAudit, migrateAudit, verifyAuditChain } from './audit.repository.js';
+import { appendAudit, appendAuditBatch, migrateAudit, verifyAuditChain } from './audit.repository.js';
 import { GENESIS_HASH } from './hash-chain.js';
 import type { AuditRow } from './audit.table.js';
 
@@ -90,6 +90,20 @@ describe('audit trail', () => {
       }),
     ).rejects.toThrow('caller fails');
     expect((await verifyAuditChain(db, 'access_decisions')).checked).toBe(before.checked);
+  });
+
+  it('appends a batch in order with one statement, interleaving safely with single appends', async () => {
+    const before = (await verifyAuditChain(db, 'access_decisions')).checked;
+    const [batch] = await Promise.all([
+      appendAuditBatch(db, 'access_decisions', Array.from({ length: 25 }, (_, i) => access(`batch-${i}`, 'allow'))),
+      appendAudit(db, 'access_decisions', access('single', 'deny')),
+    ]);
+    expect(batch.map((r) => r.subject)).toEqual(Array.from({ length: 25 }, (_, i) => `batch-${i}`));
+    for (let i = 1; i < batch.length; i++) {
+      expect(batch[i]!.prev_hash).toBe(batch[i - 1]!.hash);
+      expect(batch[i]!.id).toBeGreaterThan(batch[i - 1]!.id);
+    }
+    expect(await verifyAuditChain(db, 'access_decisions')).toMatchObject({ ok: true, checked: before + 26 });
   });
 
   it('refuses UPDATE, DELETE and TRUNCATE', async () => {

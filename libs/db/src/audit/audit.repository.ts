@@ -19,39 +19,45 @@ function contentOf(row: Record<string, unknown>): Record<string, unknown> {
 async function appendInTransaction<T extends AuditTableName>(
   trx: Transaction<unknown>,
   table: T,
-  row: AuditRow<T>,
-): Promise<StoredAuditRow<T>> {
+  rows: readonly AuditRow<T>[],
+): Promise<StoredAuditRow<T>[]> {
+  if (rows.length === 0) return [];
   // One writer per table at a time extends the chain; the lock is released at commit.
   await sql`select pg_advisory_xact_lock(hashtext(${`audit.${table}`}))`.execute(trx);
   const last = await sql<{ hash: string }>`
     select hash from ${sql.table(`audit.${table}`)} order by id desc limit 1`.execute(trx);
-  const prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
-  // Millisecond precision: what timestamptz gives back must hash the same as what was written.
-  const occurredAt = new Date(Math.floor((row.occurred_at ?? new Date()).getTime()));
-  const content: Record<string, unknown> = {
-    ...(row as unknown as Record<string, unknown>),
-    occurred_at: occurredAt,
-  };
-  const hash = chainHash(table, prevHash, content);
-  const values = Object.fromEntries(
-    Object.entries({ ...content, prev_hash: prevHash, hash }).map(([k, v]) => [
-      k,
-      jsonColumns.has(k) ? JSON.stringify(v) : v,
-    ]),
-  );
+  let prevHash = last.rows[0]?.hash ?? GENESIS_HASH;
+  const chained = rows.map((row) => {
+    // Millisecond precision: what timestamptz gives back must hash the same as what was written.
+    const occurredAt = new Date(Math.floor((row.occurred_at ?? new Date()).getTime()));
+    const content: Record<string, unknown> = { ...(row as unknown as Record<string, unknown>), occurred_at: occurredAt };
+    const hash = chainHash(table, prevHash, content);
+    const stored = { content, occurredAt, prevHash, hash };
+    prevHash = hash;
+    return stored;
+  });
+  // Rows go in one statement, in order: ids are assigned in VALUES order, so the chain follows id.
   const inserted = await (trx as unknown as Kysely<AuditDatabase>)
     .withSchema('audit')
     .insertInto(table)
-    .values(values as never)
+    .values(
+      chained.map(
+        (c) =>
+          Object.fromEntries(
+            Object.entries({ ...c.content, prev_hash: c.prevHash, hash: c.hash }).map(([k, v]) => [
+              k,
+              jsonColumns.has(k) ? JSON.stringify(v) : v,
+            ]),
+          ) as never,
+      ),
+    )
     .returning('id')
-    .executeTakeFirstOrThrow();
-  return {
-    ...(content as unknown as AuditRow<T>),
-    id: inserted.id,
-    occurred_at: occurredAt,
-    prev_hash: prevHash,
-    hash,
-  } as StoredAuditRow<T>;
+    .execute();
+  const ids = inserted.map((r) => r.id).sort((a, b) => a - b);
+  return chained.map(
+    (c, i) =>
+      ({ ...(c.content as unknown as AuditRow<T>), id: ids[i]!, occurred_at: c.occurredAt, prev_hash: c.prevHash, hash: c.hash }) as StoredAuditRow<T>,
+  );
 }
 
 /**
@@ -63,8 +69,21 @@ export async function appendAudit<T extends AuditTableName>(
   table: T,
   row: AuditRow<T>,
 ): Promise<StoredAuditRow<T>> {
-  if (db.isTransaction) return appendInTransaction(db as Transaction<unknown>, table, row);
-  return db.transaction().execute((trx) => appendInTransaction(trx, table, row));
+  if (db.isTransaction) return (await appendInTransaction(db as Transaction<unknown>, table, [row]))[0]!;
+  return (await db.transaction().execute((trx) => appendInTransaction(trx, table, [row])))[0]!;
+}
+
+/**
+ * Appends several rows to one audit table in order, with one lock, one read of the chain's head and
+ * one INSERT (for writers that batch, such as the api's allowed-read decisions).
+ */
+export async function appendAuditBatch<T extends AuditTableName>(
+  db: Kysely<unknown> | Transaction<unknown>,
+  table: T,
+  rows: readonly AuditRow<T>[],
+): Promise<StoredAuditRow<T>[]> {
+  if (db.isTransaction) return appendInTransaction(db as Transaction<unknown>, table, rows);
+  return db.transaction().execute((trx) => appendInTransaction(trx, table, rows));
 }
 
 export interface ChainVerification {
