@@ -2,14 +2,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { StringCodec } from 'nats';
-import { createDb, migrateToLatest } from '@capstan/db';
 import { backboneFixture, type BackboneFixture } from '../test-support/backbone-fixture.js';
-import { connectBus, type Bus } from './bus.js';
+import type { Bus } from './bus.js';
 import { RetryableError, TerminalError } from './errors.js';
-import { eventStoreMigrations, type EventStoreDatabase } from '../outbox/event-store.table.js';
+import type { EventStoreDatabase } from '../outbox/event-store.table.js';
 import { postgresDeadLetters } from '../consumers/dead-letters.js';
 import { applyOnce } from '../consumers/apply-once.js';
-import { increment, testCatalog } from '../test-support/counter.js';
+import { increment } from '../test-support/counter.js';
 import type { Envelope } from '../envelope/envelope.js';
 
 const waitFor = async <T>(
