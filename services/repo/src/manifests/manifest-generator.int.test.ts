@@ -24,11 +24,13 @@ describe('manifest generation from a real repository', () => {
   let cacheDir: string;
   let store: CheckoutStore;
   let generator: ManifestGenerator;
+  let withHelm: ManifestGenerator;
   let listing: RepoListing;
   let repo: TestRepository;
 
   beforeAll(async () => {
     const kustomize = obtain('obtain-kustomize.sh');
+    const helm = obtain('obtain-helm.sh');
     server = await startGitServer();
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-manifests-'));
     store = await CheckoutStore.create({
@@ -41,6 +43,13 @@ describe('manifest generation from a real repository', () => {
     generator = new ManifestGenerator(store, {
       kustomizePath: kustomize,
       helmPath: null,
+      scratchDir: cacheDir,
+      renderTimeoutMs: 60_000,
+      cacheEntries: 100,
+    });
+    withHelm = new ManifestGenerator(store, {
+      kustomizePath: kustomize,
+      helmPath: helm,
       scratchDir: cacheDir,
       renderTimeoutMs: 60_000,
       cacheEntries: 100,
@@ -59,6 +68,11 @@ describe('manifest generation from a real repository', () => {
         'resources:\n  - ../../base\nnamePrefix: prod-\nnamespace: team-a-prod\n',
       'broken/kustomization.yaml': 'resources:\n  - missing.yaml\n',
       'badyaml/x.yaml': 'kind: [unclosed\n',
+      'chart/Chart.yaml': 'apiVersion: v2\nname: demo\nversion: 0.1.0\n',
+      'chart/values.yaml': 'replicas: 1\n',
+      'chart/values-prod.yaml': 'replicas: 3\n',
+      'chart/templates/cm.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cm\n  namespace: {{ .Release.Namespace }}\ndata:\n  replicas: "{{ .Values.replicas }}"\n',
       'clusters/east/config.json': '{"name":"east"}',
       'clusters/west/config.json': '{"name":"west"}',
       'clusters/skip/config.json': '{"name":"skip"}',
@@ -110,6 +124,30 @@ describe('manifest generation from a real repository', () => {
       (m) => JSON.parse(m) as { metadata: { name: string; namespace: string } },
     );
     expect(obj?.metadata).toEqual({ name: 'prod-web', namespace: 'team-a-prod' });
+  });
+
+  it('renders Helm charts with value files from the repository when Helm is configured', async () => {
+    const out = await withHelm.generate(
+      source('chart', {
+        helm: { releaseName: 'web', namespace: 'team-a', valueFiles: ['values-prod.yaml'] },
+      }),
+      null,
+    );
+    expect(out.sourceType).toBe('helm');
+    expect(out.manifests.map((m) => JSON.parse(m) as unknown)).toEqual([
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'web-cm', namespace: 'team-a' },
+        data: { replicas: '3' },
+      },
+    ]);
+    await expect(
+      withHelm.generate(source('chart', { helm: { valueFiles: ['../../../etc/passwd'] } }), null),
+    ).rejects.toBeInstanceOf(PathEscapeError);
+    await expect(generator.generate(source('chart'), null)).rejects.toThrow(
+      /is a Helm chart, but Helm is not configured/,
+    );
   });
 
   it('reports a malformed kustomization and bad YAML naming repository, revision and path', async () => {
