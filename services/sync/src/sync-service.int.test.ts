@@ -180,7 +180,7 @@ describe('sync with impersonation on', () => {
       },
     ]);
     const results = await sql<{ verb: string; name: string; identity: string; http_status: number }>`
-      select verb, name, identity, http_status from audit.resource_results where sync_id = ${op} order by id`.execute(
+      select verb, name, identity, http_status from audit.resource_results where sync_id = ${op} order by name`.execute(
       h.db,
     );
     expect(results.rows).toEqual([

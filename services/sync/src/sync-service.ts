@@ -12,6 +12,7 @@ import { startAutomatedTrigger, startIntake, startWorkers } from './operations/s
 import { apiClusterCredentials, type ClusterCredentialsSource } from './kube/cluster-credentials.js';
 import type { ManifestSource } from './manifests/manifest-source.js';
 import { inlineOr, repoManifests } from './manifests/repo-manifests.js';
+import { TargetClusterPool } from './kube/target-cluster-pool.js';
 
 export type SyncConfig = ConfigOf<typeof syncSettings> & CommonConfig;
 
@@ -69,6 +70,7 @@ export async function startSync(
         maxAttempts: config['sync.max-attempts'],
       },
       logger: ctx.logger,
+      clusters: new TargetClusterPool(),
     },
     { parallelism: config['sync.parallelism'], leaseMs: config['sync.lease-ms'] },
   );

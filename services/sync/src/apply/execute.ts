@@ -14,7 +14,12 @@ export interface ExecuteOptions {
   /** What the Application applied in its last successful sync. */
   previouslyApplied: ObjectRef[];
   hookTimeoutMs: number;
-  record: (result: ResourceResult) => Promise<void>;
+  /** Called for every operation as it completes. */
+  record: (result: ResourceResult) => void;
+  /** Called after each step (a wave, prune): the recorded results are made durable before the next step. */
+  flush: () => Promise<void>;
+  /** Objects of one wave applied at the same time (hooks of a wave run one after another). */
+  concurrency?: number;
 }
 
 export type ExecuteOutcome =
@@ -72,7 +77,7 @@ export async function executePlan(
   const apply = async (o: PlannedObject): Promise<string | undefined> => {
     try {
       await cluster.apply(o.object as never, { dryRun: options.dryRun });
-      await options.record(
+      options.record(
         result(
           o,
           'apply',
@@ -85,7 +90,7 @@ export async function executePlan(
     } catch (err) {
       if (isUnreachable(err)) throw err;
       const message = refusal(cluster, 'apply', o.ref, err);
-      await options.record(result(o, 'apply', 'SyncFailed', httpStatusOf(err) ?? null, message));
+      options.record(result(o, 'apply', 'SyncFailed', httpStatusOf(err) ?? null, message));
       return message;
     }
   };
@@ -95,14 +100,14 @@ export async function executePlan(
     if (policies.includes('BeforeHookCreation') && !options.dryRun) {
       try {
         if ((await cluster.delete(o.ref, { dryRun: false })) === 'deleted') {
-          await options.record(
+          options.record(
             result(o, 'delete', 'HookDeleted', 200, `${describeRef(o.ref)} deleted before hook creation`),
           );
         }
       } catch (err) {
         if (isUnreachable(err)) throw err;
         const message = refusal(cluster, 'delete', o.ref, err);
-        await options.record(result(o, 'delete', 'HookFailed', httpStatusOf(err) ?? null, message));
+        options.record(result(o, 'delete', 'HookFailed', httpStatusOf(err) ?? null, message));
         return message;
       }
     }
@@ -110,14 +115,12 @@ export async function executePlan(
     if (failed) return failed;
     if (options.dryRun) return undefined;
     const outcome = await waitForHook(cluster, o, options.hookTimeoutMs);
-    await options.record(
-      result(o, 'wait', outcome.ok ? 'HookSucceeded' : 'HookFailed', null, outcome.message),
-    );
+    options.record(result(o, 'wait', outcome.ok ? 'HookSucceeded' : 'HookFailed', null, outcome.message));
     const deleteNow = outcome.ok ? policies.includes('HookSucceeded') : policies.includes('HookFailed');
     if (deleteNow) {
       try {
         await cluster.delete(o.ref, { dryRun: false });
-        await options.record(
+        options.record(
           result(
             o,
             'delete',
@@ -128,7 +131,7 @@ export async function executePlan(
         );
       } catch (err) {
         if (isUnreachable(err)) throw err;
-        await options.record(
+        options.record(
           result(
             o,
             'delete',
@@ -145,10 +148,22 @@ export async function executePlan(
   const runWaves = async (waves: PlannedObject[][], phase: 'apply' | 'hook') => {
     for (const wave of waves) {
       const failures: string[] = [];
-      for (const o of wave) {
-        const failed = o.hook ? await runHook(o) : await apply(o);
+      const resources = wave.filter((o) => !o.hook);
+      // Objects of one wave do not depend on each other (that is what waves are for): apply them together.
+      const queue = [...resources];
+      await Promise.all(
+        Array.from({ length: Math.min(options.concurrency ?? 8, queue.length) }, async () => {
+          for (let o = queue.shift(); o !== undefined; o = queue.shift()) {
+            const failed = await apply(o);
+            if (failed) failures.push(failed);
+          }
+        }),
+      );
+      for (const o of wave.filter((x) => x.hook)) {
+        const failed = await runHook(o);
         if (failed) failures.push(failed);
       }
+      await options.flush();
       if (failures.length > 0) throw new PhaseFailure(phase, failures.join('; '));
     }
   };
@@ -198,7 +213,7 @@ async function prune(
     try {
       const r = await cluster.delete(ref, { dryRun: options.dryRun });
       pruned++;
-      await options.record(
+      options.record(
         result(
           { ref },
           'delete',
@@ -210,10 +225,11 @@ async function prune(
     } catch (err) {
       if (isUnreachable(err)) throw err;
       const message = refusal(cluster, 'delete', ref, err);
-      await options.record(result({ ref }, 'delete', 'PruneFailed', httpStatusOf(err) ?? null, message));
+      options.record(result({ ref }, 'delete', 'PruneFailed', httpStatusOf(err) ?? null, message));
       failures.push(message);
     }
   }
+  await options.flush();
   if (failures.length > 0) throw new PhaseFailure('prune', failures.join('; '));
   return pruned;
 }

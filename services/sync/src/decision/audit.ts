@@ -1,6 +1,6 @@
 // What the audit trail keeps of a decision (audit.sync_decisions) and of each resource operation
 // (audit.resource_results). Rows are appended, never updated; no secret is ever part of them.
-import { appendAudit, type Kysely } from '@capstan/db';
+import { appendAudit, appendAuditBatch, type Kysely } from '@capstan/db';
 import type { SyncDecision } from '@capstan/policy';
 
 export interface DecisionContext {
@@ -64,21 +64,26 @@ export interface ResourceResult {
   message: string;
 }
 
-export async function recordResourceResult(
+/** Appends the results of one step (a wave, a prune) in one transaction, in order. */
+export async function recordResourceResults(
   db: unknown,
   ctx: { syncId: string; application: { namespace: string; name: string }; identity: string },
-  r: ResourceResult,
+  results: readonly ResourceResult[],
 ): Promise<void> {
-  await appendAudit(db as Kysely<unknown>, 'resource_results', {
-    sync_id: ctx.syncId,
-    application: `${ctx.application.namespace}/${ctx.application.name}`,
-    verb: r.verb,
-    api_group: r.group,
-    kind: r.kind,
-    namespace: r.namespace,
-    name: r.name,
-    identity: ctx.identity,
-    http_status: r.httpStatus,
-    message: r.message.slice(0, 2000),
-  });
+  await appendAuditBatch(
+    db as Kysely<unknown>,
+    'resource_results',
+    results.map((r) => ({
+      sync_id: ctx.syncId,
+      application: `${ctx.application.namespace}/${ctx.application.name}`,
+      verb: r.verb,
+      api_group: r.group,
+      kind: r.kind,
+      namespace: r.namespace,
+      name: r.name,
+      identity: ctx.identity,
+      http_status: r.httpStatus,
+      message: r.message.slice(0, 2000),
+    })),
+  );
 }

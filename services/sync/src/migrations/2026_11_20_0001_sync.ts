@@ -52,6 +52,10 @@ export const syncTables: Migration = {
     await sql`create index operations_runnable on sync.operations (not_before, created_at) where status in ('queued', 'running')`.execute(
       db,
     );
+    // The claim's "nothing older or running for this Application" check.
+    await sql`create index operations_active_by_app on sync.operations (app_namespace, app_name, created_at) where status in ('queued', 'running')`.execute(
+      db,
+    );
     await s
       .createTable('applied_resources')
       .addColumn('app_namespace', 'text', (c) => c.notNull())

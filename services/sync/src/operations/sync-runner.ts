@@ -18,15 +18,11 @@ import {
   type DecisionSettings,
   type SyncRequestData,
 } from '../decision/decide.js';
-import { recordDecision, recordResourceResult, type ResourceResult } from '../decision/audit.js';
+import { recordDecision, recordResourceResults, type ResourceResult } from '../decision/audit.js';
 import type { ManifestSource, KubeObject } from '../manifests/manifest-source.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
-import {
-  ImpersonationError,
-  isUnreachable,
-  TargetCluster,
-  type SyncIdentity,
-} from '../kube/target-cluster.js';
+import { ImpersonationError, isUnreachable, type SyncIdentity } from '../kube/target-cluster.js';
+import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
 import { planSync, PlanError, groupOf } from '../apply/plan.js';
 import { executePlan } from '../apply/execute.js';
 import { loadApplied, replaceApplied } from '../apply/applied-resources.repository.js';
@@ -38,6 +34,7 @@ export interface SyncRunnerDeps {
   manifests: ManifestSource;
   settings: DecisionSettings & { hookTimeoutMs: number; maxAttempts: number };
   logger: Logger;
+  clusters: TargetClusterPool;
 }
 
 type Phase = 'decision' | 'apply' | 'hook' | 'prune' | 'infrastructure';
@@ -123,7 +120,7 @@ export async function runOperation(
     identity = { impersonation: decision.impersonation, username: decision.username };
     const server = decision.destination.server!;
     const clusterRef = decided.clusters.byServerUrl(server) ?? { name: server, server };
-    const cluster = TargetCluster.connect(await deps.credentials.get(clusterRef), syncIdentity);
+    const cluster = deps.clusters.get(await deps.credentials.get(clusterRef), syncIdentity);
 
     // Discovery, as the sync identity: scope of every kind, namespaces filled in as Argo CD does.
     const destNamespace = decision.destination.namespace;
@@ -165,12 +162,10 @@ export async function runOperation(
     }
     if (unknown.length > 0) return await fail('decision', unknown.join('; '));
 
-    const record = async (r: ResourceResult) => {
-      await recordResourceResult(
-        deps.db,
-        { syncId: op.operationId, application: app, identity: cluster.identityName },
-        r,
-      );
+    const auditRef = { syncId: op.operationId, application: app, identity: cluster.identityName };
+    let pending: ResourceResult[] = [];
+    const record = (r: ResourceResult) => {
+      pending.push(r);
       events.push(
         newEvent(
           syncResourceSynced.type,
@@ -179,11 +174,16 @@ export async function runOperation(
         ),
       );
     };
+    const flush = async () => {
+      const batch = pending;
+      pending = [];
+      if (batch.length > 0) await recordResourceResults(deps.db, auditRef, batch);
+    };
     const checked = checkResources(decided, deps.settings, resources);
     const denied = checked.checks.filter((c) => !c.allowed);
     if (denied.length > 0) {
       for (const c of denied) {
-        await record({
+        record({
           verb: 'check',
           group: '',
           kind: '',
@@ -194,6 +194,7 @@ export async function runOperation(
           message: c.reason,
         });
       }
+      await flush();
       return await fail('decision', denied.map((c) => c.reason).join('; '));
     }
 
@@ -211,6 +212,7 @@ export async function runOperation(
       previouslyApplied: await loadApplied(deps.db, app),
       hookTimeoutMs: deps.settings.hookTimeoutMs,
       record,
+      flush,
     });
     if (!outcome.ok) return await fail(outcome.phase, outcome.reason);
 

@@ -1,0 +1,257 @@
+// Sync latency and throughput (issue 5), on a real kube-apiserver, real PostgreSQL and real NATS:
+//  - latency: sync request published → terminal event received, for a 10-resource Application
+//    (impersonation on), p50/p99 over sequential syncs. Goal p50 ≤ 150 ms.
+//  - throughput: Applications synced per second with 50 requests in flight, side by side with a
+//    bare server-side-apply loop of the same objects, as the same ServiceAccount, with the same
+//    concurrency, against the same API server in the same run. Goal ≥ 0.8× the bare loop.
+import { randomUUID } from 'node:crypto';
+import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import {
+  connectBus,
+  newEvent,
+  syncRequest,
+  applicationCreated,
+  clusterRegistered,
+  projectCreated,
+  type Bus,
+} from '@capstan/events';
+import { startService } from '@capstan/service';
+import { startSync, syncSettings } from '@capstan/sync';
+import { createTestBus, createTestDatabase } from '@capstan/test/infra';
+import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
+import { report, summarize, type Figure } from './harness.js';
+
+const NAMESPACE = 'bench';
+const SA = `system:serviceaccount:${NAMESPACE}:deployer`;
+const RESOURCES = 10;
+const IN_FLIGHT = 50;
+const PARALLELISM = 16;
+
+const objectsOf = (app: string, round: number) =>
+  Array.from({ length: RESOURCES }, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `${app}-${i}`, namespace: NAMESPACE },
+    data: { round: String(round), i: String(i) },
+  }));
+
+/** Resolves when the terminal event of each operation id arrives (over core NATS, as any follower would). */
+function terminalWatcher(bus: Bus) {
+  const waiting = new Map<string, (status: string) => void>();
+  const sub = bus.nc.subscribe(`${bus.namespace}.evt.sync.>`);
+  void (async () => {
+    for await (const m of sub) {
+      const e = JSON.parse(new TextDecoder().decode(m.data)) as {
+        type: string;
+        data: { operationId: string };
+      };
+      if (!e.type.endsWith('.succeeded.v1') && !e.type.endsWith('.failed.v1')) continue;
+      waiting.get(e.data.operationId)?.(e.type);
+      waiting.delete(e.data.operationId);
+    }
+  })();
+  return {
+    wait: (id: string) => new Promise<string>((resolve) => waiting.set(id, resolve)),
+    stop: () => sub.unsubscribe(),
+  };
+}
+
+async function request(bus: Bus, app: string, round: number): Promise<string> {
+  const operationId = randomUUID();
+  await bus.publish(
+    newEvent(
+      syncRequest.type,
+      {
+        operationId,
+        application: { namespace: 'argocd', name: app },
+        dryRun: false,
+        prune: false,
+        manifests: objectsOf(app, round),
+      },
+      { subject: `applications/argocd/${app}`, actor: 'bench', source: 'capstan/bench' },
+    ),
+  );
+  return operationId;
+}
+
+async function bareApplyLoop(cluster: KubeCluster, apps: string[], round: number): Promise<number> {
+  const api = KubernetesObjectApi.makeApiClient(cluster.kubeconfigFor({ impersonate: SA }));
+  const queue = [...apps];
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: PARALLELISM }, async () => {
+      for (let app = queue.shift(); app !== undefined; app = queue.shift()) {
+        for (const o of objectsOf(app, round))
+          await api.patch(o, undefined, undefined, 'capstan-bench', true, PatchStrategy.ServerSideApply);
+      }
+    }),
+  );
+  return apps.length / ((performance.now() - start) / 1000);
+}
+
+export async function main(): Promise<void> {
+  const cluster = await startCluster({ name: 'bench-sync', log: () => {} });
+  const database = await createTestDatabase('capstan_bench_sync');
+  const testBus = await createTestBus('bsync');
+  const rules = [
+    {
+      apiGroups: [''],
+      resources: ['configmaps'],
+      verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+    },
+  ];
+  await seedTenant(cluster.adminKubeconfig, { namespace: NAMESPACE, serviceAccounts: ['deployer'], rules });
+  const service = await startService({
+    name: 'sync',
+    settings: syncSettings,
+    sources: {
+      argv: ['--enable-impersonation', `--sync-parallelism=${PARALLELISM}`],
+      env: {
+        DATABASE_URL: database.url,
+        NATS_URL: testBus.url,
+        CAPSTAN_BUS_NAMESPACE: testBus.namespace,
+        CAPSTAN_LOG_LEVEL: 'error',
+      },
+    },
+    start: async (ctx) => {
+      await startSync(ctx, {
+        credentials: {
+          get: async (ref) => ({
+            name: ref.name,
+            server: cluster.server,
+            bearerToken: cluster.controlPlaneToken,
+            caData: cluster.caPem,
+          }),
+        },
+      });
+    },
+  });
+  const bus = await connectBus({ url: testBus.url, service: 'bench', namespace: testBus.namespace });
+  const meta = (subject: string) => ({ subject, actor: 'bench', source: 'capstan/api' });
+  const watcher = terminalWatcher(bus);
+  try {
+    await bus.publish(
+      newEvent(
+        clusterRegistered.type,
+        {
+          cluster: {
+            name: 'bench',
+            server: cluster.server,
+            namespaces: [],
+            labels: {},
+            credentialType: 'bearer',
+            keyId: 'k',
+            insecure: false,
+            serverName: '',
+            hasCaData: true,
+          },
+          uid: 'c',
+        },
+        meta('clusters/bench'),
+      ),
+    );
+    const project = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'AppProject',
+      metadata: { name: 'bench', namespace: 'argocd' },
+      spec: {
+        sourceRepos: ['*'],
+        destinations: [{ server: '*', namespace: '*' }],
+        destinationServiceAccounts: [
+          ...Array.from({ length: 9 }, (_, i) => ({
+            server: '*',
+            namespace: `other-${i}`,
+            defaultServiceAccount: 'x',
+          })),
+          { server: '*', namespace: NAMESPACE, defaultServiceAccount: 'deployer' },
+        ],
+      },
+    };
+    await bus.publish(newEvent(projectCreated.type, { project, uid: 'p' }, meta('projects/bench')));
+    const apps = ['latency', ...Array.from({ length: IN_FLIGHT }, (_, i) => `app-${i}`)];
+    for (const name of apps) {
+      const app = {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name, namespace: 'argocd' },
+        spec: {
+          project: 'bench',
+          source: { repoURL: 'https://git.example.com/bench.git', path: name },
+          destination: { server: cluster.server, namespace: NAMESPACE },
+        },
+      };
+      await bus.publish(
+        newEvent(
+          applicationCreated.type,
+          { application: app, uid: name },
+          meta(`applications/argocd/${name}`),
+        ),
+      );
+    }
+    // Wait until the read model has them all: the first sync of each must succeed.
+    for (let round = 0; ; round++) {
+      const id = await request(bus, 'app-49', 0);
+      if ((await watcher.wait(id)).endsWith('succeeded.v1')) break;
+      if (round > 100) throw new Error('the read model never caught up');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    const latencies: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const start = performance.now();
+      const id = await request(bus, 'latency', i);
+      const type = await watcher.wait(id);
+      if (!type.endsWith('succeeded.v1')) throw new Error(`latency sync ${i} failed`);
+      if (i >= 5) latencies.push(performance.now() - start); // the first few warm the JIT and the pools
+    }
+    const lat = summarize(latencies);
+
+    const syncRates: number[] = [];
+    const bareRates: number[] = [];
+    for (let round = 1; round <= 3; round++) {
+      const start = performance.now();
+      const ids = await Promise.all(apps.slice(1).map((app) => request(bus, app, round)));
+      const results = await Promise.all(ids.map((id) => watcher.wait(id)));
+      if (results.some((t) => !t.endsWith('succeeded.v1'))) throw new Error('a throughput sync failed');
+      syncRates.push(IN_FLIGHT / ((performance.now() - start) / 1000));
+      bareRates.push(await bareApplyLoop(cluster, apps.slice(1), round + 100));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const sync = median(syncRates);
+    const bare = median(bareRates);
+    const figures: Figure[] = [
+      {
+        name: 'sync latency p50, 10 resources (request → terminal event)',
+        value: lat.p50,
+        unit: 'ms',
+        goal: '≤ 150',
+        met: lat.p50 <= 150,
+      },
+      { name: 'sync latency p99, 10 resources', value: lat.p99, unit: 'ms' },
+      { name: `Applications synced/s, ${IN_FLIGHT} in flight`, value: sync, unit: 'apps/s' },
+      {
+        name: `bare server-side apply loop, same objects, ${PARALLELISM} concurrent`,
+        value: bare,
+        unit: 'apps/s',
+      },
+      { name: 'sync / bare apply', value: sync / bare, unit: '×', goal: '≥ 0.8', met: sync / bare >= 0.8 },
+    ];
+    report('sync-apply', figures, {
+      resourcesPerApplication: RESOURCES,
+      inFlight: IN_FLIGHT,
+      parallelism: PARALLELISM,
+      identity: SA,
+      rounds: { sync: syncRates, bare: bareRates },
+      latencySamples: lat.n,
+    });
+  } finally {
+    watcher.stop();
+    await bus.close();
+    await service.stop();
+    await testBus.cleanup();
+    await database.drop();
+    await cluster.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,40 @@
+// Clients to target clusters, kept between syncs: one per (cluster, identity, credentials), so
+// discovery is cached instead of repeated for every sync. A rotated credential hashes differently
+// and gets a new client; the key holds a digest, never the credential itself.
+import { createHash } from 'node:crypto';
+import { TargetCluster, type ClusterConnection, type SyncIdentity } from './target-cluster.js';
+
+export class TargetClusterPool {
+  private readonly clients = new Map<string, TargetCluster>();
+
+  constructor(private readonly limit = 256) {}
+
+  get(conn: ClusterConnection, identity: SyncIdentity): TargetCluster {
+    const digest = createHash('sha256')
+      .update(
+        JSON.stringify([
+          conn.server,
+          conn.bearerToken,
+          conn.username,
+          conn.password,
+          conn.caData,
+          conn.certData,
+          conn.keyData,
+          conn.insecure,
+          conn.serverName,
+        ]),
+      )
+      .digest('hex');
+    const key = `${identity.kind === 'service-account' ? identity.username : '<control-plane>'}\u0000${digest}`;
+    let client = this.clients.get(key);
+    if (client) {
+      // Most recently used last, so the oldest is evicted first.
+      this.clients.delete(key);
+    } else {
+      client = TargetCluster.connect(conn, identity);
+      if (this.clients.size >= this.limit) this.clients.delete(this.clients.keys().next().value!);
+    }
+    this.clients.set(key, client);
+    return client;
+  }
+}
