@@ -29,6 +29,7 @@ describe('manifest generation from a real repository', () => {
   let repo: TestRepository;
 
   beforeAll(async () => {
+    // The first run on a machine builds kustomize and helm from their Go modules (minutes).
     const kustomize = obtain('obtain-kustomize.sh');
     const helm = obtain('obtain-helm.sh');
     server = await startGitServer();
@@ -77,7 +78,7 @@ describe('manifest generation from a real repository', () => {
       'clusters/west/config.json': '{"name":"west"}',
       'clusters/skip/config.json': '{"name":"skip"}',
     });
-  });
+  }, 600_000);
   afterAll(async () => {
     await server?.close();
     await rm(cacheDir, { recursive: true, force: true });
