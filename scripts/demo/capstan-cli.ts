@@ -1,0 +1,64 @@
+// Runs the real `capstan` CLI (cli/bin/capstan.js) as the user would, echoing the command and
+// streaming its output, indented, as it comes (so `app sync` shows its live progress). Secrets go
+// to its stdin, never its argv.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from './stack.js';
+
+const bin = path.join(repoRoot, 'cli/bin/capstan.js');
+
+export class CliFailedError extends Error {}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+}
+
+export function capstan(args: string[], options: { stdin?: string; quiet?: boolean } = {}): Promise<CliRun> {
+  // The context `npm run up` logged in to must decide the server and token, not leftovers.
+  const env = { ...process.env };
+  delete env.CAPSTAN_SERVER;
+  delete env.CAPSTAN_AUTH_TOKEN;
+  if (!options.quiet) process.stdout.write(`\n    $ capstan ${args.map(shellWord).join(' ')}\n`);
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: repoRoot,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.end(options.stdin ?? '');
+  let stdout = '';
+  let stderr = '';
+  const echo = (chunk: string, carry: { rest: string }) => {
+    const lines = (carry.rest + chunk).split('\n');
+    carry.rest = lines.pop() ?? '';
+    if (!options.quiet) for (const l of lines) process.stdout.write(`    ${l}\n`);
+  };
+  const out = { rest: '' };
+  const err = { rest: '' };
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+    echo(c, out);
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+    echo(c, err);
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (!options.quiet)
+        for (const rest of [out.rest, err.rest]) if (rest) process.stdout.write(`    ${rest}\n`);
+      if (code === 0) resolve({ code: 0, stdout });
+      else
+        reject(
+          new CliFailedError(
+            `capstan ${args[0]} ${args[1] ?? ''} exited with ${code}${options.quiet ? `: ${stderr.trim()}` : ''}`,
+          ),
+        );
+    });
+  });
+}
+
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

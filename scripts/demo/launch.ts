@@ -1,0 +1,154 @@
+// What each component of the local stack runs and with which settings. Every setting goes through
+// the environment, as a deployment would pass it; secrets come from .capstan/secrets.json.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { StackSecrets } from './secrets.js';
+import { installation, paths, ports, repoRoot, story } from './stack.js';
+import { ready, startBackground, waitFor, type ProcessRecord } from './processes.js';
+
+export interface ClusterInfo {
+  name: string;
+  server: string;
+  auditLogPath: string;
+  adminKubeconfig: string;
+  controlPlaneKubeconfig: string;
+}
+
+export interface GitInfo {
+  baseUrl: string;
+  repositories: { name: string; url: string; sha: string }[];
+}
+
+const dist = (p: string) => path.join(repoRoot, p);
+
+/** Fails with the port and its user when a port the stack needs is taken. */
+export async function assertPortsFree(): Promise<void> {
+  const wanted: [string, number][] = [
+    ['api gRPC', ports.apiGrpc],
+    ['api HTTP', ports.apiHttp],
+    ['repo gRPC', ports.repoGrpc],
+    ...Object.entries(ports.ops).map(([s, p]): [string, number] => [`${s} /readyz`, p]),
+  ];
+  const taken: string[] = [];
+  for (const [what, port] of wanted) {
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (!free) taken.push(`${port} (${what})`);
+  }
+  if (taken.length > 0)
+    throw new Error(
+      `ports in use on 127.0.0.1: ${taken.join(', ')}. Another program (or a stack not started by ` +
+        `this checkout's npm run up) holds them; stop it and run npm run up again.`,
+    );
+}
+
+export async function startKube(): Promise<{ record: ProcessRecord; cluster: ClusterInfo }> {
+  const out = paths.kube;
+  const list = path.join(out, 'clusters.json');
+  rmSync(list, { force: true });
+  const record = startBackground(
+    'kube',
+    dist('test/dist/kube/up.js'),
+    ['--clusters', story.cluster, '--out', out],
+    process.env.CAPSTAN_KUBE_BIN_DIR ? { CAPSTAN_KUBE_BIN_DIR: process.env.CAPSTAN_KUBE_BIN_DIR } : {},
+  );
+  const clusters = await waitFor(
+    record,
+    'ready API server',
+    () =>
+      existsSync(list)
+        ? (JSON.parse(readFileSync(list, 'utf8')) as Omit<ClusterInfo, 'adminKubeconfig'>[])
+        : undefined,
+    180_000,
+  );
+  const c = clusters[0]!;
+  return {
+    record,
+    cluster: {
+      name: c.name,
+      server: c.server,
+      auditLogPath: c.auditLogPath,
+      adminKubeconfig: path.join(out, `${c.name}.admin.kubeconfig`),
+      controlPlaneKubeconfig: path.join(out, `${c.name}.control-plane.kubeconfig`),
+    },
+  };
+}
+
+export async function startGit(secrets: StackSecrets): Promise<{ record: ProcessRecord; git: GitInfo }> {
+  const out = path.join(paths.run, 'git-server.json');
+  rmSync(out, { force: true });
+  const record = startBackground(
+    'git',
+    dist('test/dist/git/cli.js'),
+    ['--root', paths.git, '--repo', `${story.repository}=${path.join(paths.demo, 'repo')}`, '--out', out],
+    { CAPSTAN_GIT_USERNAME: story.gitUsername, CAPSTAN_GIT_PASSWORD: secrets.gitPassword },
+  );
+  const git = await waitFor(
+    record,
+    'git server',
+    () => (existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as GitInfo) : undefined),
+    60_000,
+  );
+  return { record, git };
+}
+
+const common = (opsPort: number): Record<string, string> => ({
+  DATABASE_URL: installation.databaseUrl,
+  NATS_URL: installation.natsUrl,
+  CAPSTAN_BUS_NAMESPACE: installation.busNamespace,
+  CAPSTAN_HTTP_PORT: String(opsPort),
+  CAPSTAN_LOG_LEVEL: 'info',
+});
+
+export function serviceEnvironments(
+  s: StackSecrets,
+): Record<'repo' | 'api' | 'sync' | 'appset', Record<string, string>> {
+  const repoAddress = `127.0.0.1:${ports.repoGrpc}`;
+  return {
+    repo: {
+      ...common(ports.ops.repo),
+      CAPSTAN_GRPC_PORT: String(ports.repoGrpc),
+      CAPSTAN_AUTH_SERVICE_TOKENS: `api=${s.tokens.apiToRepo},sync=${s.tokens.syncToRepo},appset=${s.tokens.appsetToRepo}`,
+      CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: s.repoEncryptionKeys,
+      CAPSTAN_CACHE_DIR: paths.repoCache,
+    },
+    api: {
+      ...common(ports.ops.api),
+      CAPSTAN_GRPC_PORT: String(ports.apiGrpc),
+      CAPSTAN_API_HTTP_PORT: String(ports.apiHttp),
+      CAPSTAN_AUTH_SIGNING_KEY: s.signingKey,
+      CAPSTAN_ADMIN_PASSWORD: s.adminPassword,
+      // A day, so the CLI context `npm run up` leaves behind outlives an afternoon of exploring.
+      CAPSTAN_AUTH_SESSION_TTL_SECONDS: String(24 * 3600),
+      CAPSTAN_SERVICE_TOKENS: `sync=${s.tokens.syncToApi},appset=${s.tokens.appsetToApi}`,
+      CAPSTAN_API_ENCRYPTION_KEYS: s.apiEncryptionKeys,
+      CAPSTAN_REPO_ADDRESS: repoAddress,
+      CAPSTAN_REPO_SERVICE_TOKEN: s.tokens.apiToRepo,
+    },
+    sync: {
+      ...common(ports.ops.sync),
+      CAPSTAN_APPLICATION_SYNC_IMPERSONATION_ENABLED: 'true',
+      CAPSTAN_API_ADDRESS: installation.apiAddress,
+      CAPSTAN_API_SERVICE_TOKEN: s.tokens.syncToApi,
+      CAPSTAN_REPO_ADDRESS: repoAddress,
+      CAPSTAN_REPO_SERVICE_TOKEN: s.tokens.syncToRepo,
+    },
+    appset: {
+      ...common(ports.ops.appset),
+    },
+  };
+}
+
+/** Starts one service and waits for its /readyz. */
+export async function startService(
+  name: 'repo' | 'api' | 'sync' | 'appset',
+  env: Record<string, string>,
+): Promise<ProcessRecord> {
+  const record = startBackground(name, dist(`services/${name}/dist/main.js`), [], env);
+  await waitFor(record, '/readyz', () => ready(ports.ops[name]), 90_000);
+  return record;
+}

@@ -1,0 +1,73 @@
+// The stack's secrets: generated once, kept in .capstan/secrets.json (mode 600) so that a second
+// `npm run up` keeps the same admin password, and handed to each process through its environment
+// only (argv is visible to every user of the machine). `npm run down` removes the file.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { paths } from './stack.js';
+
+export interface StackSecrets {
+  adminPassword: string;
+  /** HMAC key of the api's session and API tokens. */
+  signingKey: string;
+  /** Keyring of the api's sealed cluster credentials. */
+  apiEncryptionKeys: string;
+  /** Keyring of the repo service's repository credentials. */
+  repoEncryptionKeys: string;
+  /** One token per calling service and callee. */
+  tokens: {
+    syncToApi: string;
+    appsetToApi: string;
+    apiToRepo: string;
+    syncToRepo: string;
+    appsetToRepo: string;
+  };
+  /** Basic-auth password of the demo git server's guestbook repository. */
+  gitPassword: string;
+}
+
+const token = () => randomBytes(32).toString('base64url');
+const keyring = () => JSON.stringify({ active: 'k1', keys: { k1: randomBytes(32).toString('base64') } });
+
+function generate(): StackSecrets {
+  return {
+    adminPassword: randomBytes(12).toString('base64url'),
+    signingKey: randomBytes(32).toString('base64'),
+    apiEncryptionKeys: keyring(),
+    repoEncryptionKeys: keyring(),
+    tokens: {
+      syncToApi: token(),
+      appsetToApi: token(),
+      apiToRepo: token(),
+      syncToRepo: token(),
+      appsetToRepo: token(),
+    },
+    gitPassword: token(),
+  };
+}
+
+function isComplete(s: Partial<StackSecrets>): s is StackSecrets {
+  const fresh = generate();
+  return (
+    Object.keys(fresh).every((k) => k in s) &&
+    Object.keys(fresh.tokens).every((k) => typeof s.tokens?.[k as keyof StackSecrets['tokens']] === 'string')
+  );
+}
+
+/** The secrets of the previous run when the file is there and whole, else new ones (written at once). */
+export function loadOrCreateSecrets(): { secrets: StackSecrets; reused: boolean } {
+  if (existsSync(paths.secrets)) {
+    try {
+      const parsed = JSON.parse(readFileSync(paths.secrets, 'utf8')) as Partial<StackSecrets>;
+      if (isComplete(parsed)) {
+        chmodSync(paths.secrets, 0o600);
+        return { secrets: parsed, reused: true };
+      }
+    } catch {
+      // unreadable or not JSON: replaced below
+    }
+  }
+  const secrets = generate();
+  writeFileSync(paths.secrets, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(paths.secrets, 0o600);
+  return { secrets, reused: false };
+}

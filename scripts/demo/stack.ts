@@ -1,0 +1,55 @@
+// Where the local stack of `npm run up` lives: every path under .capstan/ in the repository
+// (gitignored), the fixed loopback ports of the services, and the installation's names.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const state = path.join(repoRoot, '.capstan');
+
+export const paths = {
+  state,
+  /** Kept by `npm run down`: everything else under .capstan/ is removed. */
+  logs: path.join(state, 'logs'),
+  run: path.join(state, 'run'),
+  /** Generated keys, tokens and passwords (mode 600); passed to the services by environment. */
+  secrets: path.join(state, 'secrets.json'),
+  kube: path.join(state, 'kube'),
+  git: path.join(state, 'git'),
+  repoCache: path.join(state, 'repo-cache'),
+  demo: path.join(repoRoot, 'scripts/demo'),
+};
+
+/** Fixed ports, so that `capstan login 127.0.0.1:8083` and the printed commands always hold. */
+export const ports = {
+  apiGrpc: 8083,
+  apiHttp: 8080,
+  repoGrpc: 8091,
+  ops: { api: 9180, repo: 9181, sync: 9182, appset: 9183 },
+};
+
+export const installation = {
+  /** Its own database and bus namespace: the demo never touches the `capstan` database or tests. */
+  database: 'capstan_demo',
+  databaseUrl: 'postgres://postgres@127.0.0.1:5432/capstan_demo',
+  natsUrl: 'nats://127.0.0.1:4222',
+  busNamespace: 'capstan_demo',
+  /** The CLI context `npm run up` logs in to (in the user's ~/.config/capstan/config). */
+  context: 'capstan-demo',
+  apiAddress: `127.0.0.1:${ports.apiGrpc}`,
+};
+
+/** The story's names, in one place. */
+export const story = {
+  cluster: 'in-cluster',
+  project: 'team-a',
+  namespace: 'guestbook',
+  serviceAccount: 'guestbook-deployer',
+  application: 'guestbook',
+  repository: 'guestbook.git',
+  repositoryPath: 'guestbook',
+  gitUsername: 'team-a-reader',
+};
+
+/** Start order; `down` stops in reverse. */
+export const components = ['kube', 'git', 'repo', 'api', 'sync', 'appset'] as const;
+export type Component = (typeof components)[number];

@@ -1,0 +1,82 @@
+// `npm run up`, after scripts/up.sh has installed, started PostgreSQL/NATS, obtained the
+// Kubernetes binaries and kustomize, and built: starts the stack in the background, runs the
+// guestbook story with the capstan CLI, and leaves everything running.
+//
+// A second run restarts cleanly: it stops what the previous run started, resets the demo's
+// database and bus namespace, and starts again (the admin password and keys are kept).
+import { mkdirSync } from 'node:fs';
+import { resetBus, resetDatabase } from './installation.js';
+import { assertPortsFree, serviceEnvironments, startGit, startKube, startService } from './launch.js';
+import { detail, done, heading, step } from './progress.js';
+import { loadOrCreateSecrets } from './secrets.js';
+import { runStory } from './story.js';
+import { installation, paths, ports, story } from './stack.js';
+import { removeState, stopStack } from './teardown.js';
+
+async function main(): Promise<void> {
+  step('stop what a previous npm run up started');
+  const stopped = await stopStack();
+  removeState([paths.secrets]);
+  mkdirSync(paths.logs, { recursive: true });
+  done(stopped.length ? `(stopped ${stopped.join(', ')})` : '(nothing was running)');
+
+  step('check the loopback ports and generate the secrets');
+  await assertPortsFree();
+  const { secrets, reused } = loadOrCreateSecrets();
+  detail(
+    `${reused ? 'reused' : 'generated'} ${paths.secrets} (mode 600): keys, service tokens, admin and git passwords`,
+  );
+  done();
+
+  step(`reset database ${installation.database} and bus namespace ${installation.busNamespace}`);
+  await resetDatabase();
+  const streams = await resetBus();
+  done(streams ? `(deleted ${streams} streams of the previous run)` : '');
+
+  step('start a Kubernetes API server (kube-apiserver + etcd) and the git server');
+  const [{ cluster }, { git }] = await Promise.all([startKube(), startGit(secrets)]);
+  detail(`cluster ${cluster.name}: ${cluster.server} (admin kubeconfig: ${cluster.adminKubeconfig})`);
+  for (const r of git.repositories)
+    detail(`git: ${r.url} at ${r.sha.slice(0, 12)} (basic auth: ${story.gitUsername})`);
+  done();
+
+  step('start repo, api, sync (impersonation on) and appset; wait for each /readyz');
+  const env = serviceEnvironments(secrets);
+  await Promise.all(
+    (['repo', 'api', 'sync', 'appset'] as const).map(async (name) => {
+      const record = await startService(name, env[name]);
+      detail(
+        `${name.padEnd(6)} ready (pid ${record.pid}, http://127.0.0.1:${ports.ops[name]}/readyz, log ${record.log})`,
+      );
+    }),
+  );
+  done();
+
+  await runStory({ cluster, git, secrets });
+
+  heading('The stack keeps running');
+  const lines = [
+    `Explore (the CLI context '${installation.context}' is logged in as admin):`,
+    `  npx capstan app get ${story.application}`,
+    `  npx capstan app history ${story.application}`,
+    `  npx capstan proj get ${story.project}`,
+    `  npx capstan audit query sync --app ${story.application}`,
+    `  npx capstan audit query credentials --project ${story.project}`,
+    `  npx capstan audit verify`,
+    `  psql -h 127.0.0.1 -U postgres ${installation.database} -c 'select * from audit.sync_history'`,
+    `  psql -h 127.0.0.1 -U postgres ${installation.database} -c 'select * from audit.credential_usage'`,
+    `  psql -h 127.0.0.1 -U postgres ${installation.database} -c 'select * from audit.denials'`,
+    `  kubectl --kubeconfig ${cluster.adminKubeconfig} -n ${story.namespace} get cm,svc,deploy`,
+    `  HTTP/JSON API: http://127.0.0.1:${ports.apiHttp} (gRPC: ${installation.apiAddress})`,
+    `Log in again: node -p 'require("./.capstan/secrets.json").adminPassword' | npx capstan login ${installation.apiAddress} --password-stdin`,
+    `Logs: ${paths.logs}/{kube,git,repo,api,sync,appset}.log`,
+    'Stop: npm run down   (stops everything started here and removes .capstan/ except the logs)',
+  ];
+  for (const l of lines) console.log(l);
+}
+
+main().catch((err: unknown) => {
+  console.error(`\ncapstan up: failed: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(`Logs are in ${paths.logs}. What did start keeps running: npm run down stops it.`);
+  process.exit(1);
+});
