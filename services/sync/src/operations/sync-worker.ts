@@ -27,8 +27,8 @@ import { applicationsToSync, automatedOperationId } from './automated-sync.js';
 export const INTAKE_CONSUMER = 'sync-requests';
 
 export interface SyncWorkers {
-  /** Wakes idle workers (a request was queued). */
-  wake(): void;
+  /** Wakes idle workers: `count` operations were queued (default 1). */
+  wake(count?: number): void;
   stop(): Promise<void>;
 }
 
@@ -81,28 +81,28 @@ export function startAutomatedTrigger(
           // An invalid Application is refused when it is synced by hand; it is never synced automatically.
         }
       }
-      let queued = false;
+      let queued = 0;
       for (const app of applicationsToSync(apps, change)) {
         const operationId = automatedOperationId(event.id, app);
         const application = { namespace: app.metadata.namespace ?? 'argocd', name: app.metadata.name };
-        queued =
-          (await enqueueOperation(db, {
+        const fresh = await enqueueOperation(db, {
+          operationId,
+          appNamespace: application.namespace,
+          appName: application.name,
+          request: {
             operationId,
-            appNamespace: application.namespace,
-            appName: application.name,
-            request: {
-              operationId,
-              application,
-              revision: change.sha,
-              dryRun: false,
-              prune: app.spec.syncPolicy?.automated?.prune === true,
-            },
-            triggerEventId: event.id,
-            actor: event.actor,
-            correlationId: event.correlationid ?? null,
-          })) || queued;
+            application,
+            revision: change.sha,
+            dryRun: false,
+            prune: app.spec.syncPolicy?.automated?.prune === true,
+          },
+          triggerEventId: event.id,
+          actor: event.actor,
+          correlationId: event.correlationid ?? null,
+        });
+        if (fresh) queued++;
       }
-      if (queued) workers.wake();
+      if (queued > 0) workers.wake(queued);
     },
     ...(options.deadLetters ? { deadLetters: options.deadLetters } : {}),
   });
@@ -114,8 +114,9 @@ export function startWorkers(
 ): SyncWorkers {
   let stopping = false;
   const sleepers = new Set<() => void>();
-  const wake = () => {
-    for (const s of [...sleepers]) s();
+  // Wakes as many idle workers as there is new work (not all of them: they would only race for it).
+  const wake = (count = 1) => {
+    for (const s of [...sleepers].slice(0, count)) s();
   };
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -191,7 +192,7 @@ export function startWorkers(
     wake,
     async stop() {
       stopping = true;
-      wake();
+      wake(sleepers.size);
       await Promise.all(loops);
     },
   };
