@@ -4,3 +4,5 @@ export type { BasicCredential, CreateRepositoryOptions, GitRequestRecord, GitSer
 export { TestRepository } from './repository.js';
 export type { CommitOptions, FileContent } from './repository.js';
 export { git as runTestGit, GitCommandError } from './git-command.js';
+export { generateSshKeyPair } from './ssh-transport.js';
+export type { SshKeyPair, SshRequestRecord } from './ssh-transport.js';

@@ -22,6 +22,8 @@ export class TestRepository {
     /** Path of the bare repository on disk. */
     readonly bareDir: string,
     private readonly workDir: string,
+    /** `ssh://git@127.0.0.1:<port>/<name>` when the server runs SSH, else ''. */
+    readonly sshUrl = '',
   ) {}
 
   /** Writes (or deletes) files, commits them on a branch and pushes; returns the commit SHA. */

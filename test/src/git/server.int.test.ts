@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedGitEnv } from './git-command.js';
 import { startGitServer, type GitServer } from './server.js';
+import { generateSshKeyPair } from './ssh-transport.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -25,7 +26,7 @@ describe('test git server', () => {
   let scratch: string;
 
   beforeAll(async () => {
-    server = await startGitServer();
+    server = await startGitServer({ ssh: true });
     scratch = await mkdtemp(path.join(os.tmpdir(), 'capstan-git-client-'));
   });
   afterAll(async () => {
@@ -90,5 +91,32 @@ describe('test git server', () => {
       clone(repo.url, path.join(scratch, 'old'), { username: 'u', password: 'old' }),
     ).rejects.toThrow();
     await clone(repo.url, path.join(scratch, 'new'), { username: 'u', password: 'new' });
+  });
+
+  it('serves repositories over SSH to authorised keys only', async () => {
+    const allowed = generateSshKeyPair();
+    const other = generateSshKeyPair();
+    const unrelated = await server.createRepository('ssh/unrelated.git', { sshKeys: [other.publicKey] });
+    const repo = await server.createRepository('ssh/apps.git', { sshKeys: [allowed.publicKey] });
+    await repo.commit({ 'a.yaml': 'over: ssh\n' });
+    expect(unrelated.sshUrl).toMatch(/^ssh:\/\/git@127\.0\.0\.1:\d+\/ssh\/unrelated\.git$/);
+    const knownHosts = path.join(scratch, 'known_hosts');
+    await writeFile(knownHosts, `${server.ssh?.knownHostsLine}\n`);
+    const sshClone = async (key: string, dir: string) => {
+      const keyFile = path.join(scratch, `key-${dir}`);
+      await writeFile(keyFile, key, { mode: 0o600 });
+      return execFileAsync('git', ['clone', '--quiet', repo.sshUrl, path.join(scratch, dir)], {
+        env: {
+          ...isolatedGitEnv,
+          GIT_SSH_COMMAND: `ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=${knownHosts} -i ${keyFile}`,
+        },
+      });
+    };
+    await sshClone(allowed.privateKey, 'ssh-ok');
+    expect(await readFile(path.join(scratch, 'ssh-ok', 'a.yaml'), 'utf8')).toBe('over: ssh\n');
+    await expect(sshClone(other.privateKey, 'ssh-denied')).rejects.toThrow(
+      /Permission to ssh\/apps\.git denied/,
+    );
+    expect(server.ssh?.requests.map((r) => r.status)).toEqual(['ok', 'denied']);
   });
 });

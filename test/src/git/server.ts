@@ -12,6 +12,7 @@ import path from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import { git, isolatedGitEnv } from './git-command.js';
 import { TestRepository } from './repository.js';
+import { startSshTransport, type SshTransport } from './ssh-transport.js';
 
 export interface BasicCredential {
   username: string;
@@ -21,6 +22,8 @@ export interface BasicCredential {
 export interface CreateRepositoryOptions {
   /** Accepted credentials; when empty or absent the repository is readable anonymously. */
   credentials?: BasicCredential[];
+  /** Public keys (`ssh-ed25519 AAAA…`) authorised over SSH, when the server runs SSH. */
+  sshKeys?: string[];
 }
 
 /** One HTTP request the server answered, for tests that assert who fetched what. */
@@ -40,17 +43,31 @@ export interface GitServer {
   createRepository(name: string, options?: CreateRepositoryOptions): Promise<TestRepository>;
   /** Replaces the accepted credentials of a repository (e.g. to simulate a rotated password). */
   setCredentials(name: string, credentials: BasicCredential[]): void;
+  /** The SSH side, when started with `{ ssh: true }`. */
+  readonly ssh: Omit<SshTransport, 'close'> | null;
+  /** Replaces the public keys authorised for a repository over SSH. */
+  setSshKeys(name: string, keys: string[]): void;
   close(): Promise<void>;
 }
 
 const REPO_NAME = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*\.git$/;
 
-export async function startGitServer(options: { root?: string } = {}): Promise<GitServer> {
+export async function startGitServer(options: { root?: string; ssh?: boolean } = {}): Promise<GitServer> {
   const root = options.root ?? (await mkdtemp(path.join(os.tmpdir(), 'capstan-git-')));
   const projectRoot = path.join(root, 'srv');
   await mkdir(projectRoot, { recursive: true });
   const access = new Map<string, BasicCredential[]>();
   const requests: GitRequestRecord[] = [];
+  const sshKeys = new Map<string, string[]>();
+  const ssh = options.ssh
+    ? await startSshTransport({
+        repository: (name) =>
+          access.has(name)
+            ? { bareDir: path.join(projectRoot, name), keys: sshKeys.get(name) ?? [] }
+            : undefined,
+        knownKeys: () => [...sshKeys.values()].flat(),
+      })
+    : null;
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -183,13 +200,21 @@ export async function startGitServer(options: { root?: string } = {}): Promise<G
       await git(workDir, ['init', '--quiet', '--initial-branch=main']);
       await git(workDir, ['remote', 'add', 'origin', bareDir]);
       access.set(name, [...(createOptions.credentials ?? [])]);
-      return new TestRepository(name, `${baseUrl}/${name}`, bareDir, workDir);
+      sshKeys.set(name, [...(createOptions.sshKeys ?? [])]);
+      const sshUrl = ssh ? `ssh://git@127.0.0.1:${ssh.port}/${name}` : '';
+      return new TestRepository(name, `${baseUrl}/${name}`, bareDir, workDir, sshUrl);
+    },
+    ssh: ssh ? { port: ssh.port, knownHostsLine: ssh.knownHostsLine, requests: ssh.requests } : null,
+    setSshKeys(name, keys) {
+      if (!access.has(name)) throw new Error(`test repository ${name} does not exist`);
+      sshKeys.set(name, [...keys]);
     },
     setCredentials(name, credentials) {
       if (!access.has(name)) throw new Error(`test repository ${name} does not exist`);
       access.set(name, [...credentials]);
     },
     async close() {
+      await ssh?.close();
       server.closeAllConnections();
       server.close();
       await rm(root, { recursive: true, force: true });
