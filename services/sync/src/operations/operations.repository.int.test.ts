@@ -1,0 +1,129 @@
+// The operation queue's guarantees on real PostgreSQL: one running operation per Application,
+// takeover of a dead runner's operation after its lease, and exactly one terminal event even when
+// the first runner comes back and tries to finish too.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { createDb, migrateAudit, migrateToLatest } from '@capstan/db';
+import { eventStoreMigrations, newEvent, syncFailed, syncSucceeded, type Envelope } from '@capstan/events';
+import { createTestDatabase, type TestDatabase } from '@capstan/test/infra';
+import { syncMigrations } from '../migrations/index.js';
+import type { SyncDb } from '../sync.table.js';
+import {
+  claimOperation,
+  enqueueOperation,
+  finishOperation,
+  requeueOperation,
+  type ClaimedOperation,
+} from './operations.repository.js';
+
+let database: TestDatabase;
+let db: SyncDb;
+
+beforeAll(async () => {
+  database = await createTestDatabase('capstan_sync_ops');
+  db = createDb(database.url) as unknown as SyncDb;
+  await migrateAudit(db);
+  await migrateToLatest(db, {
+    schema: 'sync',
+    migrations: { ...eventStoreMigrations('sync'), ...syncMigrations },
+  });
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await database?.drop();
+});
+
+const app = { namespace: 'argocd', name: 'guestbook' };
+const meta = { subject: 'applications/argocd/guestbook', actor: 'test', source: 'capstan/sync' };
+const noEvents = () => [] as Envelope[];
+const enqueue = (operationId: string, appName = app.name) =>
+  enqueueOperation(db, {
+    operationId,
+    appNamespace: app.namespace,
+    appName,
+    request: { operationId },
+    triggerEventId: `e-${operationId}`,
+    actor: 'alice',
+    correlationId: null,
+  });
+const terminal = (op: ClaimedOperation, ok: boolean): Envelope[] => [
+  ok
+    ? newEvent(
+        syncSucceeded.type,
+        {
+          operationId: op.operationId,
+          application: app,
+          revision: null,
+          dryRun: false,
+          identity: { impersonation: true, username: 'u' },
+          resources: 0,
+          pruned: 0,
+        },
+        meta,
+      )
+    : newEvent(
+        syncFailed.type,
+        { operationId: op.operationId, application: app, phase: 'apply', reason: 'x', identity: null },
+        meta,
+      ),
+];
+const terminalsOf = async (operationId: string) =>
+  (
+    await sql<{
+      type: string;
+    }>`select envelope->>'type' as type from sync.events where stream_id = ${`sync-operations/${operationId}`}`.execute(
+      db,
+    )
+  ).rows.filter((r) => /\.(succeeded|failed)\.v1$/.test(r.type));
+
+describe('the sync operation queue', () => {
+  it('given the same request twice, when enqueued, then it is queued once', async () => {
+    expect(await enqueue('dup')).toBe(true);
+    expect(await enqueue('dup')).toBe(false);
+    const claimed = await claimOperation(db, 60_000, noEvents);
+    expect(claimed?.operationId).toBe('dup');
+    await finishOperation(db, claimed!, 'succeeded', 'ok', terminal(claimed!, true));
+  });
+
+  it('given two operations of one Application, when claimed, then the second waits until the first is finished, in order', async () => {
+    await enqueue('first');
+    await enqueue('second');
+    await enqueue('other-app', 'other');
+    const a = await claimOperation(db, 60_000, noEvents);
+    const b = await claimOperation(db, 60_000, noEvents);
+    const c = await claimOperation(db, 60_000, noEvents);
+    expect([a?.operationId, b?.operationId, c?.operationId]).toEqual(['first', 'other-app', undefined]);
+    await finishOperation(db, a!, 'succeeded', 'ok', terminal(a!, true));
+    const d = await claimOperation(db, 60_000, noEvents);
+    expect(d?.operationId).toBe('second');
+    await finishOperation(db, d!, 'succeeded', 'ok', terminal(d!, true));
+    await finishOperation(db, b!, 'succeeded', 'ok', terminal(b!, true));
+  });
+
+  it('given a runner that died, when its lease expires, then another takes over and only one terminal event is ever written', async () => {
+    await enqueue('crash');
+    const dead = await claimOperation(db, 5_000, noEvents);
+    expect(dead?.attempt).toBe(1);
+    // Nobody may take it while the lease holds.
+    expect(await claimOperation(db, 5_000, noEvents)).toBeUndefined();
+    await sql`update sync.operations set lease_until = now() - interval '1 second' where operation_id = 'crash'`.execute(
+      db,
+    );
+    const successor = await claimOperation(db, 60_000, noEvents);
+    expect(successor).toMatchObject({ operationId: 'crash', attempt: 2 });
+    expect(await finishOperation(db, successor!, 'succeeded', 'ok', terminal(successor!, true))).toBe(true);
+    // The first runner comes back and tries to finish: refused, nothing appended.
+    expect(await finishOperation(db, dead!, 'failed', 'late', terminal(dead!, false))).toBe(false);
+    expect(await terminalsOf('crash')).toEqual([{ type: 'io.capstan.sync.succeeded.v1' }]);
+  });
+
+  it('given a requeued operation, when its backoff has not passed, then it is not claimed', async () => {
+    await enqueue('later');
+    const op = await claimOperation(db, 60_000, noEvents);
+    await requeueOperation(db, op!, 60_000, 'unreachable');
+    expect(await claimOperation(db, 60_000, noEvents)).toBeUndefined();
+    await sql`update sync.operations set not_before = now() where operation_id = 'later'`.execute(db);
+    expect(await claimOperation(db, 60_000, noEvents)).toMatchObject({ operationId: 'later', attempt: 2 });
+  });
+});
