@@ -79,6 +79,12 @@ export const repoSettings = {
     description:
       'helm binary (default: obtain-helm.sh cache, then PATH; Helm charts are refused without one)',
   },
+  'ssh.known-hosts-file': {
+    schema: z.string().default(''),
+    default: '',
+    description:
+      'known_hosts trusted for SSH repositories (without it only credentials marked insecure reach SSH hosts)',
+  },
   'poll.interval-ms': {
     schema: ms,
     default: 180_000,

@@ -61,6 +61,7 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
     maxRepoBytes: config['repository.max-bytes'],
     refCacheTtlMs: config['revision.cache-ttl-ms'],
     gitTimeoutMs: config['git.timeout-ms'],
+    sshKnownHostsFile: config['ssh.known-hosts-file'],
   });
   const generator = new ManifestGenerator(checkouts, {
     kustomizePath: kustomize,

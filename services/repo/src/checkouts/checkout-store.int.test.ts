@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
+import { generateSshKeyPair, startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { CheckoutStore, type CheckoutCredential } from './checkout-store.js';
 import {
+  HostKeyUnknownError,
   RepositoryAuthError,
   RepositoryTooLargeError,
   RepositoryUnavailableError,
@@ -35,7 +36,7 @@ describe('CheckoutStore against a real git server', () => {
   };
 
   beforeAll(async () => {
-    server = await startGitServer();
+    server = await startGitServer({ ssh: true });
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-checkouts-'));
     store = await CheckoutStore.create({
       cacheDir,
@@ -242,5 +243,68 @@ describe('CheckoutStore against a real git server', () => {
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.join('\n')).not.toContain(CANARY);
     expect(seen.join('\n')).toMatch(/git/);
+  });
+
+  it('checks out over SSH with a deploy key, trusting only known host keys', async () => {
+    const deploy = generateSshKeyPair();
+    const stranger = generateSshKeyPair();
+    const sshRepo = await server.createRepository('ssh/apps.git', { sshKeys: [deploy.publicKey] });
+    // The stranger's key is a deploy key of another repository: it authenticates, then is denied.
+    await server.createRepository('ssh/other.git', { sshKeys: [stranger.publicKey] });
+    await sshRepo.commit({ 'app/ssh.yaml': 'via: ssh\n' });
+    const knownHosts = path.join(cacheDir, 'known_hosts');
+    await writeFile(knownHosts, `${server.ssh?.knownHostsLine}\n`);
+    const sshStore = await CheckoutStore.create({
+      cacheDir: path.join(cacheDir, 'ssh'),
+      maxCacheBytes: 50e6,
+      maxRepoBytes: 10e6,
+      refCacheTtlMs: 0,
+      gitTimeoutMs: 30_000,
+      sshKnownHostsFile: knownHosts,
+    });
+    const keyBody = deploy.privateKey.split('\n')[1] ?? '';
+    expect(keyBody.length).toBeGreaterThan(20);
+    const seen: string[] = [];
+    let polling = true;
+    const poll = (async () => {
+      while (polling) seen.push((await execFileAsync('ps', ['-eo', 'args'])).stdout);
+    })();
+    const withKey = (key: string): CheckoutCredential => ({
+      id: `ssh-${key.length}-${key.slice(-20)}`,
+      version: '1',
+      auth: { username: '', sshPrivateKey: key },
+    });
+    const checkout = await sshStore.checkout({
+      url: sshRepo.sshUrl,
+      revision: 'main',
+      credential: withKey(deploy.privateKey),
+    });
+    expect(await readFile(path.join(checkout.dir, 'app/ssh.yaml'), 'utf8')).toBe('via: ssh\n');
+    checkout.release();
+    await expect(
+      sshStore.resolveRevision({
+        url: sshRepo.sshUrl,
+        revision: 'main',
+        credential: withKey(stranger.privateKey),
+      }),
+    ).rejects.toBeInstanceOf(RepositoryAuthError);
+    // The default store trusts no SSH host key at all.
+    await expect(
+      store.resolveRevision({
+        url: sshRepo.sshUrl,
+        revision: 'main',
+        credential: withKey(deploy.privateKey),
+      }),
+    ).rejects.toBeInstanceOf(HostKeyUnknownError);
+    polling = false;
+    await poll;
+    expect(server.ssh?.requests.filter((r) => r.repository === 'ssh/apps.git').map((r) => r.status)).toEqual(
+      expect.arrayContaining(['ok', 'denied']),
+    );
+    expect(seen.join('\n')).not.toContain(keyBody);
+    // Key files live only for the command that needed them.
+    expect(
+      (await readdir(path.join(cacheDir, 'ssh', 'tools', 'scratch'))).filter((d) => d.startsWith('ssh-')),
+    ).toEqual([]);
   });
 });

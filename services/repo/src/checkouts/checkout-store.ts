@@ -48,6 +48,8 @@ export interface CheckoutStoreOptions {
   /** How long a branch/tag resolution is reused without asking the server again. */
   refCacheTtlMs: number;
   gitTimeoutMs: number;
+  /** known_hosts file trusted for SSH repositories. */
+  sshKnownHostsFile?: string;
 }
 
 interface RefResolution {
@@ -78,6 +80,7 @@ export class CheckoutStore {
     const git = await GitRunner.create({
       toolDir: path.join(opts.cacheDir, 'tools'),
       timeoutMs: opts.gitTimeoutMs,
+      ...(opts.sshKnownHostsFile ? { knownHostsFile: opts.sshKnownHostsFile } : {}),
     });
     return new CheckoutStore(opts, git);
   }
@@ -174,7 +177,7 @@ export class CheckoutStore {
   private freshRef(key: string, revision: string, notBefore = 0): string | null {
     const hit = this.refs.get(`${key}\n${revision}`);
     if (!hit) return null;
-    if (Date.now() - hit.at > this.opts.refCacheTtlMs || hit.at < notBefore) return null;
+    if (Date.now() - hit.at >= this.opts.refCacheTtlMs || hit.at < notBefore) return null;
     return hit.sha;
   }
 

@@ -9,6 +9,13 @@ export class RepositoryAuthError extends CapstanError {
   }
 }
 
+/** An SSH server whose host key is not in the configured known_hosts (never trusted blindly). */
+export class HostKeyUnknownError extends CapstanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('FAILED_PRECONDITION', message, options);
+  }
+}
+
 export class RepositoryUnavailableError extends CapstanError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('UNAVAILABLE', message, { ...options, retryable: true });
@@ -42,13 +49,22 @@ export class GitFailedError extends CapstanError {
 /** Maps git's stderr of a network operation to the error the caller should see. */
 export function classifyGitFailure(stderr: string, what: string): CapstanError {
   const detail = firstMeaningfulLine(stderr);
-  if (
-    /Authentication failed|could not read Username|could not read Password|terminal prompts disabled|returned error: 40[13]|Permission denied \(publickey/i.test(
-      stderr,
-    )
-  ) {
-    return new RepositoryAuthError(`authentication to ${what} failed`);
+  if (/Host key verification failed|host key is known/i.test(stderr)) {
+    return new HostKeyUnknownError(
+      `the SSH host key of ${what} is not trusted: add it to ssh.known-hosts-file`,
+    );
   }
+  const auth = [
+    'Authentication failed',
+    'could not read Username',
+    'could not read Password',
+    'terminal prompts disabled',
+    'returned error: 40[13]',
+    'Permission denied \\(publickey',
+    'Permission to .* denied',
+  ];
+  if (new RegExp(auth.join('|'), 'i').test(stderr))
+    return new RepositoryAuthError(`authentication to ${what} failed`);
   if (/not found|returned error: 404|does not appear to be a git repository/i.test(stderr)) {
     return new RevisionNotFoundError(`${what} not found`);
   }

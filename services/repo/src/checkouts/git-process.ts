@@ -52,10 +52,16 @@ export class GitRunner {
     private readonly askpassPath: string,
     private readonly scratchDir: string,
     private readonly timeoutMs: number,
+    /** known_hosts trusted for SSH remotes; without one only `insecure` credentials reach SSH hosts. */
+    private readonly knownHostsFile: string,
   ) {}
 
   /** Installs the askpass helper (mode 0700) under `toolDir`. */
-  static async create(opts: { toolDir: string; timeoutMs: number }): Promise<GitRunner> {
+  static async create(opts: {
+    toolDir: string;
+    timeoutMs: number;
+    knownHostsFile?: string;
+  }): Promise<GitRunner> {
     await mkdir(opts.toolDir, { recursive: true, mode: 0o700 });
     await chmod(opts.toolDir, 0o700);
     const askpassPath = path.join(opts.toolDir, 'askpass.sh');
@@ -63,7 +69,7 @@ export class GitRunner {
     await chmod(askpassPath, 0o700);
     const scratchDir = path.join(opts.toolDir, 'scratch');
     await mkdir(scratchDir, { recursive: true, mode: 0o700 });
-    return new GitRunner(askpassPath, scratchDir, opts.timeoutMs);
+    return new GitRunner(askpassPath, scratchDir, opts.timeoutMs, opts.knownHostsFile || '/dev/null');
   }
 
   /** Runs git; resolves with the result whatever the exit code (callers classify failures). */
@@ -82,7 +88,7 @@ export class GitRunner {
       // An anonymous fetch answers prompts with nothing, so a protected repository fails cleanly.
       CAPSTAN_GIT_USERNAME: '',
       CAPSTAN_GIT_PASSWORD: '',
-      GIT_SSH_COMMAND: 'ssh -F /dev/null -o BatchMode=yes -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes',
+      GIT_SSH_COMMAND: this.sshCommand(false, null),
       ...opts.env,
     };
     const config = [...SAFE_CONFIG];
@@ -102,10 +108,7 @@ export class GitRunner {
           auth.sshPrivateKey.endsWith('\n') ? auth.sshPrivateKey : auth.sshPrivateKey + '\n',
           { mode: 0o600 },
         );
-        const hostKeyCheck = auth.insecure
-          ? '-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'
-          : '-o StrictHostKeyChecking=yes';
-        env.GIT_SSH_COMMAND = `ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes ${hostKeyCheck} -i '${keyFile}'`;
+        env.GIT_SSH_COMMAND = this.sshCommand(Boolean(auth.insecure), keyFile);
       }
     }
     try {
@@ -113,6 +116,15 @@ export class GitRunner {
     } finally {
       if (keyDir) await rm(keyDir, { recursive: true, force: true });
     }
+  }
+
+  /** ssh as git runs it: no user configuration, no prompts, only the given identity and known hosts. */
+  private sshCommand(insecure: boolean, keyFile: string | null): string {
+    const hostKeys = insecure
+      ? '-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'
+      : `-o StrictHostKeyChecking=yes -o UserKnownHostsFile='${this.knownHostsFile}'`;
+    const identity = keyFile ? ` -i '${keyFile}'` : '';
+    return `ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes -o GlobalKnownHostsFile=/dev/null ${hostKeys}${identity}`;
   }
 
   /** Runs git and throws when it fails (for local, non-network commands). */
