@@ -62,6 +62,9 @@ export const methodPolicy: Record<string, readonly string[]> = {
   listFiles: ['api', 'appset'],
 };
 
+/** Services that act for users (the api fronts them; appset generates on a user's behalf). */
+const DELEGATING_SERVICES: readonly string[] = ['api', 'appset'];
+
 const ACTOR = /^[A-Za-z0-9:@._\- ]{1,256}$/;
 
 export function authenticateCall(tokens: ServiceTokens, metadata: Metadata, method: string): CallerIdentity {
@@ -73,6 +76,9 @@ export function authenticateCall(tokens: ServiceTokens, metadata: Metadata, meth
   if (!allowed.includes(service))
     throw new PermissionDeniedError(`service ${service} may not call ${method}`);
   const forwarded = metadata.get(ACTOR_METADATA_KEY)[0];
+  if (forwarded !== undefined && !DELEGATING_SERVICES.includes(service)) {
+    throw new PermissionDeniedError(`service ${service} may not act on behalf of another principal`);
+  }
   if (forwarded !== undefined && (typeof forwarded !== 'string' || !ACTOR.test(forwarded))) {
     throw new ValidationError([
       { field: `metadata.${ACTOR_METADATA_KEY}`, description: 'must be a principal name' },
