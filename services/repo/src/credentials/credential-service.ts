@@ -3,11 +3,12 @@
 // Successful mutations write their row in the same transaction as the change; refusals write
 // theirs on their own, because the refused transaction is rolled back.
 import { randomUUID } from 'node:crypto';
-import { appendAudit, type AuditRow, type CredentialCandidate, type Kysely } from '@capstan/db';
+import { appendAudit, type Kysely } from '@capstan/db';
 import { AlreadyExistsError, CapstanError, FailedPreconditionError, NotFoundError } from '@capstan/service';
 import type { CheckoutCredential } from '../checkouts/checkout-store.js';
 import type { CredentialInput, CredentialMetadata } from './credential.js';
 import { validateCredentialInput } from './credential-input.js';
+import { candidatesOf, decisionBase, messageOf, scopeText, type Decision } from './credential-decision.js';
 import {
   credentialById,
   credentialByName,
@@ -43,11 +44,6 @@ export interface LookupResult {
   recorded: Promise<void>;
 }
 
-type Decision = AuditRow<'credential_decisions'>;
-
-const candidatesOf = (rows: readonly CredentialRow[]): CredentialCandidate[] =>
-  rows.map((r) => ({ id: r.id, project: r.project === '' ? null : r.project, url: r.url }));
-
 export class CredentialService {
   constructor(
     private readonly db: Kysely<RepoDatabase>,
@@ -60,7 +56,7 @@ export class CredentialService {
     caller: Caller,
     opts: { upsert?: boolean; origin?: 'api' | 'declarative' } = {},
   ): Promise<CredentialMetadata> {
-    const base = this.decision('create', raw.url, raw.project, caller);
+    const base = decisionBase('create', raw.url, raw.project, caller);
     const input = await this.validated(raw, base);
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -91,7 +87,7 @@ export class CredentialService {
 
   /** Replaces the credential with exactly this URL and scope (strict: never another project's). */
   async update(raw: CredentialInput, caller: Caller): Promise<CredentialMetadata> {
-    const base = this.decision('update', raw.url, raw.project, caller);
+    const base = decisionBase('update', raw.url, raw.project, caller);
     const input = await this.validated(raw, base);
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -118,7 +114,7 @@ export class CredentialService {
 
   /** API get: one match and no project returns it; a project must match; several need a project. */
   async get(url: string, project: string, caller: Caller): Promise<CredentialMetadata> {
-    const base = this.decision('get', url, project, caller);
+    const base = decisionBase('get', url, project, caller);
     const rows = await credentialsForUrl(this.db, normalizeRepoUrl(url));
     const found = await this.resolveOrRefuse(rows, url, project, base);
     await this.audit(this.db, {
@@ -133,7 +129,7 @@ export class CredentialService {
 
   /** API delete, with get's selection rules. */
   async delete(url: string, project: string, caller: Caller): Promise<CredentialMetadata> {
-    const base = this.decision('delete', url, project, caller);
+    const base = decisionBase('delete', url, project, caller);
     return this.db.transaction().execute(async (trx) => {
       const rows = await credentialsForUrl(trx, normalizeRepoUrl(url));
       const found = await this.resolveOrRefuse(rows, url, project, base);
@@ -153,7 +149,7 @@ export class CredentialService {
   async list(project: string | undefined, caller: Caller): Promise<CredentialMetadata[]> {
     const rows = await listCredentialRows(this.db, project === undefined ? {} : { project });
     await this.audit(this.db, {
-      ...this.decision('list', '*', project ?? '', caller),
+      ...decisionBase('list', '*', project ?? '', caller),
       candidates: candidatesOf(rows),
       chosen_id: null,
       reason: 'exact',
@@ -172,9 +168,9 @@ export class CredentialService {
         typeof (manifest as { stringData?: { url?: unknown } })?.stringData?.url === 'string'
           ? String((manifest as { stringData: { url: string } }).stringData.url)
           : '';
-      throw await this.refused(this.decision('create', url, '', caller), err);
+      throw await this.refused(decisionBase('create', url, '', caller), err);
     }
-    const base = this.decision('create', parsed.input.url, parsed.input.project, caller);
+    const base = decisionBase('create', parsed.input.url, parsed.input.project, caller);
     const input = await this.validated(parsed.input, base);
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -207,7 +203,7 @@ export class CredentialService {
     caller: Caller,
   ): Promise<LookupResult> {
     const base: Decision = {
-      ...this.decision('lookup', req.url, req.project, caller),
+      ...decisionBase('lookup', req.url, req.project, caller),
       application: req.application,
     };
     const rows = await credentialsForUrl(this.db, normalizeRepoUrl(req.url));
@@ -373,30 +369,7 @@ export class CredentialService {
     });
   }
 
-  private decision(operation: Decision['operation'], url: string, project: string, caller: Caller): Decision {
-    return {
-      operation,
-      repo_url: url === '*' ? '*' : redactRepoUrl(url),
-      project: project === '' ? null : project,
-      application: null,
-      actor: caller.actor,
-      candidates: [],
-      chosen_id: null,
-      reason: 'none',
-      outcome: 'allow',
-      message: null,
-    };
-  }
-
   private async audit(db: RepoDb | Kysely<RepoDatabase>, row: Decision): Promise<void> {
     await appendAudit(db as unknown as Kysely<unknown>, 'credential_decisions', row);
   }
-}
-
-function scopeText(project: string): string {
-  return project === '' ? 'without project scope' : `in project ${project}`;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof CapstanError ? err.message : 'internal error';
 }
