@@ -1,0 +1,311 @@
+// Story: a tenant's Application goes from git to a real kube-apiserver under the tenant's
+// ServiceAccount. Every service runs as its own process, configured as in production: the api
+// (projects, Applications, clusters and their credentials), the repo service (checkouts with the
+// project's credential, rendering) and the sync service (`--enable-impersonation`), on real
+// PostgreSQL, NATS, a real git server and a real API server whose audit log says who wrote what.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
+import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
+import {
+  CONTROL_PLANE_USERNAME,
+  effectiveUser,
+  seedTenant,
+  startCluster,
+  type KubeCluster,
+} from '@capstan/test/kube';
+import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
+import { startRepoProcess, type RepoProcess } from './repo-harness.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const syncMain = path.resolve(here, '../../services/sync/dist/main.js');
+const GIT_PASSWORD = `git-${randomBytes(8).toString('hex')}`;
+const SA = 'system:serviceaccount:team-a-prod:deployer';
+
+const configMap = (name: string) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  greeting: hello\n`;
+
+interface SyncProcess {
+  output(): string;
+  stop(): Promise<void>;
+}
+
+async function startSyncProcess(env: Record<string, string>, args: string[]): Promise<SyncProcess> {
+  if (!existsSync(syncMain))
+    throw new Error(`${syncMain} is missing: build first (npx turbo run build --filter=@capstan/sync...)`);
+  const child: ChildProcess = spawn(process.execPath, [syncMain, ...args], {
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/root',
+      CAPSTAN_HTTP_PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sync did not start in time:\n${output}`)), 60_000);
+    child.stdout?.on('data', () => {
+      if (/service started/.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`sync exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+describe('sync story: from git to the cluster as the tenant ServiceAccount', () => {
+  let cluster: KubeCluster;
+  let git: GitServer;
+  let apps: TestRepository;
+  let db: TestDatabase;
+  let bus: TestBus;
+  let dir: string;
+  let repo: RepoProcess;
+  let api: ApiProcess;
+  let sync: SyncProcess;
+  let config: string;
+  const as = (args: string[], input?: string) => capstan(config, [...args, '--context', 'admin'], input);
+
+  beforeAll(async () => {
+    cluster = await startCluster({ name: 'story', log: () => {} });
+    await seedTenant(cluster.adminKubeconfig, {
+      namespace: 'team-a-prod',
+      serviceAccounts: ['deployer'],
+      rules: [
+        {
+          apiGroups: [''],
+          resources: ['configmaps'],
+          verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+        },
+      ],
+    });
+    git = await startGitServer();
+    apps = await git.createRepository('team-a/apps.git', {
+      credentials: [{ username: 'git', password: GIT_PASSWORD }],
+    });
+    await apps.commit({
+      'guestbook/config.yaml': `${configMap('guestbook-ui')}---\n${configMap('guestbook-settings')}`,
+    });
+    db = await createTestDatabase('capstan_sync_story');
+    bus = await createTestBus('syncstory');
+    dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-sync-story-'));
+    config = path.join(dir, 'contexts');
+    const repoTokens = { api: randomBytes(24).toString('hex'), sync: randomBytes(24).toString('hex') };
+    repo = await startRepoProcess({
+      databaseUrl: db.url,
+      natsUrl: bus.url,
+      namespace: bus.namespace,
+      cacheDir: path.join(dir, 'cache'),
+      env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoTokens.api},sync=${repoTokens.sync}` },
+    });
+    api = await startApiProcess({
+      databaseUrl: db.url,
+      natsUrl: bus.url,
+      namespace: bus.namespace,
+      env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.api },
+    });
+    sync = await startSyncProcess(
+      {
+        DATABASE_URL: db.url,
+        NATS_URL: bus.url,
+        CAPSTAN_BUS_NAMESPACE: bus.namespace,
+        CAPSTAN_API_ADDRESS: api.grpcAddress,
+        CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
+        CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
+        CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.sync,
+      },
+      ['--enable-impersonation'],
+    );
+  }, 240_000);
+
+  afterAll(async () => {
+    await sync?.stop();
+    await api?.stop();
+    await repo?.stop();
+    await git?.close();
+    await bus?.cleanup();
+    await db?.drop();
+    await cluster?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('syncs the Application rendered from git as the resolved ServiceAccount, every request impersonated', async () => {
+    const login = await capstan(
+      config,
+      ['login', api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
+      `${api.adminPassword}\n`,
+    );
+    expect(login, login.stderr).toMatchObject({ code: 0 });
+    const tokenFile = path.join(dir, 'token');
+    const caFile = path.join(dir, 'ca.pem');
+    await writeFile(tokenFile, `${cluster.controlPlaneToken}\n`, { mode: 0o600 });
+    await writeFile(caFile, cluster.caPem);
+    const steps: [string[], string?][] = [
+      [
+        [
+          'cluster',
+          'add',
+          cluster.server,
+          '--name',
+          'story',
+          '--bearer-token-file',
+          tokenFile,
+          '--ca-file',
+          caFile,
+        ],
+      ],
+      [
+        [
+          'proj',
+          'create',
+          'team-a',
+          '--src',
+          `${git.baseUrl}/team-a/*`,
+          '--dest',
+          `${cluster.server},team-a-*`,
+          '--dest-service-account',
+          `${cluster.server},team-a-prod,deployer`,
+        ],
+      ],
+      [
+        ['repo', 'add', apps.url, '--project', 'team-a', '--username', 'git', '--password-stdin'],
+        `${GIT_PASSWORD}\n`,
+      ],
+      [
+        [
+          'app',
+          'create',
+          'guestbook',
+          '--project',
+          'team-a',
+          '--repo',
+          apps.url,
+          '--path',
+          'guestbook',
+          '--revision',
+          'main',
+          '--dest-name',
+          'story',
+          '--dest-namespace',
+          'team-a-prod',
+        ],
+      ],
+    ];
+    for (const [args, input] of steps) {
+      const r = await as(args, input);
+      expect(r, `${args.join(' ')}: ${r.stderr}`).toMatchObject({ code: 0 });
+    }
+
+    const since = await cluster.audit.mark();
+    const synced = await as(['app', 'sync', 'guestbook', '--timeout', '120', '-o', 'json']);
+    expect(synced, `${synced.stderr}\n${sync.output().slice(-3000)}`).toMatchObject({ code: 0 });
+    expect(JSON.parse(synced.stdout)).toMatchObject({ phase: 'Succeeded' });
+
+    const names = (
+      await cluster.adminKubeconfig
+        .makeApiClient(CoreV1Api)
+        .listNamespacedConfigMap({ namespace: 'team-a-prod' })
+    ).items.map((c) => c.metadata!.name);
+    expect(names).toEqual(expect.arrayContaining(['guestbook-ui', 'guestbook-settings']));
+
+    const events = await cluster.audit.flush({ since });
+    const bySync = events.filter((e) => e.user.username === CONTROL_PLANE_USERNAME);
+    expect(bySync.length).toBeGreaterThan(0);
+    expect(bySync.filter((e) => e.impersonatedUser === undefined)).toEqual([]);
+    expect(new Set(bySync.map(effectiveUser))).toEqual(new Set([SA]));
+
+    const history = JSON.parse((await as(['app', 'history', 'guestbook', '-o', 'json'])).stdout);
+    expect(history[0]).toMatchObject({ phase: 'Succeeded', identity: SA });
+  });
+
+  it('records the decision that the offline explain reproduces from the same manifests', async () => {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const rows = await client.query<{
+        decision: string;
+        username: string;
+        matched_rule_index: number;
+        revision: string;
+      }>(
+        `select decision, username, matched_rule_index, revision from audit.sync_decisions where application = 'argocd/guestbook'`,
+      );
+      expect(rows.rows).toHaveLength(1);
+      expect(rows.rows[0]).toMatchObject({ decision: 'allow', username: SA, matched_rule_index: 0 });
+      expect(rows.rows[0]!.revision).toMatch(/^[0-9a-f]{40}$/);
+    } finally {
+      await client.end();
+    }
+    const manifests = path.join(dir, 'argo.yaml');
+    await writeFile(
+      manifests,
+      `apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: { name: team-a, namespace: argocd }
+spec:
+  sourceRepos: ['${git.baseUrl}/team-a/*']
+  destinations: [{ server: '${cluster.server}', namespace: 'team-a-*' }]
+  destinationServiceAccounts: [{ server: '${cluster.server}', namespace: team-a-prod, defaultServiceAccount: deployer }]
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: { name: guestbook, namespace: argocd }
+spec:
+  project: team-a
+  source: { repoURL: '${apps.url}', path: guestbook, targetRevision: main }
+  destination: { name: story, namespace: team-a-prod }
+`,
+    );
+    const r = await capstan(config, [
+      'sync',
+      'explain',
+      '--offline',
+      '-f',
+      manifests,
+      '--app',
+      'guestbook',
+      '--impersonation',
+      'on',
+      '--cluster',
+      `story=${cluster.server}`,
+      '-o',
+      'json',
+    ]);
+    expect(r, r.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      allowed: true,
+      username: SA,
+      matchedRule: 0,
+      fallback: null,
+    });
+  });
+
+  it('never lets the cluster or git credentials reach the sync service output', () => {
+    expect(sync.output()).not.toContain(cluster.controlPlaneToken);
+    expect(sync.output()).not.toContain(GIT_PASSWORD);
+  });
+});
