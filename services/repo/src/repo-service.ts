@@ -55,6 +55,12 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   // The backbone's handle also types the event store tables; the credential code needs only its own.
   const repoDb = db as unknown as Kysely<RepoDatabase>;
   const credentials = new CredentialService(repoDb, keyring);
+  const resealed = await credentials.resealWithActiveKey();
+  if (resealed > 0)
+    ctx.logger.info(
+      { resealed, activeKeyId: keyring.activeKeyId },
+      'credentials re-sealed with the active key',
+    );
   const checkouts = await CheckoutStore.create({
     cacheDir: config['cache.dir'],
     maxCacheBytes: config['cache.max-bytes'],

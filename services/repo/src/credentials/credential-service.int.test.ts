@@ -15,6 +15,8 @@ import { CredentialService } from './credential-service.js';
 import { parseKeyring } from './keyring.js';
 
 const CANARY = `canary-${randomBytes(6).toString('hex')}`;
+const K1 = randomBytes(32).toString('base64');
+const K2 = randomBytes(32).toString('base64');
 const URL_SHARED = 'https://git.example.com/shared/apps.git';
 const admin = { actor: 'user:admin' };
 
@@ -28,10 +30,7 @@ describe('CredentialService on PostgreSQL', () => {
     db = createDb<RepoDatabase>(testDb.url);
     await migrateAudit(db as unknown as Kysely<unknown>);
     await migrateToLatest(db, { schema: 'repo', migrations: repoMigrations });
-    service = new CredentialService(
-      db,
-      parseKeyring(JSON.stringify({ active: 'k1', keys: { k1: randomBytes(32).toString('base64') } })),
-    );
+    service = new CredentialService(db, parseKeyring(JSON.stringify({ active: 'k1', keys: { k1: K1 } })));
   });
   afterAll(async () => {
     await db?.destroy();
@@ -190,5 +189,30 @@ describe('CredentialService on PostgreSQL', () => {
     expect(all.map((c) => c.project)).toEqual(expect.arrayContaining(['team-a', '', 'team-d']));
     expect(JSON.stringify(all)).not.toContain(CANARY);
     expect((await service.list('team-d', admin)).map((c) => c.name)).toEqual(['team-d-repo']);
+  });
+
+  it('re-seals every credential with the active key after a rotation, keeping secrets readable', async () => {
+    const rotated = new CredentialService(
+      db,
+      parseKeyring(JSON.stringify({ active: 'k2', keys: { k1: K1, k2: K2 } })),
+    );
+    const before = await sql<{
+      n: number;
+    }>`select count(*)::int as n from repo.credentials where key_id = 'k1'`.execute(db);
+    expect(before.rows[0]?.n).toBeGreaterThan(0);
+    expect(await rotated.resealWithActiveKey()).toBe(before.rows[0]?.n);
+    expect(await rotated.resealWithActiveKey()).toBe(0);
+    const keys = await sql<{ key_id: string }>`select distinct key_id from repo.credentials`.execute(db);
+    expect(keys.rows).toEqual([{ key_id: 'k2' }]);
+    const onlyK2 = new CredentialService(
+      db,
+      parseKeyring(JSON.stringify({ active: 'k2', keys: { k2: K2 } })),
+    );
+    const found = await onlyK2.lookupForApplication(
+      { url: URL_SHARED, project: 'team-a', application: null },
+      { actor: 'repo' },
+    );
+    await found.recorded;
+    expect(found.credential?.auth.password).toBe(`${CANARY}-2`);
   });
 });

@@ -24,7 +24,7 @@ import type { CredentialRow, RepoDatabase } from './credential.table.js';
 import { parseRepositorySecret } from './declarative-secret.js';
 import type { Keyring } from './keyring.js';
 import { normalizeRepoUrl, redactRepoUrl } from './repo-url.js';
-import { openSecret, sealSecret } from './sealed-secret.js';
+import { needsResealing, openSecret, sealSecret } from './sealed-secret.js';
 import { credentialSecretName } from './secret-name.js';
 import { findForMutation, resolveForApi, selectForProject, type LookupReason } from './selection.js';
 
@@ -244,6 +244,48 @@ export class CredentialService {
     // Observed here so a caller that fails first leaves no unhandled rejection behind.
     recorded.catch(() => undefined);
     return { credential, credentialId: row?.id ?? null, reason: decision.reason, recorded };
+  }
+
+  /**
+   * Key rotation: re-seals every credential sealed with a key other than the active one (each row
+   * in its own short transaction, locked while re-sealed). Returns how many were re-sealed; after
+   * it, the old key can be dropped from the keyring.
+   */
+  async resealWithActiveKey(): Promise<number> {
+    const stale = await this.db
+      .withSchema('repo')
+      .selectFrom('credentials')
+      .select('id')
+      .where('key_id', '<>', this.keyring.activeKeyId)
+      .execute();
+    let resealed = 0;
+    for (const { id } of stale) {
+      await this.db.transaction().execute(async (trx) => {
+        const row = await trx
+          .withSchema('repo')
+          .selectFrom('credentials')
+          .selectAll()
+          .where('id', '=', id)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!row || !needsResealing(this.keyring, { keyId: row.key_id })) return;
+        const secret = openSecret(this.keyring, row.id, {
+          keyId: row.key_id,
+          nonce: row.nonce,
+          ciphertext: row.ciphertext,
+        });
+        const sealed = sealSecret(this.keyring, row.id, secret);
+        // updated_at stays: the credential itself did not change, so checkouts keep their cache.
+        await trx
+          .withSchema('repo')
+          .updateTable('credentials')
+          .set({ key_id: sealed.keyId, nonce: sealed.nonce, ciphertext: sealed.ciphertext })
+          .where('id', '=', row.id)
+          .execute();
+        resealed += 1;
+      });
+    }
+    return resealed;
   }
 
   /** The name of a credential by id (for responses that say which one was chosen). */
