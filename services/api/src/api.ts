@@ -26,6 +26,8 @@ import { startGrpcServer } from './transport/grpc-server.js';
 import { startHttpServer } from './transport/http-server.js';
 import { startSyncStatusConsumer } from './sync/sync-status.consumer.js';
 import type { ApiServices } from './services.js';
+import { RequestMetrics } from './transport/request-metrics.js';
+import type { Registry } from 'prom-client';
 
 export interface ApiConfig {
   databaseUrl: string;
@@ -51,6 +53,8 @@ export interface ApiConfig {
   repoAddress?: string;
   repoServiceToken?: string;
   repoBackend?: RepoBackend;
+  /** Where request metrics go (the service's /metrics registry). */
+  metrics?: Registry;
 }
 
 export interface RunningApi {
@@ -133,9 +137,10 @@ export async function startApi(config: ApiConfig, logger: Logger, onStop?: (name
   const syncStatus = await startSyncStatusConsumer({ bus, db, logger });
   defer('sync status consumer', () => syncStatus.stop());
 
-  const grpc = await startGrpcServer({ services, logger, host: config.grpcHost, port: config.grpcPort, bodyLimit: config.bodyLimit });
+  const metrics = new RequestMetrics(config.metrics);
+  const grpc = await startGrpcServer({ services, logger, host: config.grpcHost, port: config.grpcPort, bodyLimit: config.bodyLimit, metrics });
   defer('grpc server', () => grpc.stop());
-  const http = await startHttpServer({ services, logger, host: config.httpHost, port: config.httpPort, bodyLimit: config.bodyLimit });
+  const http = await startHttpServer({ services, logger, host: config.httpHost, port: config.httpPort, bodyLimit: config.bodyLimit, metrics });
   defer('http server', () => http.stop());
   logger.info({ grpcPort: grpc.port, httpPort: http.port }, 'api listening');
 

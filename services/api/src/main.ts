@@ -34,6 +34,7 @@ await runService({
         encryptionKeyFile: c['encryption.key-file'],
         repoAddress: c['repo.address'],
         repoServiceToken: c['repo.service-token'],
+        metrics: ctx.metrics,
       },
       ctx.logger,
       ctx.onShutdown,

@@ -77,9 +77,25 @@ export interface ApplicationPageQuery {
   limit: number;
 }
 
-/** One page in (namespace, name) order, after the given key. */
-export async function pageApplications(db: Db, q: ApplicationPageQuery): Promise<StoredApplication[]> {
-  let query = db.withSchema('api').selectFrom('applications').selectAll();
+/** What changes whenever anything a reader sees of an application changes. */
+export interface ApplicationStamp {
+  namespace: string;
+  name: string;
+  project: string;
+  stamp: string;
+}
+
+/** One page of stamps in (namespace, name) order: cheap to read, no manifest to parse. */
+export async function pageApplicationStamps(db: Db, q: ApplicationPageQuery): Promise<ApplicationStamp[]> {
+  let query = db
+    .withSchema('api')
+    .selectFrom('applications')
+    .select([
+      'namespace',
+      'name',
+      'project',
+      sql<string>`version::text || '|' || sync_status || '|' || health_status || '|' || coalesce(operation_id, '') || '|' || coalesce(revision, '') || '|' || coalesce(reconciled_at::text, '')`.as('stamp'),
+    ]);
   if (q.projects.length > 0) query = query.where('project', 'in', [...q.projects]);
   for (const [k, v] of Object.entries(q.labels)) {
     query = query.where(sql<boolean>`manifest->'metadata'->'labels'->>${k} = ${v}`);
@@ -88,8 +104,22 @@ export async function pageApplications(db: Db, q: ApplicationPageQuery): Promise
     const { namespace, name } = q.after;
     query = query.where(sql<boolean>`(namespace, name) > (${namespace}, ${name})`);
   }
-  const rows = await query.orderBy('namespace').orderBy('name').limit(q.limit).execute();
-  return rows.map(toStored);
+  return query.orderBy('namespace').orderBy('name').limit(q.limit).execute();
+}
+
+/** Full rows for the given keys, with their stamps. */
+export async function findApplications(db: Db, keys: readonly { namespace: string; name: string }[]): Promise<(StoredApplication & { stamp: string })[]> {
+  if (keys.length === 0) return [];
+  const rows = await db
+    .withSchema('api')
+    .selectFrom('applications')
+    .selectAll()
+    .select(
+      sql<string>`version::text || '|' || sync_status || '|' || health_status || '|' || coalesce(operation_id, '') || '|' || coalesce(revision, '') || '|' || coalesce(reconciled_at::text, '')`.as('stamp'),
+    )
+    .where(sql<boolean>`(namespace, name) in (${sql.join(keys.map((k) => sql`(${k.namespace}, ${k.name})`))})`)
+    .execute();
+  return rows.map((r) => ({ ...toStored(r), stamp: r.stamp }));
 }
 
 export interface SyncOperationRecord {

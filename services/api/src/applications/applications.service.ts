@@ -16,12 +16,14 @@ import { API_SCHEMA } from '../migrations/index.js';
 import { findProject } from '../projects/project.repository.js';
 import { APPLICATION_DELETED, decideApplication, evolveApplication, initialApplicationState, type ApplicationCommand } from './application.aggregate.js';
 import { validateApplication } from './application.validation.js';
+import { ApplicationCache } from './application-cache.js';
 import {
   deleteApplicationRow,
   findApplication,
   findSyncOperation,
   insertSyncOperation,
-  pageApplications,
+  pageApplicationStamps,
+  type ApplicationStamp,
   syncHistory,
   upsertApplicationRow,
   type StoredApplication,
@@ -60,7 +62,11 @@ function decodePageToken(token: string): { namespace: string; name: string } | u
 }
 
 export class ApplicationsService {
-  constructor(private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer }) {}
+  private readonly cache: ApplicationCache;
+
+  constructor(private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer }) {
+    this.cache = new ApplicationCache(deps.db);
+  }
 
   private object(project: string, name: string): string {
     return `${project}/${name}`;
@@ -147,30 +153,29 @@ export class ApplicationsService {
     const limit = q.limit > 0 ? Math.min(q.limit, 1000) : 1000;
     const labels = parseSelector(q.selector);
     let after = decodePageToken(q.pageToken);
-    const items: StoredApplication[] = [];
+    const allowed: ApplicationStamp[] = [];
     let scanned = 0;
-    // RBAC filters rows out, so pages are read until the caller's page is full or rows run out.
+    // RBAC filters rows out, so pages of stamps are read until the caller's page is full or rows run
+    // out; only the allowed applications are then taken (from the cache or PostgreSQL).
     for (;;) {
-      const page = await pageApplications(this.deps.db, { projects: q.projects, labels, after, limit });
+      const page = await pageApplicationStamps(this.deps.db, { projects: q.projects, labels, after, limit });
       scanned += page.length;
-      for (const app of page) {
-        after = { namespace: app.application.metadata.namespace ?? DEFAULT_NS, name: app.application.metadata.name };
-        if (this.deps.authz.decide(ctx.principal, 'applications', 'get', this.object(app.project, app.application.metadata.name)).allowed) {
-          items.push(app);
-          if (items.length === limit) break;
+      for (const s of page) {
+        after = { namespace: s.namespace, name: s.name };
+        if (this.deps.authz.decide(ctx.principal, 'applications', 'get', this.object(s.project, s.name)).allowed) {
+          allowed.push(s);
+          if (allowed.length === limit) break;
         }
       }
-      if (items.length === limit || page.length < limit) break;
+      if (allowed.length === limit || page.length < limit) break;
     }
+    const items = await this.cache.resolve(allowed);
     await this.deps.authz.record(ctx.principal, 'applications', 'list', q.projects.length > 0 ? `${q.projects.join(',')}/*` : '*/*', ctx.via, {
       allowed: true,
       reason: `listed ${items.length} of ${scanned} applications scanned that the caller may get`,
     });
-    const last = items.at(-1);
-    const nextPageToken =
-      last && items.length === limit
-        ? Buffer.from(JSON.stringify([last.application.metadata.namespace ?? DEFAULT_NS, last.application.metadata.name])).toString('base64url')
-        : '';
+    const last = allowed.at(-1);
+    const nextPageToken = last && allowed.length === limit ? Buffer.from(JSON.stringify([last.namespace, last.name])).toString('base64url') : '';
     return { items, nextPageToken };
   }
 

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { UnauthenticatedError, PermissionDeniedError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import { findAccount, revokedSince, type AccountRecord } from '../accounts/account.repository.js';
-import type { TokenSigner } from './tokens.js';
+import type { TokenClaims, TokenSigner } from './tokens.js';
 import type { ServiceTokens } from './service-tokens.js';
 import type { Principal } from './principal.js';
 
@@ -21,6 +21,8 @@ export interface AuthenticatorOptions {
 export class Authenticator {
   private readonly accounts = new Map<string, { at: number; account: AccountRecord | undefined }>();
   private readonly revoked = new Set<string>();
+  /** Tokens whose signature was verified, until they expire: verifying an HMAC per call costs more than the read itself. */
+  private readonly verified = new Map<string, TokenClaims>();
   private lastRevocation: Date | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -80,7 +82,16 @@ export class Authenticator {
       return { name: user.name, groups: user.groups, kind: 'user', via: principal.name };
     }
 
-    const claims = await this.opts.signer.verify(token);
+    let claims = this.verified.get(token);
+    if (claims && claims.exp !== undefined && claims.exp * 1000 <= Date.now()) {
+      this.verified.delete(token);
+      claims = undefined;
+    }
+    if (!claims) {
+      claims = await this.opts.signer.verify(token);
+      if (this.verified.size >= 10_000) this.verified.clear();
+      this.verified.set(token, claims);
+    }
     if (this.revoked.has(claims.jti)) throw new UnauthenticatedError('token has been revoked: log in again');
     const account = await this.account(claims.sub);
     if (!account || !account.enabled) throw new UnauthenticatedError(`account ${claims.sub} does not exist or is disabled`);

@@ -3,7 +3,7 @@
 // allowed reads are recorded in batches shortly after (so that reads stay fast), and flushed on
 // shutdown.
 import type { Kysely } from 'kysely';
-import { appendAudit, type AuditRow } from '@capstan/db';
+import { appendAudit, appendAuditBatch, type AuditRow } from '@capstan/db';
 import { PermissionDeniedError } from '@capstan/service';
 import type { Decision } from '@capstan/rbac';
 import { ADMIN_ROLE } from '@capstan/rbac';
@@ -79,9 +79,7 @@ export class Authorizer {
     this.pending = [];
     this.flushing = (async () => {
       try {
-        await this.db.transaction().execute(async (trx) => {
-          for (const row of batch) await appendAudit(trx, 'access_decisions', row);
-        });
+        await appendAuditBatch(this.db, 'access_decisions', batch);
       } catch (err) {
         this.logger.error({ err, rows: batch.length }, 'could not record access decisions; will retry');
         this.pending.unshift(...batch);

@@ -6,6 +6,7 @@ import type { ApiServices } from '../services.js';
 import { apiServices } from './operations/index.js';
 import { dispatch } from './dispatch.js';
 import { toGrpcError } from './errors.js';
+import type { RequestMetrics } from './request-metrics.js';
 
 function header(call: ServerUnaryCall<unknown, unknown>, key: string): string | undefined {
   const v = call.metadata.get(key)[0];
@@ -18,6 +19,7 @@ export async function startGrpcServer(opts: {
   host: string;
   port: number;
   bodyLimit: number;
+  metrics: RequestMetrics;
 }): Promise<{ port: number; stop(): Promise<void> }> {
   const server = new Server({
     'grpc.max_receive_message_length': opts.bodyLimit,
@@ -28,12 +30,15 @@ export async function startGrpcServer(opts: {
     for (const op of svc.operations) {
       impl[op.grpcMethod] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
         const raw = op.request.toJSON(call.request as never);
-        dispatch(opts.services, op, raw, {
-          authorization: header(call, 'authorization'),
-          onBehalfOf: header(call, 'capstan-on-behalf-of'),
-          correlationId: header(call, 'x-correlation-id'),
-          via: 'grpc',
-        })
+        opts.metrics
+          .time(op.name, 'grpc', () =>
+            dispatch(opts.services, op, raw, {
+              authorization: header(call, 'authorization'),
+              onBehalfOf: header(call, 'capstan-on-behalf-of'),
+              correlationId: header(call, 'x-correlation-id'),
+              via: 'grpc',
+            }),
+          )
           .then((view) => callback(null, op.response.fromJSON(view)))
           .catch((err: unknown) => callback(toGrpcError(err, opts.logger)));
       };

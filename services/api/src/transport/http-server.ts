@@ -2,12 +2,13 @@
 // body are merged into the operation's input and validated by its schema (unknown fields are
 // errors); bodies over api.body-limit are refused with 413; every error has one JSON shape.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { CapstanError, ValidationError, type Logger } from '@capstan/service';
+import { ValidationError, type Logger } from '@capstan/service';
 import type { ApiServices } from '../services.js';
 import { allOperations } from './operations/index.js';
 import { dispatch } from './dispatch.js';
 import { toHttpError } from './errors.js';
 import { openApiDocument } from './openapi.js';
+import type { RequestMetrics } from './request-metrics.js';
 
 function fastifyError(err: { statusCode?: number; code?: string; message: string }): { status: number; body: unknown } | undefined {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, body: { code: 'RESOURCE_EXHAUSTED', message: 'request body is too large' } };
@@ -24,6 +25,7 @@ export async function startHttpServer(opts: {
   host: string;
   port: number;
   bodyLimit: number;
+  metrics: RequestMetrics;
 }): Promise<{ port: number; app: FastifyInstance; stop(): Promise<void> }> {
   const app = Fastify({ bodyLimit: opts.bodyLimit, logger: false, routerOptions: { ignoreTrailingSlash: true } });
   const document = openApiDocument();
@@ -51,15 +53,17 @@ export async function startHttpServer(opts: {
           }
           const raw = { ...(req.query as object), ...(body as object | undefined), ...(req.params as object) };
           const auth = req.headers.authorization;
-          const view = await dispatch(opts.services, op, raw, {
-            authorization: typeof auth === 'string' ? auth : undefined,
-            onBehalfOf: typeof req.headers['capstan-on-behalf-of'] === 'string' ? req.headers['capstan-on-behalf-of'] : undefined,
-            correlationId: typeof req.headers['x-correlation-id'] === 'string' ? req.headers['x-correlation-id'] : undefined,
-            via: 'http',
-          });
+          const view = await opts.metrics.time(op.name, 'http', () =>
+            dispatch(opts.services, op, raw, {
+              authorization: typeof auth === 'string' ? auth : undefined,
+              onBehalfOf: typeof req.headers['capstan-on-behalf-of'] === 'string' ? req.headers['capstan-on-behalf-of'] : undefined,
+              correlationId: typeof req.headers['x-correlation-id'] === 'string' ? req.headers['x-correlation-id'] : undefined,
+              via: 'http',
+            }),
+          );
           return reply.status(200).send(view);
         } catch (err) {
-          const e = toHttpError(err instanceof CapstanError ? err : err, opts.logger);
+          const e = toHttpError(err, opts.logger);
           return reply.status(e.status).send(e.body);
         }
       },
