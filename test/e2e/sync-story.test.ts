@@ -304,6 +304,23 @@ spec:
     });
   });
 
+  it('explains online, from what the api holds, the same identity the sync used', async () => {
+    const r = await as(['sync', 'explain', '--app', 'guestbook', '--impersonation', 'on', '-o', 'json']);
+    expect(r, r.stderr).toMatchObject({ code: 0 });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      allowed: true,
+      impersonation: true,
+      username: SA,
+      serviceAccount: { namespace: 'team-a-prod', name: 'deployer' },
+      matchedRule: 0,
+      fallback: null,
+      destination: { server: cluster.server, name: 'story', namespace: 'team-a-prod' },
+    });
+    const missing = await as(['sync', 'explain', '--app', 'nope', '-o', 'json']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('NOT_FOUND');
+  });
+
   it('never lets the cluster or git credentials reach the sync service output', () => {
     expect(sync.output()).not.toContain(cluster.controlPlaneToken);
     expect(sync.output()).not.toContain(GIT_PASSWORD);

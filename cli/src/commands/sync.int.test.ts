@@ -290,7 +290,7 @@ describe('capstan sync explain: table output and errors', () => {
   it.each([
     [['--offline', '-f', 'x.yaml'], '--app NAME is required'],
     [['--offline', '--app', 'dev'], 'at least one -f FILE'],
-    [['-f', 'x.yaml', '--app', 'dev'], 'online mode is not available yet'],
+    [['-f', 'x.yaml', '--app', 'dev'], '-f FILE is for --offline'],
     [['--offline', '-f', 'x.yaml', '--app', 'dev', '--cluster', 'nourl'], 'expected NAME=SERVER_URL'],
   ])('given usage %j, when run, then it exits 2 explaining why', (args, message) => {
     const r = capstan('sync', 'explain', ...args);

@@ -6,21 +6,30 @@
 //     [--strict] [--cluster NAME=SERVER_URL …] -o json
 // prints one JSON object with at least allowed, impersonation, username, serviceAccount,
 // matchedRule, fallback and reason. A refusal is `allowed: false` with exit status 0; usage errors
-// exit 2, unreadable or invalid files exit 1.
+// exit 2, unreadable or invalid files exit 1. Without --offline the same decision is made from what
+// the api holds (`capstan sync explain --app NAME`), with the caller's rights.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import Table from 'cli-table3';
+import { status as grpcStatus } from '@grpc/grpc-js';
 import {
+  ARGO_API_VERSION,
   ClusterDirectory,
+  decodeArgoObject,
   explainSync,
+  ManifestError,
   ManifestErrors,
+  MAX_CHAIN_DEPTH,
   parseArgoManifests,
+  type AppProject,
   type Application,
   type ArgoManifests,
   type ClusterRef,
   type SyncDecision,
 } from '@capstan/policy';
+import { apiv1 } from '@capstan/proto';
+import { withConnection, type Connection } from '../client/connection.js';
 
 const EXIT_INPUT = 1;
 const EXIT_USAGE = 2;
@@ -54,7 +63,7 @@ export function syncCommand(): Command {
     .description(
       'explain the sync decision for an Application: every check, every destinationServiceAccounts rule, the identity and why',
     )
-    .option('--offline', 'decide from the given files only, with no server running')
+    .option('--offline', 'decide from the given files only, with no server running (default: ask the api)')
     .option(
       '-f, --file <path>',
       'Argo CD YAML or JSON (several documents per file; a directory reads its *.yaml, *.yml, *.json; - is stdin); repeatable',
@@ -81,9 +90,9 @@ export function syncCommand(): Command {
       'after',
       '\nA refusal prints allowed: false and exits 0; usage errors exit 2; unreadable or invalid files exit 1.',
     )
-    .action((opts: ExplainOptions) => {
+    .action(async (opts: ExplainOptions, cmd: Command) => {
       try {
-        const decision = explainOffline(opts);
+        const decision = opts.offline ? explainOffline(opts) : await explainOnline(opts, cmd);
         process.stdout.write(
           opts.output === 'json' ? `${JSON.stringify(decision, null, 2)}\n` : renderTable(decision),
         );
@@ -97,10 +106,6 @@ export function syncCommand(): Command {
 }
 
 function explainOffline(opts: ExplainOptions): SyncDecision {
-  if (!opts.offline) {
-    // TODO(api): online mode asks the api for the decision by Application name, once the api serves it.
-    throw new CommandError('online mode is not available yet: pass --offline with -f FILE', EXIT_USAGE);
-  }
   if (opts.file.length === 0) throw new CommandError('--offline needs at least one -f FILE', EXIT_USAGE);
   if (!opts.app) throw new CommandError('--app NAME is required', EXIT_USAGE);
   const extraClusters = opts.cluster.map(parseClusterFlag);
@@ -116,6 +121,122 @@ function explainOffline(opts: ExplainOptions): SyncDecision {
     strict: opts.strict === true,
     requireRegisteredCluster: false,
   });
+}
+
+/**
+ * Online: the Application, its project chain and the registered clusters come from the api (with
+ * the caller's rights), and the same explainSync decides. The api does not say how the sync service
+ * is configured, so --impersonation and --strict still describe that.
+ */
+async function explainOnline(opts: ExplainOptions, cmd: Command): Promise<SyncDecision> {
+  if (opts.file.length > 0) {
+    throw new CommandError(
+      '-f FILE is for --offline; online, the Application, its projects and clusters come from the api',
+      EXIT_USAGE,
+    );
+  }
+  if (opts.cluster.length > 0)
+    throw new CommandError('--cluster is for --offline; online, the api knows the clusters', EXIT_USAGE);
+  if (!opts.app) throw new CommandError('--app NAME is required', EXIT_USAGE);
+  const slash = opts.app.indexOf('/');
+  const appNamespace = slash >= 0 ? opts.app.slice(0, slash) : '';
+  const name = slash >= 0 ? opts.app.slice(slash + 1) : opts.app;
+  try {
+    return await withConnection(cmd, async (c) => {
+      const found = await c.call(c.applications.get.bind(c.applications), {
+        name,
+        appNamespace,
+        project: '',
+      });
+      const application = decodeFromApi('Application', {
+        name: found.metadata?.name ?? name,
+        namespace: found.metadata?.namespace || 'argocd',
+        spec: apiv1.ApplicationSpec.toJSON(found.spec ?? apiv1.ApplicationSpec.fromPartial({})),
+      }) as Application;
+      const projects = await projectChainFromApi(c, application.spec.project);
+      return explainSync({
+        application,
+        projects: (p) => projects.get(p),
+        clusters: new ClusterDirectory(await clustersFromApi(c, application), { inCluster: false }),
+        impersonation: opts.impersonation === 'on',
+        strict: opts.strict === true,
+        requireRegisteredCluster: true,
+      });
+    });
+  } catch (err) {
+    const e = err as { code?: unknown; details?: unknown };
+    if (typeof e.code === 'number' && typeof e.details === 'string') {
+      throw new CommandError(`${grpcStatus[e.code] ?? e.code}: ${e.details}`, EXIT_INPUT);
+    }
+    throw err;
+  }
+}
+
+function decodeFromApi(
+  kind: 'AppProject' | 'Application',
+  o: { name: string; namespace: string; spec: unknown },
+): AppProject | Application {
+  try {
+    return decodeArgoObject(
+      {
+        apiVersion: ARGO_API_VERSION,
+        kind,
+        metadata: { name: o.name, namespace: o.namespace },
+        spec: o.spec,
+      },
+      `${kind} ${o.name} from the api`,
+    ).value as AppProject | Application;
+  } catch (err) {
+    if (err instanceof ManifestError) throw new CommandError(err.message, EXIT_INPUT);
+    throw err;
+  }
+}
+
+/** The project and its parents, as far as they exist: a missing one is for explainSync to report. */
+async function projectChainFromApi(c: Connection, first: string): Promise<Map<string, AppProject>> {
+  const projects = new Map<string, AppProject>();
+  for (
+    let next: string | undefined = first;
+    next && !projects.has(next) && projects.size < MAX_CHAIN_DEPTH;
+  ) {
+    let p: apiv1.Project;
+    try {
+      p = await c.call(c.projects.get.bind(c.projects), { name: next });
+    } catch (err) {
+      if ((err as { code?: number }).code === grpcStatus.NOT_FOUND) break;
+      throw err;
+    }
+    const project = decodeFromApi('AppProject', {
+      name: p.metadata?.name ?? next,
+      namespace: p.metadata?.namespace || 'argocd',
+      spec: apiv1.ProjectSpec.toJSON(p.spec ?? apiv1.ProjectSpec.fromPartial({})),
+    }) as AppProject;
+    projects.set(next, project);
+    next = project.spec.parentProject;
+  }
+  return projects;
+}
+
+/** Every registered cluster, or when the caller may not list them, just the destination's. */
+async function clustersFromApi(c: Connection, app: Application): Promise<ClusterRef[]> {
+  const ref = (x: apiv1.Cluster): ClusterRef => ({
+    name: x.name,
+    server: x.server,
+    ...(x.project ? { project: x.project } : {}),
+  });
+  try {
+    return (await c.call(c.clusters.list.bind(c.clusters), {})).items.map(ref);
+  } catch (err) {
+    if ((err as { code?: number }).code !== grpcStatus.PERMISSION_DENIED) throw err;
+  }
+  const { server = '', name = '' } = app.spec.destination;
+  try {
+    return [ref(await c.call(c.clusters.get.bind(c.clusters), { server, name }))];
+  } catch (err) {
+    const code = (err as { code?: number }).code;
+    if (code === grpcStatus.NOT_FOUND || code === grpcStatus.PERMISSION_DENIED) return [];
+    throw err;
+  }
 }
 
 function parseClusterFlag(value: string): ClusterRef {
