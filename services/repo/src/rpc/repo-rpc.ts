@@ -10,6 +10,7 @@ import type { ManifestGenerator } from '../manifests/manifest-generator.js';
 import type { RepoListing } from '../manifests/repo-listing.js';
 import { authenticateCall, type CallerIdentity, type ServiceTokens } from './service-identity.js';
 import { toServiceError } from './rpc-errors.js';
+import { FULL_SHA } from '../checkouts/revision.js';
 
 export interface RepoRpcDeps {
   tokens: ServiceTokens;
@@ -108,6 +109,8 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
     return result.value;
   };
   const remember = (key: { repoURL: string; revision: string; project: string }) => {
+    // A commit SHA never moves: nothing to watch (syncs of a pinned or announced commit pass one).
+    if (FULL_SHA.test(key.revision)) return;
     deps
       .watch(key)
       .catch((err: unknown) => deps.logger.warn({ err, repoURL: key.repoURL }, 'cannot record watch'));
