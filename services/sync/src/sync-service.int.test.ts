@@ -312,6 +312,63 @@ describe('sync with impersonation on', () => {
     const ok = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { manifests: [cm('one')] });
     expect(await h.waitForTerminal(ok)).toMatchObject({ status: 'succeeded' });
   });
+  it('given a self-service child project that picks another ServiceAccount than its parent, when synced, then it is refused before touching the cluster', async () => {
+    await h.putProject(
+      project('tenants', {
+        destinations: [{ server: '*', namespace: 'team-a*' }],
+        destinationServiceAccounts: [{ server: '*', namespace: 'team-a', defaultServiceAccount: 'deployer' }],
+      }),
+    );
+    await h.putProject(
+      project('team-a-self', {
+        parentProject: 'tenants',
+        destinations: [{ server: '*', namespace: '*' }],
+        destinationServiceAccounts: [
+          { server: '*', namespace: '*', defaultServiceAccount: 'team-a-system:deployer' },
+        ],
+      }),
+    );
+    await h.putApplication(application('escalate', 'team-a-self', { server: a.server, namespace: 'team-a' }));
+    const since = await a.audit.mark();
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'escalate' },
+      { manifests: [cm('escalated')] },
+    );
+    const terminal = await h.waitForTerminal(op);
+    expect(terminal.status).toBe('failed');
+    expect(terminal.reason).toContain(
+      'a project cannot run a sync as a ServiceAccount its parents would not use',
+    );
+    const row = await sql<{ decision: string; project_chain: string[] }>`
+      select decision, project_chain from audit.sync_decisions where sync_id = ${op}`.execute(h.db);
+    expect(row.rows).toEqual([{ decision: 'deny', project_chain: ['team-a-self', 'tenants'] }]);
+    const touched = (await a.audit.flush({ since })).filter(
+      (e) => e.user.username === CONTROL_PLANE_USERNAME,
+    );
+    expect(touched).toEqual([]);
+  });
+
+  it('given an Application that delivers an AppProject outside its allowedParentProjects, when synced, then it is refused', async () => {
+    await h.putApplication(
+      application(
+        'projects',
+        'team-a',
+        { server: a.server, namespace: 'team-a' },
+        { allowedParentProjects: ['tenants'] },
+      ),
+    );
+    const rogue = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'AppProject',
+      metadata: { name: 'rogue', namespace: 'argocd' },
+      spec: { sourceRepos: ['*'] },
+    };
+    const op = await h.requestSync({ namespace: 'argocd', name: 'projects' }, { manifests: [rogue] });
+    const terminal = await h.waitForTerminal(op);
+    expect(terminal.status).toBe('failed');
+    expect(terminal.reason).toContain('AppProject "rogue": has no spec.parentProject');
+  });
+
   it('given a dry run, when synced, then the server-side dry-run runs as the ServiceAccount and nothing is written', async () => {
     const since = await a.audit.mark();
     const op = await h.requestSync(
