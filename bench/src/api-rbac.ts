@@ -53,9 +53,17 @@ export async function main(): Promise<void> {
 
   const figures: Figure[] = [
     { name: 'policy lines', value: lines.length, unit: 'lines' },
-    { name: 'cold decisions (casbin evaluates each)', value: Math.round(cold / coldSeconds), unit: 'decisions/s' },
+    {
+      name: 'cold decisions (casbin evaluates each)',
+      value: Math.round(cold / coldSeconds),
+      unit: 'decisions/s',
+    },
     { name: 'cold decision mean latency', value: (coldSeconds * 1e6) / cold, unit: 'µs' },
-    { name: 'warm decisions (cached per policy version)', value: Math.round(warm / warmSeconds), unit: 'decisions/s' },
+    {
+      name: 'warm decisions (cached per policy version)',
+      value: Math.round(warm / warmSeconds),
+      unit: 'decisions/s',
+    },
     { name: 'share of cold requests allowed', value: Math.round((allowed / cold) * 100), unit: '%' },
   ];
   report('api-rbac', figures, { workingSet: 2000, coldRequests: cold, warmRequests: warm });

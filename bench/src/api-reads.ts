@@ -20,7 +20,9 @@ const PROJECTS = 10;
 const RATE = 500;
 const apiMain = resolve(dirname(fileURLToPath(import.meta.url)), '../../services/api/dist/main.js');
 
-async function startApiProcess(env: Record<string, string>): Promise<{ grpcPort: number; opsPort: number; stop(): Promise<void> }> {
+async function startApiProcess(
+  env: Record<string, string>,
+): Promise<{ grpcPort: number; opsPort: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [apiMain], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,7 +61,12 @@ async function histogram(opsPort: number, operation: string): Promise<Map<number
   const re = new RegExp(`^capstan_api_request_duration_seconds_bucket\\{([^}]*)\\} (\\d+)`, 'gm');
   for (const m of text.matchAll(re)) {
     const labels = m[1]!;
-    if (!labels.includes(`operation="${operation}"`) || !labels.includes('transport="grpc"') || !labels.includes('code="OK"')) continue;
+    if (
+      !labels.includes(`operation="${operation}"`) ||
+      !labels.includes('transport="grpc"') ||
+      !labels.includes('code="OK"')
+    )
+      continue;
     const le = /le="([^"]+)"/.exec(labels)![1]!;
     out.set(le === '+Inf' ? Infinity : Number(le), Number(m[2]));
   }
@@ -86,7 +93,11 @@ function serverPercentile(before: Map<number, number>, after: Map<number, number
   return NaN;
 }
 
-async function closedLoop(seconds: number, inFlight: number, call: (i: number) => Promise<unknown>): Promise<number> {
+async function closedLoop(
+  seconds: number,
+  inFlight: number,
+  call: (i: number) => Promise<unknown>,
+): Promise<number> {
   const end = performance.now() + seconds * 1000;
   let done = 0;
   await Promise.all(
@@ -120,7 +131,12 @@ async function openLoop(
   await Promise.all(pending);
   eld.disable();
   const s = summarize(latencies);
-  return { p50: s.p50, p99: s.p99, achieved: total / ((performance.now() - start) / 1000), clientStallMs: eld.max / 1e6 };
+  return {
+    p50: s.p50,
+    p99: s.p99,
+    achieved: total / ((performance.now() - start) / 1000),
+    clientStallMs: eld.max / 1e6,
+  };
 }
 
 export async function main(): Promise<void> {
@@ -144,9 +160,19 @@ export async function main(): Promise<void> {
   const apps = new apiv1.ApplicationServiceClient(address, credentials.createInsecure());
   const accounts = new apiv1.AccountServiceClient(address, credentials.createInsecure());
   try {
-    const admin = bearer((await unary(sessions.create.bind(sessions), { username: 'admin', password: 'bench-admin-password' })).token);
+    const admin = bearer(
+      (await unary(sessions.create.bind(sessions), { username: 'admin', password: 'bench-admin-password' }))
+        .token,
+    );
     for (let p = 0; p < PROJECTS; p++) {
-      await unary(projects.create.bind(projects), { project: apiv1.Project.fromJSON({ metadata: { name: `team-${p}` }, spec: { sourceRepos: ['*'] } }), upsert: false }, { metadata: admin });
+      await unary(
+        projects.create.bind(projects),
+        {
+          project: apiv1.Project.fromJSON({ metadata: { name: `team-${p}` }, spec: { sourceRepos: ['*'] } }),
+          upsert: false,
+        },
+        { metadata: admin },
+      );
     }
     const seedStart = performance.now();
     for (let i = 0; i < APPS; i += 8) {
@@ -157,7 +183,11 @@ export async function main(): Promise<void> {
             metadata: { name: `app-${n}`, labels: { tier: n % 2 ? 'web' : 'db' } },
             spec: {
               project: `team-${n % PROJECTS}`,
-              source: { repoURL: `https://git.example.com/team-${n % PROJECTS}/apps.git`, path: `app-${n}`, targetRevision: 'HEAD' },
+              source: {
+                repoURL: `https://git.example.com/team-${n % PROJECTS}/apps.git`,
+                path: `app-${n}`,
+                targetRevision: 'HEAD',
+              },
               destination: { server: 'https://kubernetes.default.svc', namespace: `ns-${n}` },
             },
           });
@@ -166,16 +196,37 @@ export async function main(): Promise<void> {
       );
     }
     const seedSeconds = (performance.now() - seedStart) / 1000;
-    await unary(accounts.create.bind(accounts), { name: 'reader', password: 'reader-password', capabilities: ['login'], groups: ['readers'] }, { metadata: admin });
-    const reader = bearer((await unary(sessions.create.bind(sessions), { username: 'reader', password: 'reader-password' })).token);
+    await unary(
+      accounts.create.bind(accounts),
+      { name: 'reader', password: 'reader-password', capabilities: ['login'], groups: ['readers'] },
+      { metadata: admin },
+    );
+    const reader = bearer(
+      (await unary(sessions.create.bind(sessions), { username: 'reader', password: 'reader-password' }))
+        .token,
+    );
 
-    const get = (i: number) => unary(apps.get.bind(apps), { name: `app-${(i * 37) % APPS}`, appNamespace: '', project: '' }, { metadata: reader });
-    const list100 = () => unary(apps.list.bind(apps), { projects: [], selector: '', limit: 100, pageToken: '' }, { metadata: reader });
+    const get = (i: number) =>
+      unary(
+        apps.get.bind(apps),
+        { name: `app-${(i * 37) % APPS}`, appNamespace: '', project: '' },
+        { metadata: reader },
+      );
+    const list100 = () =>
+      unary(
+        apps.list.bind(apps),
+        { projects: [], selector: '', limit: 100, pageToken: '' },
+        { metadata: reader },
+      );
     const listAll = async () => {
       let pageToken = '';
       let n = 0;
       do {
-        const r = await unary(apps.list.bind(apps), { projects: [], selector: '', limit: 1000, pageToken }, { metadata: reader });
+        const r = await unary(
+          apps.list.bind(apps),
+          { projects: [], selector: '', limit: 1000, pageToken },
+          { metadata: reader },
+        );
         n += r.items.length;
         pageToken = r.nextPageToken;
       } while (pageToken);
@@ -192,27 +243,52 @@ export async function main(): Promise<void> {
     before = await histogram(api.opsPort, 'ApplicationService.List');
     const list100Open = await openLoop(10, RATE, list100);
     after = await histogram(api.opsPort, 'ApplicationService.List');
-    const list100Server = { p50: serverPercentile(before, after, 50), p99: serverPercentile(before, after, 99) };
+    const list100Server = {
+      p50: serverPercentile(before, after, 50),
+      p99: serverPercentile(before, after, 99),
+    };
     const listAllThroughput = await closedLoop(5, 4, listAll);
     before = await histogram(api.opsPort, 'ApplicationService.List');
     const listAllOpen = await openLoop(10, 20, listAll);
     after = await histogram(api.opsPort, 'ApplicationService.List');
     const listAllServer = { p99: serverPercentile(before, after, 99) };
 
-    const goal = (p99: number): Pick<Figure, 'goal' | 'met'> => ({ goal: '< 10 ms at 500 req/s', met: p99 < 10 });
+    const goal = (p99: number): Pick<Figure, 'goal' | 'met'> => ({
+      goal: '< 10 ms at 500 req/s',
+      met: p99 < 10,
+    });
     const figures: Figure[] = [
       { name: 'seed: applications created', value: Math.round(APPS / seedSeconds), unit: 'creates/s' },
       { name: 'app get: throughput (16 in flight)', value: Math.round(getThroughput), unit: 'req/s' },
       { name: 'app get: p50 at 500 req/s (client)', value: getOpen.p50, unit: 'ms' },
       { name: 'app get: p99 at 500 req/s (client)', value: getOpen.p99, unit: 'ms', ...goal(getOpen.p99) },
       { name: 'app get: p50 at 500 req/s (server)', value: getServer.p50, unit: 'ms' },
-      { name: 'app get: p99 at 500 req/s (server)', value: getServer.p99, unit: 'ms', ...goal(getServer.p99) },
+      {
+        name: 'app get: p99 at 500 req/s (server)',
+        value: getServer.p99,
+        unit: 'ms',
+        ...goal(getServer.p99),
+      },
       { name: 'app list (page of 100): throughput', value: Math.round(list100Throughput), unit: 'req/s' },
       { name: 'app list (page of 100): p50 at 500 req/s (client)', value: list100Open.p50, unit: 'ms' },
-      { name: 'app list (page of 100): p99 at 500 req/s (client)', value: list100Open.p99, unit: 'ms', ...goal(list100Open.p99) },
+      {
+        name: 'app list (page of 100): p99 at 500 req/s (client)',
+        value: list100Open.p99,
+        unit: 'ms',
+        ...goal(list100Open.p99),
+      },
       { name: 'app list (page of 100): p50 at 500 req/s (server)', value: list100Server.p50, unit: 'ms' },
-      { name: 'app list (page of 100): p99 at 500 req/s (server)', value: list100Server.p99, unit: 'ms', ...goal(list100Server.p99) },
-      { name: 'app list (all 1,000): throughput (4 in flight)', value: Math.round(listAllThroughput), unit: 'req/s' },
+      {
+        name: 'app list (page of 100): p99 at 500 req/s (server)',
+        value: list100Server.p99,
+        unit: 'ms',
+        ...goal(list100Server.p99),
+      },
+      {
+        name: 'app list (all 1,000): throughput (4 in flight)',
+        value: Math.round(listAllThroughput),
+        unit: 'req/s',
+      },
       { name: 'app list (all 1,000): p50 at 20 req/s', value: listAllOpen.p50, unit: 'ms' },
       { name: 'app list (all 1,000): p99 at 20 req/s', value: listAllOpen.p99, unit: 'ms' },
       { name: 'app list (all 1,000): p99 per page call (server)', value: listAllServer.p99, unit: 'ms' },
@@ -221,12 +297,17 @@ export async function main(): Promise<void> {
       applications: APPS,
       projects: PROJECTS,
       transport: 'gRPC on loopback, api in its own process, load from the benchmark process',
-      latency: 'client: from when each request was due (includes the load generator\'s own stalls on a 2-core machine); server: capstan_api_request_duration_seconds histogram, interpolated within buckets',
+      latency:
+        "client: from when each request was due (includes the load generator's own stalls on a 2-core machine); server: capstan_api_request_duration_seconds histogram, interpolated within buckets",
       rbac: 'reader role via group binding; allowed reads audited in batches',
       achievedRates: { get: getOpen.achieved, list100: list100Open.achieved, listAll: listAllOpen.achieved },
       // The load generator's longest event-loop stall per phase, and the machine's load: on a shared
       // 2-core machine other work inflates the tails; read the figures with these beside them.
-      clientStallMs: { get: getOpen.clientStallMs, list100: list100Open.clientStallMs, listAll: listAllOpen.clientStallMs },
+      clientStallMs: {
+        get: getOpen.clientStallMs,
+        list100: list100Open.clientStallMs,
+        listAll: listAllOpen.clientStallMs,
+      },
       loadAverage: loadavg(),
     });
   } finally {

@@ -1,2 +1,9 @@
 export { buildProgram } from './program.js';
-export { connect, clientsFor, withConnection, globalOptions, type Connection, type GlobalOptions } from './client/connection.js';
+export {
+  connect,
+  clientsFor,
+  withConnection,
+  globalOptions,
+  type Connection,
+  type GlobalOptions,
+} from './client/connection.js';

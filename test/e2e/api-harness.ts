@@ -26,7 +26,8 @@ export async function startApiProcess(opts: {
   namespace: string;
   env?: Record<string, string>;
 }): Promise<ApiProcess> {
-  if (!existsSync(apiMain)) throw new Error(`${apiMain} is missing: build first (npx turbo run build --filter=@capstan/api...)`);
+  if (!existsSync(apiMain))
+    throw new Error(`${apiMain} is missing: build first (npx turbo run build --filter=@capstan/api...)`);
   const syncToken = randomBytes(24).toString('hex');
   const child: ChildProcess = spawn(process.execPath, [apiMain], {
     env: {
@@ -40,7 +41,10 @@ export async function startApiProcess(opts: {
       CAPSTAN_HTTP_PORT: '0',
       CAPSTAN_LOG_LEVEL: 'info',
       CAPSTAN_SERVICE_TOKENS: `sync=${syncToken}`,
-      CAPSTAN_API_ENCRYPTION_KEYS: JSON.stringify({ active: 'k1', keys: { k1: randomBytes(32).toString('base64') } }),
+      CAPSTAN_API_ENCRYPTION_KEYS: JSON.stringify({
+        active: 'k1',
+        keys: { k1: randomBytes(32).toString('base64') },
+      }),
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,13 +90,27 @@ export interface CliResult {
 }
 
 /** Runs `capstan <args>` with its own contexts file; `input` goes to stdin (passwords). */
-export function capstan(configFile: string, args: string[], input?: string, env: Record<string, string> = {}): Promise<CliResult> {
+export function capstan(
+  configFile: string,
+  args: string[],
+  input?: string,
+  env: Record<string, string> = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [capstanBin, ...args],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', CAPSTAN_CONFIG: configFile, ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      {
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: process.env.HOME ?? '/root',
+          CAPSTAN_CONFIG: configFile,
+          ...env,
+        },
+        timeout: 60_000,
+      },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(input ?? '');
   });

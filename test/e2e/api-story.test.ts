@@ -24,7 +24,8 @@ describe('api story through the CLI', () => {
   let dir: string;
   let config: string;
   const cli = (args: string[], input?: string) => capstan(config, args, input);
-  const as = (ctx: string, args: string[], input?: string) => capstan(config, ['--context', ctx, ...args], input);
+  const as = (ctx: string, args: string[], input?: string) =>
+    capstan(config, ['--context', ctx, ...args], input);
 
   beforeAll(async () => {
     db = await createTestDatabase('capstan_story');
@@ -58,17 +59,37 @@ describe('api story through the CLI', () => {
   it('bootstraps an admin whose password is printed once and never logged', async () => {
     expect(api.adminPassword).toMatch(/^\S{16,}$/);
     expect(api.output().split(api.adminPassword).length - 1).toBe(1);
-    const login = await cli(['login', api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'], `${api.adminPassword}\n`);
+    const login = await cli(
+      ['login', api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
+      `${api.adminPassword}\n`,
+    );
     expect(login).toMatchObject({ code: 0 });
     expect(login.stdout).toContain("'admin' logged in successfully");
-    const wrong = await cli(['login', api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'x'], 'nope-nope\n');
+    const wrong = await cli(
+      ['login', api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'x'],
+      'nope-nope\n',
+    );
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toContain('UNAUTHENTICATED: invalid username or password');
   });
 
   it('lets the admin set up a tenant project, role, account, cluster and repository', async () => {
     const steps: [string[], string?][] = [
-      [['proj', 'create', 'team-a', '--description', 'tenant a', '--src', 'https://git.example.com/team-a/*', '--dest', 'https://kubernetes.default.svc,team-a-*', '--dest-service-account', 'https://kubernetes.default.svc,team-a-prod,deployer']],
+      [
+        [
+          'proj',
+          'create',
+          'team-a',
+          '--description',
+          'tenant a',
+          '--src',
+          'https://git.example.com/team-a/*',
+          '--dest',
+          'https://kubernetes.default.svc,team-a-*',
+          '--dest-service-account',
+          'https://kubernetes.default.svc,team-a-prod,deployer',
+        ],
+      ],
       [['proj', 'add-destination-service-account', 'team-a', '*', 'team-a-*', 'team-a-system:deployer']],
       [['proj', 'create', 'team-b', '--src', '*', '--dest', 'https://kubernetes.default.svc,team-b']],
       [['proj', 'role', 'create', 'team-a', 'developer']],
@@ -82,35 +103,120 @@ describe('api story through the CLI', () => {
     }
     const tokenFile = path.join(dir, 'cluster-token');
     await writeFile(tokenFile, `${CLUSTER_TOKEN}\n`, { mode: 0o600 });
-    const cluster = await as('admin', ['cluster', 'add', 'https://kubernetes.default.svc', '--name', 'in-cluster', '--bearer-token-file', tokenFile, '-o', 'json']);
+    const cluster = await as('admin', [
+      'cluster',
+      'add',
+      'https://kubernetes.default.svc',
+      '--name',
+      'in-cluster',
+      '--bearer-token-file',
+      tokenFile,
+      '-o',
+      'json',
+    ]);
     expect(cluster.code).toBe(0);
-    expect(JSON.parse(cluster.stdout)).toMatchObject({ server: 'https://kubernetes.default.svc', credentialType: 'bearer' });
+    expect(JSON.parse(cluster.stdout)).toMatchObject({
+      server: 'https://kubernetes.default.svc',
+      credentialType: 'bearer',
+    });
     expect(cluster.stdout).not.toContain(CLUSTER_TOKEN);
-    const repoAdd = await as('admin', ['repo', 'add', 'https://git.example.com/team-a/apps.git', '--project', 'team-a', '--username', 'git', '--password-stdin', '-o', 'json'], `${REPO_PASSWORD}\n`);
+    const repoAdd = await as(
+      'admin',
+      [
+        'repo',
+        'add',
+        'https://git.example.com/team-a/apps.git',
+        '--project',
+        'team-a',
+        '--username',
+        'git',
+        '--password-stdin',
+        '-o',
+        'json',
+      ],
+      `${REPO_PASSWORD}\n`,
+    );
     expect(repoAdd, repoAdd.stderr).toMatchObject({ code: 0 });
-    expect(JSON.parse(repoAdd.stdout)).toMatchObject({ repo: 'https://git.example.com/team-a/apps.git', project: 'team-a', hasPassword: true });
+    expect(JSON.parse(repoAdd.stdout)).toMatchObject({
+      repo: 'https://git.example.com/team-a/apps.git',
+      project: 'team-a',
+      hasPassword: true,
+    });
     const project = JSON.parse((await as('admin', ['proj', 'get', 'team-a', '-o', 'json'])).stdout);
     expect(project.spec.destinationServiceAccounts).toEqual([
-      { server: 'https://kubernetes.default.svc', namespace: 'team-a-prod', defaultServiceAccount: 'deployer' },
+      {
+        server: 'https://kubernetes.default.svc',
+        namespace: 'team-a-prod',
+        defaultServiceAccount: 'deployer',
+      },
       { server: '*', namespace: 'team-a-*', defaultServiceAccount: 'team-a-system:deployer' },
     ]);
   });
 
   it('refuses an invalid destinationServiceAccounts rule with its field path', async () => {
-    const r = await as('admin', ['proj', 'add-destination-service-account', 'team-a', '*', 'team-a-{oops', 'deployer']);
+    const r = await as('admin', [
+      'proj',
+      'add-destination-service-account',
+      'team-a',
+      '*',
+      'team-a-{oops',
+      'deployer',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('spec.destinationServiceAccounts[2].namespace');
   });
 
   it('lets the tenant create and sync an application in its project, and refuses another project', async () => {
-    expect(await cli(['login', api.grpcAddress, '--username', 'alice', '--password-stdin', '--name', 'alice'], 'alice-password\n')).toMatchObject({ code: 0 });
-    const create = await as('alice', ['app', 'create', 'guestbook', '--project', 'team-a', '--repo', 'https://git.example.com/team-a/apps.git', '--path', 'guestbook', '--dest-server', 'https://kubernetes.default.svc', '--dest-namespace', 'team-a-prod']);
+    expect(
+      await cli(
+        ['login', api.grpcAddress, '--username', 'alice', '--password-stdin', '--name', 'alice'],
+        'alice-password\n',
+      ),
+    ).toMatchObject({ code: 0 });
+    const create = await as('alice', [
+      'app',
+      'create',
+      'guestbook',
+      '--project',
+      'team-a',
+      '--repo',
+      'https://git.example.com/team-a/apps.git',
+      '--path',
+      'guestbook',
+      '--dest-server',
+      'https://kubernetes.default.svc',
+      '--dest-namespace',
+      'team-a-prod',
+    ]);
     expect(create, create.stderr).toMatchObject({ code: 0 });
-    const refused = await as('alice', ['app', 'create', 'intruder', '--project', 'team-b', '--repo', 'https://git.example.com/team-b/apps.git', '--path', 'x', '--dest-server', 'https://kubernetes.default.svc', '--dest-namespace', 'team-b']);
+    const refused = await as('alice', [
+      'app',
+      'create',
+      'intruder',
+      '--project',
+      'team-b',
+      '--repo',
+      'https://git.example.com/team-b/apps.git',
+      '--path',
+      'x',
+      '--dest-server',
+      'https://kubernetes.default.svc',
+      '--dest-namespace',
+      'team-b',
+    ]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('PERMISSION_DENIED: permission denied: applications, create, team-b/intruder (alice)');
+    expect(refused.stderr).toContain(
+      'PERMISSION_DENIED: permission denied: applications, create, team-b/intruder (alice)',
+    );
     // The tenant may not widen its own project's identities either.
-    const widen = await as('alice', ['proj', 'add-destination-service-account', 'team-a', '*', '*', 'kube-system:admin']);
+    const widen = await as('alice', [
+      'proj',
+      'add-destination-service-account',
+      'team-a',
+      '*',
+      '*',
+      'kube-system:admin',
+    ]);
     expect(widen.code).toBe(1);
 
     const nc = await connect({ servers: bus.url });
@@ -121,9 +227,16 @@ describe('api story through the CLI', () => {
       const jsm = await nc.jetstreamManager();
       const subject = `${bus.namespace}.cmd.sync.request`;
       const stream = await jsm.streams.find(subject);
-      const consumer = await jsm.consumers.add(stream, { ack_policy: AckPolicy.None, filter_subject: subject });
+      const consumer = await jsm.consumers.add(stream, {
+        ack_policy: AckPolicy.None,
+        filter_subject: subject,
+      });
       const msg = await (await nc.jetstream().consumers.get(stream, consumer.name)).next({ expires: 10_000 });
-      expect(msg?.json()).toMatchObject({ type: 'io.capstan.cmd.sync.request.v1', actor: 'user:alice', data: { operationId, project: 'team-a', application: { name: 'guestbook', namespace: 'argocd' } } });
+      expect(msg?.json()).toMatchObject({
+        type: 'io.capstan.cmd.sync.request.v1',
+        actor: 'user:alice',
+        data: { operationId, project: 'team-a', application: { name: 'guestbook', namespace: 'argocd' } },
+      });
     } finally {
       await nc.close();
     }
@@ -135,24 +248,56 @@ describe('api story through the CLI', () => {
     const cfg = await readFile(config, 'utf8');
     const token = /name: alice[\s\S]*?token: (\S+)/.exec(cfg)?.[1];
     expect(token).toBeTruthy();
-    const res = await fetch(`${api.httpUrl}/api/v1/applications`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${api.httpUrl}/api/v1/applications`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { items: { metadata: { name: string } }[] };
     expect(body.items.map((a) => a.metadata.name)).toEqual(['guestbook']);
     const list = await as('alice', ['app', 'list', '-o', 'name']);
     expect(list.stdout.trim()).toBe('guestbook');
-    const audit = await fetch(`${api.httpUrl}/api/v1/audit/access_decisions`, { headers: { authorization: `Bearer ${token}` } });
+    const audit = await fetch(`${api.httpUrl}/api/v1/audit/access_decisions`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(audit.status).toBe(403);
   });
 
   it('records each decision in the audit trail, queryable and verifiable from the CLI', async () => {
-    const denies = JSON.parse((await as('admin', ['audit', 'query', 'access', '--user', 'alice', '--outcome', 'deny', '-o', 'json'])).stdout) as { fields: Record<string, string> }[];
-    expect(denies.map((r) => `${r.fields.action} ${r.fields.object}`)).toEqual(expect.arrayContaining(['create team-b/intruder', 'get access_decisions']));
-    const allows = JSON.parse((await as('admin', ['audit', 'query', 'access', '--user', 'alice', '--outcome', 'allow', '--since', '1h', '-o', 'json'])).stdout) as { fields: Record<string, string> }[];
+    const denies = JSON.parse(
+      (await as('admin', ['audit', 'query', 'access', '--user', 'alice', '--outcome', 'deny', '-o', 'json']))
+        .stdout,
+    ) as { fields: Record<string, string> }[];
+    expect(denies.map((r) => `${r.fields.action} ${r.fields.object}`)).toEqual(
+      expect.arrayContaining(['create team-b/intruder', 'get access_decisions']),
+    );
+    const allows = JSON.parse(
+      (
+        await as('admin', [
+          'audit',
+          'query',
+          'access',
+          '--user',
+          'alice',
+          '--outcome',
+          'allow',
+          '--since',
+          '1h',
+          '-o',
+          'json',
+        ])
+      ).stdout,
+    ) as { fields: Record<string, string> }[];
     const sync = allows.find((r) => r.fields.action === 'sync');
-    expect(sync?.fields.policy_line).toBe('project:team-a:1: p, proj:team-a:developer, applications, *, team-a/*, allow');
-    const credentials = JSON.parse((await as('admin', ['audit', 'query', 'credentials', '--project', 'team-a', '-o', 'json'])).stdout) as { fields: Record<string, string> }[];
-    expect(credentials[0]?.fields).toMatchObject({ operation: 'create', repo_url: 'https://git.example.com/team-a/apps.git' });
+    expect(sync?.fields.policy_line).toBe(
+      'project:team-a:1: p, proj:team-a:developer, applications, *, team-a/*, allow',
+    );
+    const credentials = JSON.parse(
+      (await as('admin', ['audit', 'query', 'credentials', '--project', 'team-a', '-o', 'json'])).stdout,
+    ) as { fields: Record<string, string> }[];
+    expect(credentials[0]?.fields).toMatchObject({
+      operation: 'create',
+      repo_url: 'https://git.example.com/team-a/apps.git',
+    });
     const verify = await as('admin', ['audit', 'verify']);
     expect(verify, verify.stderr).toMatchObject({ code: 0 });
     expect(verify.stdout.match(/ ok/g)?.length).toBe(4);

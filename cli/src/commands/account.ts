@@ -5,7 +5,11 @@ import { withConnection } from '../client/connection.js';
 import { secret } from '../config/secret-input.js';
 import { outputOption, printList, printObject, type OutputFormat } from '../output/format.js';
 
-const csv = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+const csv = (v: string) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export function accountCommand(): Command {
   const account = new Command('account').description('manage local accounts and API tokens');
@@ -45,7 +49,18 @@ export function accountCommand(): Command {
     .action((o: { output: OutputFormat }, cmd: Command) =>
       withConnection(cmd, async (c) => {
         const r = await c.call(c.accounts.list.bind(c.accounts), apiv1.Empty.fromPartial({}));
-        printList(o.output, r.items, [['NAME', (a) => a.name], ['ENABLED', (a) => a.enabled], ['CAPABILITIES', (a) => a.capabilities.join(', ')], ['GROUPS', (a) => a.groups.join(', ')]], (a) => apiv1.Account.toJSON(a), (a) => a.name);
+        printList(
+          o.output,
+          r.items,
+          [
+            ['NAME', (a) => a.name],
+            ['ENABLED', (a) => a.enabled],
+            ['CAPABILITIES', (a) => a.capabilities.join(', ')],
+            ['GROUPS', (a) => a.groups.join(', ')],
+          ],
+          (a) => apiv1.Account.toJSON(a),
+          (a) => a.name,
+        );
       }),
     );
 
@@ -57,13 +72,33 @@ export function accountCommand(): Command {
     .option('--capabilities <list>', 'login, apiKey', 'login')
     .option('--password-stdin', 'read the password from stdin')
     .addOption(outputOption())
-    .action((name: string, o: { groups: string; capabilities: string; passwordStdin?: boolean; output: OutputFormat }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        const capabilities = csv(o.capabilities);
-        const password = capabilities.includes('login') ? await secret({ stdin: o.passwordStdin, env: 'CAPSTAN_NEW_PASSWORD', prompt: `Password for ${name}: ` }) : '';
-        const a = await c.call(c.accounts.create.bind(c.accounts), { name, password, capabilities, groups: csv(o.groups) });
-        printObject(o.output, apiv1.Account.toJSON(a), [['Name', a.name], ['Capabilities', a.capabilities.join(', ')], ['Groups', a.groups.join(', ')]]);
-      }),
+    .action(
+      (
+        name: string,
+        o: { groups: string; capabilities: string; passwordStdin?: boolean; output: OutputFormat },
+        cmd: Command,
+      ) =>
+        withConnection(cmd, async (c) => {
+          const capabilities = csv(o.capabilities);
+          const password = capabilities.includes('login')
+            ? await secret({
+                stdin: o.passwordStdin,
+                env: 'CAPSTAN_NEW_PASSWORD',
+                prompt: `Password for ${name}: `,
+              })
+            : '';
+          const a = await c.call(c.accounts.create.bind(c.accounts), {
+            name,
+            password,
+            capabilities,
+            groups: csv(o.groups),
+          });
+          printObject(o.output, apiv1.Account.toJSON(a), [
+            ['Name', a.name],
+            ['Capabilities', a.capabilities.join(', ')],
+            ['Groups', a.groups.join(', ')],
+          ]);
+        }),
     );
 
   account
@@ -79,14 +114,32 @@ export function accountCommand(): Command {
 
   account
     .command('update-password')
-    .description('change a password (stdin: current password, then new password; or CAPSTAN_CURRENT_PASSWORD / CAPSTAN_NEW_PASSWORD)')
+    .description(
+      'change a password (stdin: current password, then new password; or CAPSTAN_CURRENT_PASSWORD / CAPSTAN_NEW_PASSWORD)',
+    )
     .option('--account <name>', 'another account (admins)', '')
     .option('--password-stdin', 'read the passwords from stdin, one per line')
     .action((o: { account: string; passwordStdin?: boolean }, cmd: Command) =>
       withConnection(cmd, async (c) => {
-        const currentPassword = o.account ? '' : await secret({ stdin: o.passwordStdin, env: 'CAPSTAN_CURRENT_PASSWORD', prompt: 'Current password: ', line: 0 });
-        const newPassword = await secret({ stdin: o.passwordStdin, env: 'CAPSTAN_NEW_PASSWORD', prompt: 'New password: ', line: o.account ? 0 : 1 });
-        await c.call(c.accounts.updatePassword.bind(c.accounts), { name: o.account, currentPassword, newPassword });
+        const currentPassword = o.account
+          ? ''
+          : await secret({
+              stdin: o.passwordStdin,
+              env: 'CAPSTAN_CURRENT_PASSWORD',
+              prompt: 'Current password: ',
+              line: 0,
+            });
+        const newPassword = await secret({
+          stdin: o.passwordStdin,
+          env: 'CAPSTAN_NEW_PASSWORD',
+          prompt: 'New password: ',
+          line: o.account ? 0 : 1,
+        });
+        await c.call(c.accounts.updatePassword.bind(c.accounts), {
+          name: o.account,
+          currentPassword,
+          newPassword,
+        });
         process.stdout.write('Password updated\n');
       }),
     );
@@ -99,7 +152,11 @@ export function accountCommand(): Command {
     .option('--id <id>', 'token id (default: generated)', '')
     .action((o: { account: string; expiresIn: string; id: string }, cmd: Command) =>
       withConnection(cmd, async (c) => {
-        const r = await c.call(c.accounts.createToken.bind(c.accounts), { name: o.account, expiresIn: Number(o.expiresIn), id: o.id });
+        const r = await c.call(c.accounts.createToken.bind(c.accounts), {
+          name: o.account,
+          expiresIn: Number(o.expiresIn),
+          id: o.id,
+        });
         process.stdout.write(`${r.token}\n`);
       }),
     );
@@ -112,7 +169,17 @@ export function accountCommand(): Command {
     .action((o: { account: string; output: OutputFormat }, cmd: Command) =>
       withConnection(cmd, async (c) => {
         const r = await c.call(c.accounts.listTokens.bind(c.accounts), { name: o.account });
-        printList(o.output, r.items, [['ID', (t) => t.id], ['ISSUED AT', (t) => t.issuedAt], ['EXPIRES AT', (t) => t.expiresAt || 'never']], (t) => apiv1.Token.toJSON(t), (t) => t.id);
+        printList(
+          o.output,
+          r.items,
+          [
+            ['ID', (t) => t.id],
+            ['ISSUED AT', (t) => t.issuedAt],
+            ['EXPIRES AT', (t) => t.expiresAt || 'never'],
+          ],
+          (t) => apiv1.Token.toJSON(t),
+          (t) => t.id,
+        );
       }),
     );
 

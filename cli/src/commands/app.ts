@@ -6,7 +6,13 @@ import { parse } from 'yaml';
 import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
 import { CliError } from '../errors.js';
-import { outputOption, printJsonOrYaml, printList, printObject, type OutputFormat } from '../output/format.js';
+import {
+  outputOption,
+  printJsonOrYaml,
+  printList,
+  printObject,
+  type OutputFormat,
+} from '../output/format.js';
 
 const TERMINAL = new Set(['Succeeded', 'Failed', 'Denied', 'Error']);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,18 +40,29 @@ function resourceLine(r: apiv1.ResourceResult): string {
 }
 
 /** Polls the operation, printing each phase change and each new resource result. */
-export async function follow(c: Connection, name: string, appNamespace: string, id: string, timeoutMs: number, quiet: boolean): Promise<apiv1.SyncOperation> {
+export async function follow(
+  c: Connection,
+  name: string,
+  appNamespace: string,
+  id: string,
+  timeoutMs: number,
+  quiet: boolean,
+): Promise<apiv1.SyncOperation> {
   const deadline = Date.now() + timeoutMs;
   let phase = '';
   let seen = 0;
   for (;;) {
     const op = await c.call(c.applications.getOperation.bind(c.applications), { name, appNamespace, id });
-    if (!quiet && op.phase !== phase) process.stderr.write(`${new Date().toISOString()}  ${op.phase}${op.message ? `: ${op.message}` : ''}\n`);
+    if (!quiet && op.phase !== phase)
+      process.stderr.write(
+        `${new Date().toISOString()}  ${op.phase}${op.message ? `: ${op.message}` : ''}\n`,
+      );
     phase = op.phase;
     if (!quiet) for (const r of op.resources.slice(seen)) process.stderr.write(`${resourceLine(r)}\n`);
     seen = op.resources.length;
     if (TERMINAL.has(op.phase)) return op;
-    if (Date.now() > deadline) throw new CliError(`timed out waiting for operation ${id} (last phase ${op.phase})`);
+    if (Date.now() > deadline)
+      throw new CliError(`timed out waiting for operation ${id} (last phase ${op.phase})`);
     await sleep(500);
   }
 }
@@ -57,9 +74,17 @@ function appFromFlags(name: string, o: AppFlags): apiv1.Application {
     metadata: { name, namespace: o.appNamespace },
     spec: {
       project: o.project,
-      source: { repoUrl: o.repo, path: o.path, targetRevision: o.revision, directory: o.directoryRecurse ? { recurse: true } : undefined },
+      source: {
+        repoUrl: o.repo,
+        path: o.path,
+        targetRevision: o.revision,
+        directory: o.directoryRecurse ? { recurse: true } : undefined,
+      },
       destination: { server: o.destServer, name: o.destName, namespace: o.destNamespace },
-      syncPolicy: o.syncPolicy === 'automated' ? { automated: { prune: !!o.autoPrune, selfHeal: !!o.selfHeal } } : undefined,
+      syncPolicy:
+        o.syncPolicy === 'automated'
+          ? { automated: { prune: !!o.autoPrune, selfHeal: !!o.selfHeal } }
+          : undefined,
       allowedParentProjects: o.allowedParentProject,
     },
   });
@@ -104,7 +129,12 @@ export function appCommand(): Command {
     .option('--auto-prune', 'with --sync-policy automated: prune')
     .option('--self-heal', 'with --sync-policy automated: self heal')
     .option('--directory-recurse', 'read the path recursively')
-    .option('--allowed-parent-project <name>', 'parent projects the AppProjects it delivers may name (repeatable)', (v: string, p: string[]) => [...p, v], [])
+    .option(
+      '--allowed-parent-project <name>',
+      'parent projects the AppProjects it delivers may name (repeatable)',
+      (v: string, p: string[]) => [...p, v],
+      [],
+    )
     .option('--upsert', 'update the Application if it exists')
     .addOption(outputOption())
     .action((name: string | undefined, o: AppFlags, cmd: Command) =>
@@ -117,8 +147,12 @@ export function appCommand(): Command {
           if (!name) throw new CliError('an application name or -f is required');
           application = appFromFlags(name, o);
         }
-        const a = await c.call(c.applications.create.bind(c.applications), { application, upsert: !!o.upsert });
-        if (!printJsonOrYaml(o.output, apiv1.Application.toJSON(a))) process.stdout.write(`application '${a.metadata?.name}' created\n`);
+        const a = await c.call(c.applications.create.bind(c.applications), {
+          application,
+          upsert: !!o.upsert,
+        });
+        if (!printJsonOrYaml(o.output, apiv1.Application.toJSON(a)))
+          process.stdout.write(`application '${a.metadata?.name}' created\n`);
       }),
     );
 
@@ -129,14 +163,29 @@ export function appCommand(): Command {
     .option('-N, --app-namespace <ns>', '', '')
     .option('--project <name>', 'the application must be in this project', '')
     .addOption(outputOption())
-    .action((name: string, o: { appNamespace: string; project: string; output: OutputFormat }, cmd: Command) =>
-      withConnection(cmd, async (c) => show(o.output, await c.call(c.applications.get.bind(c.applications), { name, appNamespace: o.appNamespace, project: o.project }))),
+    .action(
+      (name: string, o: { appNamespace: string; project: string; output: OutputFormat }, cmd: Command) =>
+        withConnection(cmd, async (c) =>
+          show(
+            o.output,
+            await c.call(c.applications.get.bind(c.applications), {
+              name,
+              appNamespace: o.appNamespace,
+              project: o.project,
+            }),
+          ),
+        ),
     );
 
   app
     .command('list')
     .description('list Applications')
-    .option('-p, --project <name>', 'only this project (repeatable)', (v: string, p: string[]) => [...p, v], [])
+    .option(
+      '-p, --project <name>',
+      'only this project (repeatable)',
+      (v: string, p: string[]) => [...p, v],
+      [],
+    )
     .option('-l, --selector <k=v>', 'label selector', '')
     .addOption(outputOption())
     .action((o: { project: string[]; selector: string; output: OutputFormat }, cmd: Command) =>
@@ -144,7 +193,12 @@ export function appCommand(): Command {
         const items: apiv1.Application[] = [];
         let pageToken = '';
         do {
-          const r = await c.call(c.applications.list.bind(c.applications), { projects: o.project, selector: o.selector, limit: 500, pageToken });
+          const r = await c.call(c.applications.list.bind(c.applications), {
+            projects: o.project,
+            selector: o.selector,
+            limit: 500,
+            pageToken,
+          });
           items.push(...r.items);
           pageToken = r.nextPageToken;
         } while (pageToken);
@@ -175,29 +229,54 @@ export function appCommand(): Command {
     .option('--cascade', 'delete its resources too')
     .action((name: string, o: { appNamespace: string; cascade?: boolean }, cmd: Command) =>
       withConnection(cmd, async (c) => {
-        await c.call(c.applications.delete.bind(c.applications), { name, appNamespace: o.appNamespace, cascade: !!o.cascade });
+        await c.call(c.applications.delete.bind(c.applications), {
+          name,
+          appNamespace: o.appNamespace,
+          cascade: !!o.cascade,
+        });
         process.stdout.write(`application '${name}' deleted\n`);
       }),
     );
 
-  const syncAction = (dryRunOnly: boolean) => async (name: string, o: { appNamespace: string; revision: string; dryRun?: boolean; prune?: boolean; async?: boolean; timeout: string; output: OutputFormat }, cmd: Command) =>
-    withConnection(cmd, async (c) => {
-      const dryRun = dryRunOnly || !!o.dryRun;
-      const res = await c.call(c.applications.sync.bind(c.applications), { name, appNamespace: o.appNamespace, revision: o.revision, dryRun, prune: !!o.prune });
-      if (o.async) {
-        process.stdout.write(`${res.operationId}\n`);
-        return;
-      }
-      const quiet = o.output === 'json' || o.output === 'yaml';
-      const op = await follow(c, name, o.appNamespace, res.operationId, Number(o.timeout) * 1000, quiet);
-      if (!printJsonOrYaml(o.output, apiv1.SyncOperation.toJSON(op))) {
-        process.stdout.write(
-          `Operation:   ${op.id}\nPhase:       ${op.phase}\nMessage:     ${op.message}\nRevision:    ${op.revision}\nSynced as:   ${op.identity || 'control-plane credentials'}${op.impersonated ? ' (impersonated)' : ''}\n`,
-        );
-        if (dryRunOnly) for (const r of op.resources) process.stdout.write(`${resourceLine(r)}\n`);
-      }
-      if (op.phase !== 'Succeeded') throw new CliError(`operation ${op.phase.toLowerCase()}: ${op.message}`);
-    });
+  const syncAction =
+    (dryRunOnly: boolean) =>
+    async (
+      name: string,
+      o: {
+        appNamespace: string;
+        revision: string;
+        dryRun?: boolean;
+        prune?: boolean;
+        async?: boolean;
+        timeout: string;
+        output: OutputFormat;
+      },
+      cmd: Command,
+    ) =>
+      withConnection(cmd, async (c) => {
+        const dryRun = dryRunOnly || !!o.dryRun;
+        const res = await c.call(c.applications.sync.bind(c.applications), {
+          name,
+          appNamespace: o.appNamespace,
+          revision: o.revision,
+          dryRun,
+          prune: !!o.prune,
+        });
+        if (o.async) {
+          process.stdout.write(`${res.operationId}\n`);
+          return;
+        }
+        const quiet = o.output === 'json' || o.output === 'yaml';
+        const op = await follow(c, name, o.appNamespace, res.operationId, Number(o.timeout) * 1000, quiet);
+        if (!printJsonOrYaml(o.output, apiv1.SyncOperation.toJSON(op))) {
+          process.stdout.write(
+            `Operation:   ${op.id}\nPhase:       ${op.phase}\nMessage:     ${op.message}\nRevision:    ${op.revision}\nSynced as:   ${op.identity || 'control-plane credentials'}${op.impersonated ? ' (impersonated)' : ''}\n`,
+          );
+          if (dryRunOnly) for (const r of op.resources) process.stdout.write(`${resourceLine(r)}\n`);
+        }
+        if (op.phase !== 'Succeeded')
+          throw new CliError(`operation ${op.phase.toLowerCase()}: ${op.message}`);
+      });
 
   app
     .command('sync')
@@ -230,7 +309,11 @@ export function appCommand(): Command {
     .addOption(outputOption())
     .action((name: string, o: { appNamespace: string; output: OutputFormat }, cmd: Command) =>
       withConnection(cmd, async (c) => {
-        const r = await c.call(c.applications.history.bind(c.applications), { name, appNamespace: o.appNamespace, project: '' });
+        const r = await c.call(c.applications.history.bind(c.applications), {
+          name,
+          appNamespace: o.appNamespace,
+          project: '',
+        });
         printList(
           o.output,
           r.items,

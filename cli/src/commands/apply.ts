@@ -38,21 +38,53 @@ export function readManifestSources(paths: string[], recursive: boolean): string
 
 export function applyCommand(): Command {
   return new Command('apply')
-    .description('apply Argo CD manifests (AppProject, Application, repository and cluster Secrets); nothing is written when any is invalid')
-    .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', (v: string, p: string[]) => [...p, v], [])
+    .description(
+      'apply Argo CD manifests (AppProject, Application, repository and cluster Secrets); nothing is written when any is invalid',
+    )
+    .requiredOption(
+      '-f, --filename <path>',
+      'file, directory or - for stdin (repeatable)',
+      (v: string, p: string[]) => [...p, v],
+      [],
+    )
     .option('-R, --recursive', 'read directories recursively')
     .option('--dry-run', 'validate and authorise without writing')
     .option('--strict <bool>', 'unknown fields are errors', 'true')
     .addOption(outputOption())
-    .action((o: { filename: string[]; recursive?: boolean; dryRun?: boolean; strict: string; output: OutputFormat }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        const manifests = readManifestSources(o.filename, !!o.recursive);
-        const r = await c.call(c.apply.apply.bind(c.apply), { manifests, dryRun: !!o.dryRun, strict: o.strict !== 'false' });
-        if (o.output === 'table') {
-          for (const x of r.results) process.stdout.write(`${x.kind.toLowerCase()}/${x.name} ${x.action}\n`);
-          return;
-        }
-        printList(o.output, r.results, [['KIND', (x) => x.kind], ['NAME', (x) => x.name], ['ACTION', (x) => x.action]], (x) => apiv1.ApplyResult.toJSON(x), (x) => `${x.kind.toLowerCase()}/${x.name}`);
-      }),
+    .action(
+      (
+        o: {
+          filename: string[];
+          recursive?: boolean;
+          dryRun?: boolean;
+          strict: string;
+          output: OutputFormat;
+        },
+        cmd: Command,
+      ) =>
+        withConnection(cmd, async (c) => {
+          const manifests = readManifestSources(o.filename, !!o.recursive);
+          const r = await c.call(c.apply.apply.bind(c.apply), {
+            manifests,
+            dryRun: !!o.dryRun,
+            strict: o.strict !== 'false',
+          });
+          if (o.output === 'table') {
+            for (const x of r.results)
+              process.stdout.write(`${x.kind.toLowerCase()}/${x.name} ${x.action}\n`);
+            return;
+          }
+          printList(
+            o.output,
+            r.results,
+            [
+              ['KIND', (x) => x.kind],
+              ['NAME', (x) => x.name],
+              ['ACTION', (x) => x.action],
+            ],
+            (x) => apiv1.ApplyResult.toJSON(x),
+            (x) => `${x.kind.toLowerCase()}/${x.name}`,
+          );
+        }),
     );
 }

@@ -6,7 +6,12 @@ import { CliError } from '../errors.js';
 import { outputOption, printList, type OutputFormat } from '../output/format.js';
 
 const TABLES = ['sync_decisions', 'resource_results', 'credential_decisions', 'access_decisions'];
-const ALIASES: Record<string, string> = { sync: 'sync_decisions', resources: 'resource_results', credentials: 'credential_decisions', access: 'access_decisions' };
+const ALIASES: Record<string, string> = {
+  sync: 'sync_decisions',
+  resources: 'resource_results',
+  credentials: 'credential_decisions',
+  access: 'access_decisions',
+};
 
 /** "1h", "30m", "7d" ago, or an RFC 3339 time. */
 export function parseTime(v: string): string {
@@ -45,24 +50,50 @@ export function auditCommand(): Command {
     .option('--limit <n>', 'rows per page', '100')
     .option('--page-token <token>', 'continue after a previous page', '')
     .addOption(outputOption())
-    .action((t: string, o: { app: string; project: string; user: string; since: string; until: string; outcome?: string; limit: string; pageToken: string; output: OutputFormat }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        const table = ALIASES[t] ?? t;
-        if (!TABLES.includes(table)) throw new CliError(`unknown audit table ${t}`);
-        const r = await c.call(c.audit.query.bind(c.audit), {
-          table,
-          application: o.app,
-          project: o.project,
-          user: o.user,
-          since: o.since ? parseTime(o.since) : '',
-          until: o.until ? parseTime(o.until) : '',
-          outcome: o.outcome ?? '',
-          limit: Number(o.limit),
-          pageToken: o.pageToken,
-        });
-        printList(o.output, r.rows, [['ID', (x) => x.id], ['TIME', (x) => x.time], ['ROW', (x) => summary(table, x.fields ?? {})]], (x) => apiv1.AuditRow.toJSON(x), (x) => String(x.id));
-        if (r.nextPageToken && (o.output === 'table' || o.output === 'wide')) process.stderr.write(`more rows: --page-token ${r.nextPageToken}\n`);
-      }),
+    .action(
+      (
+        t: string,
+        o: {
+          app: string;
+          project: string;
+          user: string;
+          since: string;
+          until: string;
+          outcome?: string;
+          limit: string;
+          pageToken: string;
+          output: OutputFormat;
+        },
+        cmd: Command,
+      ) =>
+        withConnection(cmd, async (c) => {
+          const table = ALIASES[t] ?? t;
+          if (!TABLES.includes(table)) throw new CliError(`unknown audit table ${t}`);
+          const r = await c.call(c.audit.query.bind(c.audit), {
+            table,
+            application: o.app,
+            project: o.project,
+            user: o.user,
+            since: o.since ? parseTime(o.since) : '',
+            until: o.until ? parseTime(o.until) : '',
+            outcome: o.outcome ?? '',
+            limit: Number(o.limit),
+            pageToken: o.pageToken,
+          });
+          printList(
+            o.output,
+            r.rows,
+            [
+              ['ID', (x) => x.id],
+              ['TIME', (x) => x.time],
+              ['ROW', (x) => summary(table, x.fields ?? {})],
+            ],
+            (x) => apiv1.AuditRow.toJSON(x),
+            (x) => String(x.id),
+          );
+          if (r.nextPageToken && (o.output === 'table' || o.output === 'wide'))
+            process.stderr.write(`more rows: --page-token ${r.nextPageToken}\n`);
+        }),
     );
 
   audit
@@ -73,9 +104,21 @@ export function auditCommand(): Command {
     .action((t: string | undefined, o: { output: OutputFormat }, cmd: Command) =>
       withConnection(cmd, async (c) => {
         const r = await c.call(c.audit.verify.bind(c.audit), { table: t ? (ALIASES[t] ?? t) : '' });
-        printList(o.output, r.tables, [['TABLE', (x) => x.table], ['CHAIN', (x) => (x.ok ? 'ok' : 'BROKEN')], ['FIRST BROKEN ROW', (x) => (x.ok ? '' : x.firstBrokenId)], ['REASON', (x) => x.reason]], (x) => apiv1.AuditTableVerification.toJSON(x), (x) => x.table);
+        printList(
+          o.output,
+          r.tables,
+          [
+            ['TABLE', (x) => x.table],
+            ['CHAIN', (x) => (x.ok ? 'ok' : 'BROKEN')],
+            ['FIRST BROKEN ROW', (x) => (x.ok ? '' : x.firstBrokenId)],
+            ['REASON', (x) => x.reason],
+          ],
+          (x) => apiv1.AuditTableVerification.toJSON(x),
+          (x) => x.table,
+        );
         const broken = r.tables.filter((x) => !x.ok);
-        if (broken.length > 0) throw new CliError(`audit chain broken in ${broken.map((x) => x.table).join(', ')}`);
+        if (broken.length > 0)
+          throw new CliError(`audit chain broken in ${broken.map((x) => x.table).join(', ')}`);
       }),
     );
   return audit;

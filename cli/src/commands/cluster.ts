@@ -11,15 +11,37 @@ import { outputOption, printList, printObject, type OutputFormat } from '../outp
 interface KubeConfig {
   'current-context'?: string;
   contexts?: { name: string; context: { cluster: string; user: string } }[];
-  clusters?: { name: string; cluster: { server: string; 'certificate-authority-data'?: string; 'certificate-authority'?: string; 'insecure-skip-tls-verify'?: boolean } }[];
-  users?: { name: string; user: { token?: string; 'client-certificate-data'?: string; 'client-key-data'?: string; 'client-certificate'?: string; 'client-key'?: string; username?: string; password?: string } }[];
+  clusters?: {
+    name: string;
+    cluster: {
+      server: string;
+      'certificate-authority-data'?: string;
+      'certificate-authority'?: string;
+      'insecure-skip-tls-verify'?: boolean;
+    };
+  }[];
+  users?: {
+    name: string;
+    user: {
+      token?: string;
+      'client-certificate-data'?: string;
+      'client-key-data'?: string;
+      'client-certificate'?: string;
+      'client-key'?: string;
+      username?: string;
+      password?: string;
+    };
+  }[];
 }
 
 const b64 = (s?: string) => (s ? Buffer.from(s, 'base64').toString('utf8') : '');
 const file = (p?: string) => (p ? readFileSync(p, 'utf8') : '');
 
 /** The server and credential of a kubeconfig context, as argocd cluster add reads them. */
-export function fromKubeconfig(path: string, contextName?: string): { server: string; config: apiv1.ClusterConfig } {
+export function fromKubeconfig(
+  path: string,
+  contextName?: string,
+): { server: string; config: apiv1.ClusterConfig } {
   const kc = parse(readFileSync(path, 'utf8')) as KubeConfig;
   const name = contextName || kc['current-context'];
   const ctx = kc.contexts?.find((c) => c.name === name);
@@ -59,7 +81,9 @@ export function clusterCommand(): Command {
 
   cluster
     .command('add')
-    .description('register a target cluster: from a kubeconfig context, or a server URL with credential files')
+    .description(
+      'register a target cluster: from a kubeconfig context, or a server URL with credential files',
+    )
     .argument('[server]', 'API server URL (omit with --kubeconfig)')
     .option('--kubeconfig <file>', 'read server and credentials from this kubeconfig')
     .option('--kube-context <name>', 'kubeconfig context (default: current)')
@@ -69,7 +93,12 @@ export function clusterCommand(): Command {
     .option('--cert-file <file>', 'PEM client certificate')
     .option('--key-file <file>', 'PEM client key')
     .option('--insecure', 'skip TLS verification')
-    .option('--namespace <ns>', 'restrict to these namespaces (repeatable)', (v: string, p: string[]) => [...p, v], [])
+    .option(
+      '--namespace <ns>',
+      'restrict to these namespaces (repeatable)',
+      (v: string, p: string[]) => [...p, v],
+      [],
+    )
     .option('--project <name>', 'project-scoped cluster', '')
     .option('--label <k=v>', 'label (repeatable)', (v: string, p: string[]) => [...p, v], [])
     .option('--upsert', 'update the cluster if it exists')
@@ -77,7 +106,21 @@ export function clusterCommand(): Command {
     .action(
       (
         server: string | undefined,
-        o: { kubeconfig?: string; kubeContext?: string; name: string; bearerTokenFile?: string; caFile?: string; certFile?: string; keyFile?: string; insecure?: boolean; namespace: string[]; project: string; label: string[]; upsert?: boolean; output: OutputFormat },
+        o: {
+          kubeconfig?: string;
+          kubeContext?: string;
+          name: string;
+          bearerTokenFile?: string;
+          caFile?: string;
+          certFile?: string;
+          keyFile?: string;
+          insecure?: boolean;
+          namespace: string[];
+          project: string;
+          label: string[];
+          upsert?: boolean;
+          output: OutputFormat;
+        },
         cmd: Command,
       ) =>
         withConnection(cmd, async (c) => {
@@ -91,14 +134,27 @@ export function clusterCommand(): Command {
             if (!target) throw new CliError('a server URL or --kubeconfig is required');
             config = apiv1.ClusterConfig.fromPartial({
               bearerToken: o.bearerTokenFile ? readFileSync(o.bearerTokenFile, 'utf8').trim() : '',
-              tlsClientConfig: { insecure: !!o.insecure, caData: file(o.caFile), certData: file(o.certFile), keyData: file(o.keyFile) },
+              tlsClientConfig: {
+                insecure: !!o.insecure,
+                caData: file(o.caFile),
+                certData: file(o.certFile),
+                keyData: file(o.keyFile),
+              },
             });
           }
           if (o.insecure && config.tlsClientConfig) config.tlsClientConfig.insecure = true;
           const labels = Object.fromEntries(o.label.map((l) => l.split('=', 2) as [string, string]));
           const res = await c.call(
             c.clusters.create.bind(c.clusters),
-            apiv1.ClusterCreateRequest.fromPartial({ server: target, name: o.name, config, namespaces: o.namespace, project: o.project, labels, upsert: !!o.upsert }),
+            apiv1.ClusterCreateRequest.fromPartial({
+              server: target,
+              name: o.name,
+              config,
+              namespaces: o.namespace,
+              project: o.project,
+              labels,
+              upsert: !!o.upsert,
+            }),
           );
           show(o.output, res);
         }),
@@ -109,7 +165,9 @@ export function clusterCommand(): Command {
     .argument('<server-or-name>')
     .addOption(outputOption())
     .action((id: string, o: { output: OutputFormat }, cmd: Command) =>
-      withConnection(cmd, async (c) => show(o.output, await c.call(c.clusters.get.bind(c.clusters), { server: id, name: '' }))),
+      withConnection(cmd, async (c) =>
+        show(o.output, await c.call(c.clusters.get.bind(c.clusters), { server: id, name: '' })),
+      ),
     );
 
   cluster
@@ -118,7 +176,18 @@ export function clusterCommand(): Command {
     .action((o: { output: OutputFormat }, cmd: Command) =>
       withConnection(cmd, async (c) => {
         const r = await c.call(c.clusters.list.bind(c.clusters), {});
-        printList(o.output, r.items, [['SERVER', (x) => x.server], ['NAME', (x) => x.name], ['PROJECT', (x) => x.project], ['CREDENTIAL', (x) => x.credentialType]], (x) => apiv1.Cluster.toJSON(x), (x) => x.name);
+        printList(
+          o.output,
+          r.items,
+          [
+            ['SERVER', (x) => x.server],
+            ['NAME', (x) => x.name],
+            ['PROJECT', (x) => x.project],
+            ['CREDENTIAL', (x) => x.credentialType],
+          ],
+          (x) => apiv1.Cluster.toJSON(x),
+          (x) => x.name,
+        );
       }),
     );
 

@@ -19,7 +19,9 @@ export function completionCommand(root: () => Command): Command {
         if (!cases.has(parent)) cases.set(parent, new Set());
         cases.get(parent)!.add(parts.at(-1)!);
       }
-      const body = [...cases.entries()].map(([parent, subs]) => `    "${parent}") opts="${[...subs].join(' ')}" ;;`).join('\n');
+      const body = [...cases.entries()]
+        .map(([parent, subs]) => `    "${parent}") opts="${[...subs].join(' ')}" ;;`)
+        .join('\n');
       const script = `# capstan completion (${shell})
 _capstan() {
   local cur path i
@@ -36,7 +38,10 @@ ${body}
 }
 `;
       if (shell === 'bash') process.stdout.write(`${script}complete -F _capstan capstan\n`);
-      else if (shell === 'zsh') process.stdout.write(`autoload -U +X bashcompinit && bashcompinit\n${script}complete -F _capstan capstan\n`);
+      else if (shell === 'zsh')
+        process.stdout.write(
+          `autoload -U +X bashcompinit && bashcompinit\n${script}complete -F _capstan capstan\n`,
+        );
       else throw new CliError(`unsupported shell ${shell} (bash or zsh)`);
     });
 }

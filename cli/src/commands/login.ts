@@ -14,19 +14,32 @@ export function loginCommand(): Command {
     .option('--username <name>', 'local account', process.env.CAPSTAN_USERNAME ?? 'admin')
     .option('--password-stdin', 'read the password from stdin (else CAPSTAN_PASSWORD or a prompt)')
     .option('--name <context>', 'context name (default: the server)')
-    .action(async (server: string, o: { username: string; passwordStdin?: boolean; name?: string }, cmd: Command) => {
-      const password = await secret({ stdin: o.passwordStdin, env: 'CAPSTAN_PASSWORD', prompt: 'Password: ' });
-      const c = clientsFor(server, '');
-      try {
-        const res = await unary(c.sessions.create.bind(c.sessions), { username: o.username, password });
-        const path = configPath(globalOptions(cmd).config);
-        const name = o.name || server;
-        writeConfig(path, upsertContext(readConfig(path), { name, server, user: o.username, token: res.token }));
-        process.stdout.write(`'${o.username}' logged in successfully\nContext '${name}' updated\n`);
-      } finally {
-        c.close();
-      }
-    });
+    .action(
+      async (
+        server: string,
+        o: { username: string; passwordStdin?: boolean; name?: string },
+        cmd: Command,
+      ) => {
+        const password = await secret({
+          stdin: o.passwordStdin,
+          env: 'CAPSTAN_PASSWORD',
+          prompt: 'Password: ',
+        });
+        const c = clientsFor(server, '');
+        try {
+          const res = await unary(c.sessions.create.bind(c.sessions), { username: o.username, password });
+          const path = configPath(globalOptions(cmd).config);
+          const name = o.name || server;
+          writeConfig(
+            path,
+            upsertContext(readConfig(path), { name, server, user: o.username, token: res.token }),
+          );
+          process.stdout.write(`'${o.username}' logged in successfully\nContext '${name}' updated\n`);
+        } finally {
+          c.close();
+        }
+      },
+    );
 }
 
 export function logoutCommand(): Command {
@@ -46,7 +59,10 @@ export function logoutCommand(): Command {
       } finally {
         c.close();
       }
-      writeConfig(path, { ...config, contexts: config.contexts.map((x) => (x.name === ctx.name ? { ...x, token: '' } : x)) });
+      writeConfig(path, {
+        ...config,
+        contexts: config.contexts.map((x) => (x.name === ctx.name ? { ...x, token: '' } : x)),
+      });
       process.stdout.write(`Logged out from '${ctx.name}'\n`);
     });
 }

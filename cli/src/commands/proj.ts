@@ -18,7 +18,8 @@ function parseDest(v: string): apiv1.ApplicationDestination {
 
 function parseDsa(v: string): apiv1.DestinationServiceAccount {
   const [server, namespace, defaultServiceAccount] = v.split(',');
-  if (!server || namespace === undefined || !defaultServiceAccount) throw new CliError(`--dest-service-account expects server,namespace,serviceaccount, got ${v}`);
+  if (!server || namespace === undefined || !defaultServiceAccount)
+    throw new CliError(`--dest-service-account expects server,namespace,serviceaccount, got ${v}`);
   return { server, namespace, defaultServiceAccount };
 }
 
@@ -29,17 +30,35 @@ function show(o: OutputFormat, p: apiv1.Project): void {
     ['Description', s?.description],
     ['Parent Project', s?.parentProject || '<none>'],
     ['Source Repositories', s?.sourceRepos.join(', ') || '<none>'],
-    ['Destinations', s?.destinations.map((d) => `${d.server || d.name},${d.namespace}`).join('; ') || '<none>'],
-    ['Destination Service Accounts', s?.destinationServiceAccounts.map((d, i) => `[${i}] ${d.server},${d.namespace} -> ${d.defaultServiceAccount}`).join('; ') || '<none>'],
-    ['Cluster Resources Allowed', s?.clusterResourceWhitelist.map((g) => `${g.group || '""'}/${g.kind}`).join(', ') || '<none>'],
-    ['Namespace Resources Denied', s?.namespaceResourceBlacklist.map((g) => `${g.group || '""'}/${g.kind}`).join(', ') || '<none>'],
+    [
+      'Destinations',
+      s?.destinations.map((d) => `${d.server || d.name},${d.namespace}`).join('; ') || '<none>',
+    ],
+    [
+      'Destination Service Accounts',
+      s?.destinationServiceAccounts
+        .map((d, i) => `[${i}] ${d.server},${d.namespace} -> ${d.defaultServiceAccount}`)
+        .join('; ') || '<none>',
+    ],
+    [
+      'Cluster Resources Allowed',
+      s?.clusterResourceWhitelist.map((g) => `${g.group || '""'}/${g.kind}`).join(', ') || '<none>',
+    ],
+    [
+      'Namespace Resources Denied',
+      s?.namespaceResourceBlacklist.map((g) => `${g.group || '""'}/${g.kind}`).join(', ') || '<none>',
+    ],
     ['Roles', s?.roles.map((r) => `${r.name} (groups: ${r.groups.join(',') || '-'})`).join('; ') || '<none>'],
     ['Resource Version', p.metadata?.resourceVersion],
   ]);
 }
 
 /** get, change, update with the resourceVersion read: a concurrent change is refused, not overwritten. */
-async function modify(c: Connection, name: string, change: (spec: apiv1.ProjectSpec) => void): Promise<apiv1.Project> {
+async function modify(
+  c: Connection,
+  name: string,
+  change: (spec: apiv1.ProjectSpec) => void,
+): Promise<apiv1.Project> {
   const p = await c.call(c.projects.get.bind(c.projects), { name });
   const spec = p.spec ?? apiv1.ProjectSpec.fromPartial({});
   change(spec);
@@ -57,31 +76,50 @@ export function projCommand(): Command {
     .option('--description <text>', 'description', '')
     .option('-s, --src <repo>', 'permitted source repository (repeatable)', collect, [])
     .option('-d, --dest <server,namespace>', 'permitted destination (repeatable)', collect, [])
-    .option('--dest-service-account <server,namespace,sa>', 'destination service account rule, in order (repeatable)', collect, [])
+    .option(
+      '--dest-service-account <server,namespace,sa>',
+      'destination service account rule, in order (repeatable)',
+      collect,
+      [],
+    )
     .option('--parent <project>', 'parent project bounding this one', '')
     .option('--upsert', 'update the project if it exists')
     .addOption(outputOption())
-    .action((name: string | undefined, o: { file?: string; description: string; src: string[]; dest: string[]; destServiceAccount: string[]; parent: string; upsert?: boolean; output: OutputFormat }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        let project: apiv1.Project;
-        if (o.file) {
-          project = apiv1.Project.fromJSON(parse(readFileSync(o.file === '-' ? 0 : o.file, 'utf8')));
-          if (name && project.metadata) project.metadata.name = name;
-        } else {
-          if (!name) throw new CliError('a project name or -f is required');
-          project = apiv1.Project.fromPartial({
-            metadata: { name },
-            spec: {
-              description: o.description,
-              sourceRepos: o.src,
-              destinations: o.dest.map(parseDest),
-              destinationServiceAccounts: o.destServiceAccount.map(parseDsa),
-              parentProject: o.parent,
-            },
-          });
-        }
-        show(o.output, await c.call(c.projects.create.bind(c.projects), { project, upsert: !!o.upsert }));
-      }),
+    .action(
+      (
+        name: string | undefined,
+        o: {
+          file?: string;
+          description: string;
+          src: string[];
+          dest: string[];
+          destServiceAccount: string[];
+          parent: string;
+          upsert?: boolean;
+          output: OutputFormat;
+        },
+        cmd: Command,
+      ) =>
+        withConnection(cmd, async (c) => {
+          let project: apiv1.Project;
+          if (o.file) {
+            project = apiv1.Project.fromJSON(parse(readFileSync(o.file === '-' ? 0 : o.file, 'utf8')));
+            if (name && project.metadata) project.metadata.name = name;
+          } else {
+            if (!name) throw new CliError('a project name or -f is required');
+            project = apiv1.Project.fromPartial({
+              metadata: { name },
+              spec: {
+                description: o.description,
+                sourceRepos: o.src,
+                destinations: o.dest.map(parseDest),
+                destinationServiceAccounts: o.destServiceAccount.map(parseDsa),
+                parentProject: o.parent,
+              },
+            });
+          }
+          show(o.output, await c.call(c.projects.create.bind(c.projects), { project, upsert: !!o.upsert }));
+        }),
     );
 
   proj
@@ -90,7 +128,9 @@ export function projCommand(): Command {
     .argument('<name>')
     .addOption(outputOption())
     .action((name: string, o: { output: OutputFormat }, cmd: Command) =>
-      withConnection(cmd, async (c) => show(o.output, await c.call(c.projects.get.bind(c.projects), { name }))),
+      withConnection(cmd, async (c) =>
+        show(o.output, await c.call(c.projects.get.bind(c.projects), { name })),
+      ),
     );
 
   proj
@@ -107,7 +147,10 @@ export function projCommand(): Command {
             ['NAME', (p) => p.metadata?.name],
             ['DESCRIPTION', (p) => p.spec?.description],
             ['PARENT', (p) => p.spec?.parentProject],
-            ['DESTINATIONS', (p) => p.spec?.destinations.map((d) => `${d.server || d.name},${d.namespace}`).join(', ')],
+            [
+              'DESTINATIONS',
+              (p) => p.spec?.destinations.map((d) => `${d.server || d.name},${d.namespace}`).join(', '),
+            ],
             ['SERVICE ACCOUNTS', (p) => p.spec?.destinationServiceAccounts.length ?? 0],
           ],
           (p) => apiv1.Project.toJSON(p),
@@ -136,7 +179,11 @@ export function projCommand(): Command {
     .option('--name', 'the server argument is a cluster name')
     .action((project: string, server: string, namespace: string, o: { name?: boolean }, cmd: Command) =>
       withConnection(cmd, async (c) => {
-        await modify(c, project, (s) => s.destinations.push(o.name ? { server: '', name: server, namespace } : { server, name: '', namespace }));
+        await modify(c, project, (s) =>
+          s.destinations.push(
+            o.name ? { server: '', name: server, namespace } : { server, name: '', namespace },
+          ),
+        );
         process.stdout.write(`destination ${server},${namespace} added to project '${project}'\n`);
       }),
     );
@@ -150,7 +197,9 @@ export function projCommand(): Command {
     .action((project: string, server: string, namespace: string, _o: unknown, cmd: Command) =>
       withConnection(cmd, async (c) => {
         await modify(c, project, (s) => {
-          const i = s.destinations.findIndex((d) => (d.server === server || d.name === server) && d.namespace === namespace);
+          const i = s.destinations.findIndex(
+            (d) => (d.server === server || d.name === server) && d.namespace === namespace,
+          );
           if (i < 0) throw new CliError(`project '${project}' has no destination ${server},${namespace}`);
           s.destinations.splice(i, 1);
         });
@@ -166,15 +215,18 @@ export function projCommand(): Command {
     .argument('<namespace>')
     .argument('<serviceaccount>', 'name or namespace:name')
     .option('--index <n>', 'insert at this position instead of the end')
-    .action((project: string, server: string, namespace: string, sa: string, o: { index?: string }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        await modify(c, project, (s) => {
-          const rule = { server, namespace, defaultServiceAccount: sa };
-          if (o.index === undefined) s.destinationServiceAccounts.push(rule);
-          else s.destinationServiceAccounts.splice(Number(o.index), 0, rule);
-        });
-        process.stdout.write(`destination service account ${server},${namespace} -> ${sa} added to project '${project}'\n`);
-      }),
+    .action(
+      (project: string, server: string, namespace: string, sa: string, o: { index?: string }, cmd: Command) =>
+        withConnection(cmd, async (c) => {
+          await modify(c, project, (s) => {
+            const rule = { server, namespace, defaultServiceAccount: sa };
+            if (o.index === undefined) s.destinationServiceAccounts.push(rule);
+            else s.destinationServiceAccounts.splice(Number(o.index), 0, rule);
+          });
+          process.stdout.write(
+            `destination service account ${server},${namespace} -> ${sa} added to project '${project}'\n`,
+          );
+        }),
     );
 
   proj
@@ -186,11 +238,18 @@ export function projCommand(): Command {
     .action((project: string, server: string, namespace: string, _o: unknown, cmd: Command) =>
       withConnection(cmd, async (c) => {
         await modify(c, project, (s) => {
-          const i = s.destinationServiceAccounts.findIndex((d) => d.server === server && d.namespace === namespace);
-          if (i < 0) throw new CliError(`project '${project}' has no destination service account for ${server},${namespace}`);
+          const i = s.destinationServiceAccounts.findIndex(
+            (d) => d.server === server && d.namespace === namespace,
+          );
+          if (i < 0)
+            throw new CliError(
+              `project '${project}' has no destination service account for ${server},${namespace}`,
+            );
           s.destinationServiceAccounts.splice(i, 1);
         });
-        process.stdout.write(`destination service account ${server},${namespace} removed from project '${project}'\n`);
+        process.stdout.write(
+          `destination service account ${server},${namespace} removed from project '${project}'\n`,
+        );
       }),
     );
 
@@ -204,7 +263,11 @@ export function projCommand(): Command {
         await modify(c, project, (s) => {
           s.parentProject = parent;
         });
-        process.stdout.write(parent ? `project '${project}' now has parent '${parent}'\n` : `project '${project}' has no parent\n`);
+        process.stdout.write(
+          parent
+            ? `project '${project}' now has parent '${parent}'\n`
+            : `project '${project}' has no parent\n`,
+        );
       }),
     );
 
@@ -217,7 +280,8 @@ export function projCommand(): Command {
     .action((project: string, name: string, o: { description: string }, cmd: Command) =>
       withConnection(cmd, async (c) => {
         await modify(c, project, (s) => {
-          if (s.roles.some((r) => r.name === name)) throw new CliError(`role '${name}' already exists in project '${project}'`);
+          if (s.roles.some((r) => r.name === name))
+            throw new CliError(`role '${name}' already exists in project '${project}'`);
           s.roles.push({ name, description: o.description, policies: [], groups: [] });
         });
         process.stdout.write(`role '${name}' created in project '${project}'\n`);
@@ -231,15 +295,23 @@ export function projCommand(): Command {
     .option('-p, --permission <effect>', 'allow or deny', 'allow')
     .option('-o, --object <object>', 'application name or glob within the project', '*')
     .option('-r, --resource <resource>', 'applications or applicationsets', 'applications')
-    .action((project: string, name: string, o: { action: string; permission: string; object: string; resource: string }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        await modify(c, project, (s) => {
-          const r = s.roles.find((x) => x.name === name);
-          if (!r) throw new CliError(`project '${project}' has no role '${name}'`);
-          r.policies.push(`p, proj:${project}:${name}, ${o.resource}, ${o.action}, ${project}/${o.object}, ${o.permission}`);
-        });
-        process.stdout.write(`policy added to role '${name}' of project '${project}'\n`);
-      }),
+    .action(
+      (
+        project: string,
+        name: string,
+        o: { action: string; permission: string; object: string; resource: string },
+        cmd: Command,
+      ) =>
+        withConnection(cmd, async (c) => {
+          await modify(c, project, (s) => {
+            const r = s.roles.find((x) => x.name === name);
+            if (!r) throw new CliError(`project '${project}' has no role '${name}'`);
+            r.policies.push(
+              `p, proj:${project}:${name}, ${o.resource}, ${o.action}, ${project}/${o.object}, ${o.permission}`,
+            );
+          });
+          process.stdout.write(`policy added to role '${name}' of project '${project}'\n`);
+        }),
     );
   role
     .command('add-group')

@@ -38,11 +38,23 @@ export function repoCommand(): Command {
     .action(
       (
         url: string,
-        o: { project: string; username: string; passwordStdin?: boolean; sshPrivateKeyPath?: string; type: string; name: string; insecureSkipServerVerification?: boolean; upsert?: boolean; output: OutputFormat },
+        o: {
+          project: string;
+          username: string;
+          passwordStdin?: boolean;
+          sshPrivateKeyPath?: string;
+          type: string;
+          name: string;
+          insecureSkipServerVerification?: boolean;
+          upsert?: boolean;
+          output: OutputFormat;
+        },
         cmd: Command,
       ) =>
         withConnection(cmd, async (c) => {
-          const password = o.username ? await secret({ stdin: o.passwordStdin, env: 'CAPSTAN_REPO_PASSWORD', prompt: 'Password: ' }) : '';
+          const password = o.username
+            ? await secret({ stdin: o.passwordStdin, env: 'CAPSTAN_REPO_PASSWORD', prompt: 'Password: ' })
+            : '';
           const sshPrivateKey = o.sshPrivateKeyPath ? readFileSync(o.sshPrivateKeyPath, 'utf8') : '';
           const r = await c.call(c.repositories.create.bind(c.repositories), {
             repo: url,
@@ -66,7 +78,12 @@ export function repoCommand(): Command {
     .option('--project <name>', 'choose among credentials sharing the URL', '')
     .addOption(outputOption())
     .action((url: string, o: { project: string; output: OutputFormat }, cmd: Command) =>
-      withConnection(cmd, async (c) => show(o.output, await c.call(c.repositories.get.bind(c.repositories), { repo: url, project: o.project }))),
+      withConnection(cmd, async (c) =>
+        show(
+          o.output,
+          await c.call(c.repositories.get.bind(c.repositories), { repo: url, project: o.project }),
+        ),
+      ),
     );
 
   repo
@@ -77,7 +94,19 @@ export function repoCommand(): Command {
     .action((o: { project: string; output: OutputFormat }, cmd: Command) =>
       withConnection(cmd, async (c) => {
         const r = await c.call(c.repositories.list.bind(c.repositories), { project: o.project });
-        printList(o.output, r.items, [['REPO', (x) => x.repo], ['PROJECT', (x) => x.project], ['TYPE', (x) => x.type], ['USER', (x) => x.username], ['NAME', (x) => x.secretName]], (x) => apiv1.Repository.toJSON(x), (x) => x.repo);
+        printList(
+          o.output,
+          r.items,
+          [
+            ['REPO', (x) => x.repo],
+            ['PROJECT', (x) => x.project],
+            ['TYPE', (x) => x.type],
+            ['USER', (x) => x.username],
+            ['NAME', (x) => x.secretName],
+          ],
+          (x) => apiv1.Repository.toJSON(x),
+          (x) => x.repo,
+        );
       }),
     );
 

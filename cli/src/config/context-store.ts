@@ -19,13 +19,20 @@ export interface CliConfig {
 }
 
 export function configPath(explicit?: string): string {
-  return explicit || process.env.CAPSTAN_CONFIG || join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'capstan', 'config');
+  return (
+    explicit ||
+    process.env.CAPSTAN_CONFIG ||
+    join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'capstan', 'config')
+  );
 }
 
 export function readConfig(path: string): CliConfig {
   if (!existsSync(path)) return { currentContext: '', contexts: [] };
   const doc = (parse(readFileSync(path, 'utf8')) ?? {}) as Partial<CliConfig>;
-  return { currentContext: doc.currentContext ?? '', contexts: Array.isArray(doc.contexts) ? doc.contexts : [] };
+  return {
+    currentContext: doc.currentContext ?? '',
+    contexts: Array.isArray(doc.contexts) ? doc.contexts : [],
+  };
 }
 
 export function writeConfig(path: string, config: CliConfig): void {

@@ -16,12 +16,16 @@ async function stdinLines(): Promise<string[]> {
 /** The n-th line of stdin (0-based), read once and shared by every secret of the command. */
 export async function secretFromStdin(n = 0): Promise<string> {
   const line = (await stdinLines())[n];
-  if (line === undefined || line === '') throw new CliError(`expected line ${n + 1} of stdin to hold the secret`);
+  if (line === undefined || line === '')
+    throw new CliError(`expected line ${n + 1} of stdin to hold the secret`);
   return line;
 }
 
 export async function prompt(question: string): Promise<string> {
-  if (!process.stdin.isTTY) throw new CliError(`${question.replace(/:\s*$/, '')} is required (use --password-stdin or the environment)`);
+  if (!process.stdin.isTTY)
+    throw new CliError(
+      `${question.replace(/:\s*$/, '')} is required (use --password-stdin or the environment)`,
+    );
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   const out = rl as unknown as { _writeToOutput: (s: string) => void; output: NodeJS.WritableStream };
   let asked = false;
@@ -39,7 +43,12 @@ export async function prompt(question: string): Promise<string> {
   }
 }
 
-export async function secret(opts: { stdin?: boolean; env?: string; prompt: string; line?: number }): Promise<string> {
+export async function secret(opts: {
+  stdin?: boolean;
+  env?: string;
+  prompt: string;
+  line?: number;
+}): Promise<string> {
   if (opts.stdin) return secretFromStdin(opts.line ?? 0);
   const fromEnv = opts.env ? process.env[opts.env] : undefined;
   if (fromEnv) return fromEnv;

@@ -8,7 +8,9 @@ import { CliError } from '../errors.js';
 export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name';
 
 export const outputOption = () =>
-  new Option('-o, --output <format>', 'output format').choices(['table', 'wide', 'json', 'yaml', 'name']).default('table');
+  new Option('-o, --output <format>', 'output format')
+    .choices(['table', 'wide', 'json', 'yaml', 'name'])
+    .default('table');
 
 export function printJsonOrYaml(format: OutputFormat, value: unknown): boolean {
   if (format === 'json') {
@@ -23,13 +25,23 @@ export function printJsonOrYaml(format: OutputFormat, value: unknown): boolean {
 }
 
 /** Prints rows as a table (or names, json, yaml of the raw values). */
-export function printList<T>(format: OutputFormat, items: T[], columns: [string, (t: T) => unknown][], raw: (t: T) => unknown, name: (t: T) => string): void {
+export function printList<T>(
+  format: OutputFormat,
+  items: T[],
+  columns: [string, (t: T) => unknown][],
+  raw: (t: T) => unknown,
+  name: (t: T) => string,
+): void {
   if (printJsonOrYaml(format, items.map(raw))) return;
   if (format === 'name') {
     for (const t of items) process.stdout.write(`${name(t)}\n`);
     return;
   }
-  const table = new Table({ head: columns.map(([h]) => h), style: { head: [], border: [] }, chars: borderless });
+  const table = new Table({
+    head: columns.map(([h]) => h),
+    style: { head: [], border: [] },
+    chars: borderless,
+  });
   for (const t of items) table.push(columns.map(([, f]) => String(f(t) ?? '')));
   process.stdout.write(`${table.toString()}\n`);
 }
@@ -43,6 +55,19 @@ export function printObject(format: OutputFormat, raw: unknown, fields: [string,
 }
 
 const borderless = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ',
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
 };

@@ -17,10 +17,16 @@ export interface UnaryOptions {
 }
 
 /** Calls a unary method of a generated client: `unary(client.get.bind(client), req, { metadata })`. */
-export function unary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, opts: UnaryOptions = {}): Promise<Res> {
+export function unary<Req, Res>(
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  opts: UnaryOptions = {},
+): Promise<Res> {
   const deadline = new Date(Date.now() + (opts.timeoutMs ?? 30_000));
   return new Promise((resolve, reject) => {
-    method(request, opts.metadata ?? new Metadata(), { deadline }, (err, res) => (err ? reject(err) : resolve(res)));
+    method(request, opts.metadata ?? new Metadata(), { deadline }, (err, res) =>
+      err ? reject(err) : resolve(res),
+    );
   });
 }
 

@@ -70,7 +70,14 @@ export class RbacEnforcer {
       await casbin.addPolicies(rules);
       bySubject.set(subject, casbin);
     }
-    return new RbacEnforcer(bySubject, byRule, roles, lines, options.defaultRole ?? '', options.cacheSize ?? 100_000);
+    return new RbacEnforcer(
+      bySubject,
+      byRule,
+      roles,
+      lines,
+      options.defaultRole ?? '',
+      options.cacheSize ?? 100_000,
+    );
   }
 
   enforce(principal: Principal, resource: string, action: string, object: string): Decision {
@@ -109,7 +116,12 @@ export class RbacEnforcer {
   }
 
   /** Deny wins over allow across every line the subject reaches; undefined when no line matches. */
-  private evaluateSubject(subject: string, resource: string, action: string, object: string): Decision | undefined {
+  private evaluateSubject(
+    subject: string,
+    resource: string,
+    action: string,
+    object: string,
+  ): Decision | undefined {
     let granted: Decision | undefined;
     for (const reached of this.closure(subject)) {
       const casbin = this.bySubject.get(reached);

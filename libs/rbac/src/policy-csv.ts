@@ -53,7 +53,8 @@ const isGlob = (s: string) => /[*?[{]/.test(s);
 
 function checkLine(kind: string, fields: string[]): string | undefined {
   if (kind === 'p') {
-    if (fields.length !== 5) return `expected "p, subject, resource, action, object, effect", got ${fields.length + 1} fields`;
+    if (fields.length !== 5)
+      return `expected "p, subject, resource, action, object, effect", got ${fields.length + 1} fields`;
     const [sub, res, act, obj, eft] = fields as [string, string, string, string, string];
     if (!sub || !res || !act || !obj) return 'subject, resource, action and object must not be empty';
     if (!isGlob(res) && !(RESOURCES as readonly string[]).includes(res)) {
@@ -140,7 +141,10 @@ export function projectRoleLines(
       const [sub, res, , obj] = line.fields as [string, string, string, string, string];
       if (sub !== subject) problems.push({ where, message: `subject must be "${subject}"` });
       else if (!PROJECT_SCOPED_RESOURCES.has(res)) {
-        problems.push({ where, message: `project roles may only grant ${[...PROJECT_SCOPED_RESOURCES].join(', ')}` });
+        problems.push({
+          where,
+          message: `project roles may only grant ${[...PROJECT_SCOPED_RESOURCES].join(', ')}`,
+        });
       } else if (!obj.startsWith(`${project}/`)) {
         problems.push({ where, message: `object must be inside the project ("${project}/...")` });
       } else lines.push({ ...line, line: lines.length + 1 });

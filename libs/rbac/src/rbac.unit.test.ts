@@ -15,9 +15,12 @@ p, bob, clusters, get, https://*.example.com, allow
 `;
 
 async function enforcer(csv = POLICY, defaultRole = '') {
-  return RbacEnforcer.create([...parsePolicyCsv(BUILTIN_POLICY_CSV, 'builtin'), ...parsePolicyCsv(csv, 'policy.csv')], {
-    defaultRole,
-  });
+  return RbacEnforcer.create(
+    [...parsePolicyCsv(BUILTIN_POLICY_CSV, 'builtin'), ...parsePolicyCsv(csv, 'policy.csv')],
+    {
+      defaultRole,
+    },
+  );
 }
 
 describe('globMatch', () => {
@@ -38,9 +41,16 @@ describe('globMatch', () => {
 describe('policy CSV', () => {
   it('keeps line numbers and rejects every bad line at once', () => {
     const lines = parsePolicyCsv(POLICY, 'policy.csv');
-    expect(lines[0]).toMatchObject({ kind: 'p', line: 3, text: 'p, role:team-a, applications, *, team-a/*, allow' });
+    expect(lines[0]).toMatchObject({
+      kind: 'p',
+      line: 3,
+      text: 'p, role:team-a, applications, *, team-a/*, allow',
+    });
     try {
-      parsePolicyCsv('p, a, applications, get, x/y\ng, only\np, a, widgets, get, x, allow\np, a, clusters, get, x, maybe', 'f');
+      parsePolicyCsv(
+        'p, a, applications, get, x/y\ng, only\np, a, widgets, get, x, allow\np, a, clusters, get, x, maybe',
+        'f',
+      );
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(PolicyError);
@@ -65,17 +75,29 @@ describe('RbacEnforcer', () => {
   });
 
   it('lets a deny win over an allow and over the default role', async () => {
-    const e = await enforcer(POLICY + 'p, role:readonly, applications, delete, */*, allow\n', 'role:readonly');
+    const e = await enforcer(
+      POLICY + 'p, role:readonly, applications, delete, */*, allow\n',
+      'role:readonly',
+    );
     const d = e.enforce({ name: 'alice' }, 'applications', 'delete', 'team-a/prod-web');
     expect(d.allowed).toBe(false);
-    expect(d.line).toMatchObject({ line: 4, fields: ['role:team-a', 'applications', 'delete', 'team-a/prod-*', 'deny'] });
+    expect(d.line).toMatchObject({
+      line: 4,
+      fields: ['role:team-a', 'applications', 'delete', 'team-a/prod-*', 'deny'],
+    });
   });
 
   it('grants through groups and falls back to the default role', async () => {
     const e = await enforcer(POLICY, 'role:readonly');
-    expect(e.enforce({ name: 'carol', groups: ['team-a-devs'] }, 'applications', 'create', 'team-a/x').allowed).toBe(true);
+    expect(
+      e.enforce({ name: 'carol', groups: ['team-a-devs'] }, 'applications', 'create', 'team-a/x').allowed,
+    ).toBe(true);
     const viaDefault = e.enforce({ name: 'carol' }, 'applications', 'get', 'team-b/x');
-    expect(viaDefault).toMatchObject({ allowed: true, subject: 'role:readonly', reason: 'allowed by the default role' });
+    expect(viaDefault).toMatchObject({
+      allowed: true,
+      subject: 'role:readonly',
+      reason: 'allowed by the default role',
+    });
     expect(e.enforce({ name: 'carol' }, 'applications', 'create', 'team-b/x').allowed).toBe(false);
   });
 
@@ -97,14 +119,20 @@ describe('RbacEnforcer', () => {
 describe('project roles', () => {
   it('derive policy and group lines that grant inside the project only', async () => {
     const { lines, problems } = projectRoleLines('team-a', [
-      { name: 'developer', policies: ['p, proj:team-a:developer, applications, *, team-a/*, allow'], groups: ['tenant-a'] },
+      {
+        name: 'developer',
+        policies: ['p, proj:team-a:developer, applications, *, team-a/*, allow'],
+        groups: ['tenant-a'],
+      },
     ]);
     expect(problems).toEqual([]);
     const e = await RbacEnforcer.create(lines);
-    expect(e.enforce({ name: 'dave', groups: ['tenant-a'] }, 'applications', 'sync', 'team-a/web').line?.source).toBe(
-      'project:team-a',
-    );
-    expect(e.enforce({ name: 'dave', groups: ['tenant-a'] }, 'applications', 'sync', 'team-b/web').allowed).toBe(false);
+    expect(
+      e.enforce({ name: 'dave', groups: ['tenant-a'] }, 'applications', 'sync', 'team-a/web').line?.source,
+    ).toBe('project:team-a');
+    expect(
+      e.enforce({ name: 'dave', groups: ['tenant-a'] }, 'applications', 'sync', 'team-b/web').allowed,
+    ).toBe(false);
   });
 
   it('refuse policies that reach outside the project, with field paths', () => {
@@ -134,13 +162,19 @@ describe('subject-partitioned evaluation', () => {
     const { RBAC_MODEL } = await import('./model.js');
     const lines: string[] = [];
     for (let r = 0; r < 12; r++) {
-      lines.push(`p, role:t${r}, applications, *, t${r}/*, allow`, `p, role:t${r}, applications, delete, t${r}/prod-*, deny`);
+      lines.push(
+        `p, role:t${r}, applications, *, t${r}/*, allow`,
+        `p, role:t${r}, applications, delete, t${r}/prod-*, deny`,
+      );
       lines.push(`p, role:t${r}, clusters, get, https://c${r}.*, allow`);
       lines.push(`g, group-${r}, role:t${r}`);
       if (r % 2 === 0) lines.push(`g, role:t${r}, role:t${r + 1}`);
     }
     lines.push('p, group-3, applications, sync, t5/*, deny');
-    const parsed = [...parsePolicyCsv(BUILTIN_POLICY_CSV, 'builtin'), ...parsePolicyCsv(lines.join('\n'), 'p')];
+    const parsed = [
+      ...parsePolicyCsv(BUILTIN_POLICY_CSV, 'builtin'),
+      ...parsePolicyCsv(lines.join('\n'), 'p'),
+    ];
     const ours = await RbacEnforcer.create(parsed);
     const whole = await newEnforcer(newModelFromString(RBAC_MODEL));
     whole.addFunction('argoGlob', (v: string, p: string) => globMatch(v, p));
@@ -152,7 +186,10 @@ describe('subject-partitioned evaluation', () => {
     for (let i = 0; i < 600; i++) {
       const sub = i % 5 === 0 ? 'admin' : `group-${i % 13}`;
       const res = i % 7 === 0 ? 'clusters' : 'applications';
-      const obj = res === 'clusters' ? `https://c${i % 14}.example.com` : `t${i % 14}/${i % 3 === 0 ? 'prod' : 'web'}-${i}`;
+      const obj =
+        res === 'clusters'
+          ? `https://c${i % 14}.example.com`
+          : `t${i % 14}/${i % 3 === 0 ? 'prod' : 'web'}-${i}`;
       const act = actions[i % 4]!;
       const a = ours.enforce({ name: sub }, res, act, obj).allowed;
       if (a) allowed++;

@@ -17,7 +17,11 @@ import { Authorizer } from './rbac/authorizer.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { ApplicationsService } from './applications/applications.service.js';
 import { ClustersService } from './clusters/clusters.service.js';
-import { RepositoriesService, UnconfiguredRepoBackend, type RepoBackend } from './repositories/repositories.service.js';
+import {
+  RepositoriesService,
+  UnconfiguredRepoBackend,
+  type RepoBackend,
+} from './repositories/repositories.service.js';
 import { GrpcRepoBackend } from './repositories/repo-client.js';
 import { AuditService } from './audit/audit.service.js';
 import { AccountsService } from './accounts/accounts.service.js';
@@ -67,9 +71,14 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
-export async function startApi(config: ApiConfig, logger: Logger, onStop?: (name: string, stop: () => Promise<void> | void) => void): Promise<RunningApi> {
+export async function startApi(
+  config: ApiConfig,
+  logger: Logger,
+  onStop?: (name: string, stop: () => Promise<void> | void) => void,
+): Promise<RunningApi> {
   const stops: { name: string; stop: () => Promise<void> | void }[] = [];
-  const defer = (name: string, stop: () => Promise<void> | void) => (onStop ? onStop(name, stop) : stops.push({ name, stop }));
+  const defer = (name: string, stop: () => Promise<void> | void) =>
+    onStop ? onStop(name, stop) : stops.push({ name, stop });
 
   const keyring = loadKeyring(config.encryptionKeys, config.encryptionKeyFile);
   const serviceTokens = new ServiceTokens(config.serviceTokens);
@@ -79,10 +88,20 @@ export async function startApi(config: ApiConfig, logger: Logger, onStop?: (name
   await migrateAudit(db as unknown as Kysely<unknown>);
 
   const signer = new TokenSigner(await loadSigningKey(db, keyring, config.signingKey));
-  const authn = new Authenticator({ db, signer, serviceTokens, delegatingServices: config.delegatingServices });
+  const authn = new Authenticator({
+    db,
+    signer,
+    serviceTokens,
+    delegatingServices: config.delegatingServices,
+  });
   await authn.start();
   defer('authenticator', () => authn.stop());
-  const policy = new PolicyStore({ db, policyFile: config.policyFile, policyCsv: config.policyCsv, defaultRole: config.defaultRole });
+  const policy = new PolicyStore({
+    db,
+    policyFile: config.policyFile,
+    policyCsv: config.policyCsv,
+    defaultRole: config.defaultRole,
+  });
   await policy.start();
   defer('policy', () => policy.stop());
   const authz = new Authorizer(db as unknown as Kysely<unknown>, policy, logger);
@@ -98,7 +117,13 @@ export async function startApi(config: ApiConfig, logger: Logger, onStop?: (name
     backend = grpcRepo;
   }
   const repositories = new RepositoriesService({ authz, backend });
-  const accounts = new AccountsService({ db, authz, authn, signer, sessionTtlSeconds: config.sessionTtlSeconds });
+  const accounts = new AccountsService({
+    db,
+    authz,
+    authn,
+    signer,
+    sessionTtlSeconds: config.sessionTtlSeconds,
+  });
   const services: ApiServices = {
     db,
     authn,
@@ -138,9 +163,23 @@ export async function startApi(config: ApiConfig, logger: Logger, onStop?: (name
   defer('sync status consumer', () => syncStatus.stop());
 
   const metrics = new RequestMetrics(config.metrics);
-  const grpc = await startGrpcServer({ services, logger, host: config.grpcHost, port: config.grpcPort, bodyLimit: config.bodyLimit, metrics });
+  const grpc = await startGrpcServer({
+    services,
+    logger,
+    host: config.grpcHost,
+    port: config.grpcPort,
+    bodyLimit: config.bodyLimit,
+    metrics,
+  });
   defer('grpc server', () => grpc.stop());
-  const http = await startHttpServer({ services, logger, host: config.httpHost, port: config.httpPort, bodyLimit: config.bodyLimit, metrics });
+  const http = await startHttpServer({
+    services,
+    logger,
+    host: config.httpHost,
+    port: config.httpPort,
+    bodyLimit: config.bodyLimit,
+    metrics,
+  });
   defer('http server', () => http.stop());
   logger.info({ grpcPort: grpc.port, httpPort: http.port }, 'api listening');
 

@@ -5,19 +5,51 @@ import { z } from 'zod';
 
 export const apiSettings = {
   'grpc.host': { schema: z.string().min(1), default: '127.0.0.1', description: 'address of the gRPC server' },
-  'grpc.port': { schema: z.coerce.number().int().min(0).max(65535), default: 8083, description: 'gRPC port (0 picks a free port)' },
-  'api.http.host': { schema: z.string().min(1), default: '127.0.0.1', description: 'address of the HTTP/JSON API' },
-  'api.http.port': { schema: z.coerce.number().int().min(0).max(65535), default: 8080, description: 'HTTP/JSON API port (0 picks a free port)' },
+  'grpc.port': {
+    schema: z.coerce.number().int().min(0).max(65535),
+    default: 8083,
+    description: 'gRPC port (0 picks a free port)',
+  },
+  'api.http.host': {
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    description: 'address of the HTTP/JSON API',
+  },
+  'api.http.port': {
+    schema: z.coerce.number().int().min(0).max(65535),
+    default: 8080,
+    description: 'HTTP/JSON API port (0 picks a free port)',
+  },
   'api.body-limit': {
-    schema: z.coerce.number().int().min(1024).max(64 * 1024 * 1024),
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024),
     default: 1024 * 1024,
     description: 'largest request body (HTTP and gRPC message) in bytes; larger ones are refused',
   },
-  'rbac.policy-file': { schema: z.string().default(''), default: '', description: 'Argo CD policy.csv to load at start (empty: built-in roles only)' },
-  'rbac.policy-csv': { schema: z.string().default(''), default: '', description: 'Argo CD policy.csv given inline (added to the file)' },
-  'rbac.default-role': { schema: z.string().default(''), default: '', description: "Argo CD's policy.default, e.g. role:readonly (empty: deny unless allowed)" },
+  'rbac.policy-file': {
+    schema: z.string().default(''),
+    default: '',
+    description: 'Argo CD policy.csv to load at start (empty: built-in roles only)',
+  },
+  'rbac.policy-csv': {
+    schema: z.string().default(''),
+    default: '',
+    description: 'Argo CD policy.csv given inline (added to the file)',
+  },
+  'rbac.default-role': {
+    schema: z.string().default(''),
+    default: '',
+    description: "Argo CD's policy.default, e.g. role:readonly (empty: deny unless allowed)",
+  },
   'auth.session-ttl-seconds': {
-    schema: z.coerce.number().int().min(60).max(7 * 24 * 3600),
+    schema: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(7 * 24 * 3600),
     default: 3600,
     description: 'lifetime of a login session token',
   },
@@ -26,7 +58,8 @@ export const apiSettings = {
     default: '',
     secret: true,
     env: 'CAPSTAN_AUTH_SIGNING_KEY',
-    description: 'HMAC key (base64, 32+ bytes) for session and API tokens; empty: generated on first start and kept in the api schema',
+    description:
+      'HMAC key (base64, 32+ bytes) for session and API tokens; empty: generated on first start and kept in the api schema',
   },
   'auth.admin-password': {
     schema: z.string().default(''),
@@ -59,8 +92,16 @@ export const apiSettings = {
     env: 'CAPSTAN_API_ENCRYPTION_KEYS',
     description: 'cluster credential keyring, {"active":"k1","keys":{"k1":"<base64 32 bytes>"}}',
   },
-  'encryption.key-file': { schema: z.string().default(''), default: '', description: 'file holding the keyring (when encryption.keys is empty)' },
-  'repo.address': { schema: z.string().default(''), default: '', description: 'host:port of the repo service gRPC (empty: repository calls are unavailable)' },
+  'encryption.key-file': {
+    schema: z.string().default(''),
+    default: '',
+    description: 'file holding the keyring (when encryption.keys is empty)',
+  },
+  'repo.address': {
+    schema: z.string().default(''),
+    default: '',
+    description: 'host:port of the repo service gRPC (empty: repository calls are unavailable)',
+  },
   'repo.service-token': {
     schema: z.string().default(''),
     default: '',

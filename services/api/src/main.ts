@@ -4,7 +4,11 @@ import { runService } from '@capstan/service';
 import { apiSettings } from './config.js';
 import { startApi } from './api.js';
 
-const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+const list = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 await runService({
   name: 'api',

@@ -30,7 +30,10 @@ async function appendInTransaction<T extends AuditTableName>(
   const chained = rows.map((row) => {
     // Millisecond precision: what timestamptz gives back must hash the same as what was written.
     const occurredAt = new Date(Math.floor((row.occurred_at ?? new Date()).getTime()));
-    const content: Record<string, unknown> = { ...(row as unknown as Record<string, unknown>), occurred_at: occurredAt };
+    const content: Record<string, unknown> = {
+      ...(row as unknown as Record<string, unknown>),
+      occurred_at: occurredAt,
+    };
     const hash = chainHash(table, prevHash, content);
     const stored = { content, occurredAt, prevHash, hash };
     prevHash = hash;
@@ -56,7 +59,13 @@ async function appendInTransaction<T extends AuditTableName>(
   const ids = inserted.map((r) => r.id).sort((a, b) => a - b);
   return chained.map(
     (c, i) =>
-      ({ ...(c.content as unknown as AuditRow<T>), id: ids[i]!, occurred_at: c.occurredAt, prev_hash: c.prevHash, hash: c.hash }) as StoredAuditRow<T>,
+      ({
+        ...(c.content as unknown as AuditRow<T>),
+        id: ids[i]!,
+        occurred_at: c.occurredAt,
+        prev_hash: c.prevHash,
+        hash: c.hash,
+      }) as StoredAuditRow<T>,
   );
 }
 

@@ -20,7 +20,8 @@ export const projectCreated = defineEvent({
 
 export const projectUpdated = defineEvent({
   type: 'io.capstan.project.updated.v1',
-  description: 'an AppProject changed; project is the whole new manifest, changed the top-level fields that differ',
+  description:
+    'an AppProject changed; project is the whole new manifest, changed the top-level fields that differ',
   data: z.object({ project: argoObjectSchema, changed: z.array(z.string()) }),
 });
 

@@ -34,7 +34,12 @@ function toAccount(r: ApiDatabase['accounts']): AccountRecord {
 }
 
 export async function findAccount(db: Db, name: string): Promise<AccountRecord | undefined> {
-  const row = await db.withSchema('api').selectFrom('accounts').selectAll().where('name', '=', name).executeTakeFirst();
+  const row = await db
+    .withSchema('api')
+    .selectFrom('accounts')
+    .selectAll()
+    .where('name', '=', name)
+    .executeTakeFirst();
   return row ? toAccount(row) : undefined;
 }
 
@@ -44,12 +49,19 @@ export async function listAccounts(db: Db): Promise<AccountRecord[]> {
 }
 
 export async function countAccounts(db: Db): Promise<number> {
-  const row = await db.withSchema('api').selectFrom('accounts').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .withSchema('api')
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** Inserts the account; returns false when the name is taken. */
-export async function insertAccount(db: Db, a: Omit<AccountRecord, 'createdAt' | 'passwordChangedAt'>): Promise<boolean> {
+export async function insertAccount(
+  db: Db,
+  a: Omit<AccountRecord, 'createdAt' | 'passwordChangedAt'>,
+): Promise<boolean> {
   const now = new Date();
   const res = await db
     .withSchema('api')
@@ -93,11 +105,21 @@ export async function insertApiToken(db: Db, t: ApiTokenRecord): Promise<boolean
 }
 
 export async function listApiTokens(db: Db, account: string): Promise<ApiTokenRecord[]> {
-  const rows = await db.withSchema('api').selectFrom('api_tokens').selectAll().where('account', '=', account).orderBy('issued_at').execute();
+  const rows = await db
+    .withSchema('api')
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('account', '=', account)
+    .orderBy('issued_at')
+    .execute();
   return rows.map((r) => ({ id: r.id, account: r.account, issuedAt: r.issued_at, expiresAt: r.expires_at }));
 }
 
-export async function deleteApiToken(db: Db, account: string, id: string): Promise<ApiTokenRecord | undefined> {
+export async function deleteApiToken(
+  db: Db,
+  account: string,
+  id: string,
+): Promise<ApiTokenRecord | undefined> {
   const row = await db
     .withSchema('api')
     .deleteFrom('api_tokens')
@@ -105,7 +127,9 @@ export async function deleteApiToken(db: Db, account: string, id: string): Promi
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
-  return row ? { id: row.id, account: row.account, issuedAt: row.issued_at, expiresAt: row.expires_at } : undefined;
+  return row
+    ? { id: row.id, account: row.account, issuedAt: row.issued_at, expiresAt: row.expires_at }
+    : undefined;
 }
 
 export async function revokeToken(db: Db, jti: string, expiresAt: Date | null): Promise<void> {
@@ -118,7 +142,10 @@ export async function revokeToken(db: Db, jti: string, expiresAt: Date | null): 
 }
 
 /** Revocations since `since` (all live ones when undefined). */
-export async function revokedSince(db: Db, since: Date | undefined): Promise<{ jti: string; revokedAt: Date }[]> {
+export async function revokedSince(
+  db: Db,
+  since: Date | undefined,
+): Promise<{ jti: string; revokedAt: Date }[]> {
   let q = db.withSchema('api').selectFrom('revoked_tokens').select(['jti', 'revoked_at']);
   if (since) q = q.where('revoked_at', '>', since);
   else q = q.where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date())]));

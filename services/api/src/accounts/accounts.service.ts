@@ -2,7 +2,13 @@
 // the configured password, or a generated one that is printed once (never logged).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { AlreadyExistsError, NotFoundError, PermissionDeniedError, UnauthenticatedError, ValidationError } from '@capstan/service';
+import {
+  AlreadyExistsError,
+  NotFoundError,
+  PermissionDeniedError,
+  UnauthenticatedError,
+  ValidationError,
+} from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -44,7 +50,9 @@ export class AccountsService {
   ) {}
 
   /** First start: an admin account. Returns the generated password when one was generated. */
-  async bootstrapAdmin(configuredPassword: string): Promise<{ created: boolean; generatedPassword?: string }> {
+  async bootstrapAdmin(
+    configuredPassword: string,
+  ): Promise<{ created: boolean; generatedPassword?: string }> {
     if ((await countAccounts(this.deps.db)) > 0) return { created: false };
     const password = configuredPassword || generatePassword();
     const problem = passwordProblem(password);
@@ -69,7 +77,12 @@ export class AccountsService {
     }
     if (!(await verifyPassword(password, account.passwordHash))) throw refused;
     const ttl = this.deps.sessionTtlSeconds;
-    const token = await this.deps.signer.sign({ sub: account.name, kind: 'session', jti: randomUUID(), expiresInSeconds: ttl });
+    const token = await this.deps.signer.sign({
+      sub: account.name,
+      kind: 'session',
+      jti: randomUUID(),
+      expiresInSeconds: ttl,
+    });
     return { token, expiresAt: new Date(Date.now() + ttl * 1000) };
   }
 
@@ -93,19 +106,28 @@ export class AccountsService {
 
   async list(ctx: RequestContext): Promise<AccountView[]> {
     await this.deps.authz.check(ctx.principal, 'accounts', 'get', '*', ctx.via);
-    return Promise.all((await listAccounts(this.deps.db)).map(async (a) => this.view(a, await listApiTokens(this.deps.db, a.name))));
+    return Promise.all(
+      (await listAccounts(this.deps.db)).map(async (a) =>
+        this.view(a, await listApiTokens(this.deps.db, a.name)),
+      ),
+    );
   }
 
   async get(ctx: RequestContext, name: string): Promise<AccountView> {
     const target = name || ctx.principal.name;
-    if (target !== ctx.principal.name) await this.deps.authz.check(ctx.principal, 'accounts', 'get', target, ctx.via);
+    if (target !== ctx.principal.name)
+      await this.deps.authz.check(ctx.principal, 'accounts', 'get', target, ctx.via);
     const a = await this.mustFind(target);
     return this.view(a, await listApiTokens(this.deps.db, a.name));
   }
 
-  async create(ctx: RequestContext, input: { name: string; password: string; capabilities: string[]; groups: string[] }): Promise<AccountView> {
+  async create(
+    ctx: RequestContext,
+    input: { name: string; password: string; capabilities: string[]; groups: string[] },
+  ): Promise<AccountView> {
     await this.deps.authz.check(ctx.principal, 'accounts', 'create', input.name, ctx.via);
-    if (!ACCOUNT_NAME.test(input.name) || input.name.length > 63) throw invalid('name', 'must be lowercase letters, digits, "-", "_" and "."');
+    if (!ACCOUNT_NAME.test(input.name) || input.name.length > 63)
+      throw invalid('name', 'must be lowercase letters, digits, "-", "_" and "."');
     const capabilities = input.capabilities.length > 0 ? input.capabilities : ['login'];
     const bad = capabilities.findIndex((c) => !CAPABILITIES.has(c));
     if (bad >= 0) throw invalid(`capabilities[${bad}]`, 'must be login or apiKey');
@@ -119,7 +141,13 @@ export class AccountsService {
     } else if (capabilities.includes('login')) {
       throw invalid('password', 'required for an account that can log in');
     }
-    const ok = await insertAccount(this.deps.db, { name: input.name, passwordHash: hash, enabled: true, capabilities, groups: input.groups });
+    const ok = await insertAccount(this.deps.db, {
+      name: input.name,
+      passwordHash: hash,
+      enabled: true,
+      capabilities,
+      groups: input.groups,
+    });
     if (!ok) throw new AlreadyExistsError(`account ${input.name} already exists`);
     return this.view(await this.mustFind(input.name), []);
   }
@@ -135,13 +163,19 @@ export class AccountsService {
     this.deps.authn.forgetAccount(name);
   }
 
-  async updatePassword(ctx: RequestContext, input: { name: string; currentPassword: string; newPassword: string }): Promise<void> {
+  async updatePassword(
+    ctx: RequestContext,
+    input: { name: string; currentPassword: string; newPassword: string },
+  ): Promise<void> {
     const target = input.name || ctx.principal.name;
     const self = target === ctx.principal.name && ctx.principal.kind === 'user';
     if (!self) await this.deps.authz.check(ctx.principal, 'accounts', 'update', target, ctx.via);
     const account = await this.mustFind(target);
     // Changing one's own password needs the current one, so a stolen session cannot lock its owner out.
-    if (self && !(account.passwordHash && (await verifyPassword(input.currentPassword, account.passwordHash)))) {
+    if (
+      self &&
+      !(account.passwordHash && (await verifyPassword(input.currentPassword, account.passwordHash)))
+    ) {
       throw new PermissionDeniedError('current password is wrong');
     }
     const problem = passwordProblem(input.newPassword);
@@ -150,27 +184,38 @@ export class AccountsService {
     this.deps.authn.forgetAccount(target);
   }
 
-  async createToken(ctx: RequestContext, input: { name: string; expiresIn: number; id: string }): Promise<{ token: string; id: string }> {
+  async createToken(
+    ctx: RequestContext,
+    input: { name: string; expiresIn: number; id: string },
+  ): Promise<{ token: string; id: string }> {
     const target = input.name || ctx.principal.name;
     if (target !== ctx.principal.name || ctx.principal.kind !== 'user') {
       await this.deps.authz.check(ctx.principal, 'accounts', 'update', target, ctx.via);
     }
     const account = await this.mustFind(target);
-    if (!account.capabilities.includes('apiKey')) throw invalid('name', `account ${target} does not have the apiKey capability`);
+    if (!account.capabilities.includes('apiKey'))
+      throw invalid('name', `account ${target} does not have the apiKey capability`);
     if (input.expiresIn < 0) throw invalid('expiresIn', 'must not be negative');
-    if (input.id && !/^[A-Za-z0-9._-]{1,64}$/.test(input.id)) throw invalid('id', 'must be 1-64 characters of [A-Za-z0-9._-]');
+    if (input.id && !/^[A-Za-z0-9._-]{1,64}$/.test(input.id))
+      throw invalid('id', 'must be 1-64 characters of [A-Za-z0-9._-]');
     const id = input.id || randomUUID();
     const expiresAt = input.expiresIn > 0 ? new Date(Date.now() + input.expiresIn * 1000) : null;
     if (!(await insertApiToken(this.deps.db, { id, account: target, issuedAt: new Date(), expiresAt }))) {
       throw new AlreadyExistsError(`token ${id} already exists`);
     }
-    const token = await this.deps.signer.sign({ sub: target, kind: 'api', jti: id, expiresInSeconds: input.expiresIn || undefined });
+    const token = await this.deps.signer.sign({
+      sub: target,
+      kind: 'api',
+      jti: id,
+      expiresInSeconds: input.expiresIn || undefined,
+    });
     return { token, id };
   }
 
   async listTokens(ctx: RequestContext, name: string): Promise<ApiTokenRecord[]> {
     const target = name || ctx.principal.name;
-    if (target !== ctx.principal.name) await this.deps.authz.check(ctx.principal, 'accounts', 'get', target, ctx.via);
+    if (target !== ctx.principal.name)
+      await this.deps.authz.check(ctx.principal, 'accounts', 'get', target, ctx.via);
     await this.mustFind(target);
     return listApiTokens(this.deps.db, target);
   }

@@ -12,7 +12,10 @@ export const APPLICATION_DELETED = 'io.capstan.application.deleted.v1';
 export type ApplicationEvent =
   | { type: typeof APPLICATION_CREATED; data: { application: Application; uid: string } }
   | { type: typeof APPLICATION_UPDATED; data: { application: Application; changed: string[] } }
-  | { type: typeof APPLICATION_DELETED; data: { name: string; namespace: string; project: string; cascade: boolean } };
+  | {
+      type: typeof APPLICATION_DELETED;
+      data: { name: string; namespace: string; project: string; cascade: boolean };
+    };
 
 export interface ApplicationState {
   application: Application | undefined;
@@ -29,7 +32,13 @@ export type ApplicationCommand =
 function changedFields(before: Application, after: Application): string[] {
   const keys = new Set([...Object.keys(before.spec), ...Object.keys(after.spec)]);
   const out = [...keys]
-    .filter((k) => !sameManifest((before.spec as Record<string, unknown>)[k], (after.spec as Record<string, unknown>)[k]))
+    .filter(
+      (k) =>
+        !sameManifest(
+          (before.spec as Record<string, unknown>)[k],
+          (after.spec as Record<string, unknown>)[k],
+        ),
+    )
     .map((k) => `spec.${k}`);
   if (!sameManifest(before.metadata, after.metadata)) out.push('metadata');
   return out.sort();
@@ -37,7 +46,11 @@ function changedFields(before: Application, after: Application): string[] {
 
 const label = (a: Application) => `${a.metadata.namespace ?? 'argocd'}/${a.metadata.name}`;
 
-export function decideApplication(command: ApplicationCommand, state: ApplicationState, version: number): ApplicationEvent[] {
+export function decideApplication(
+  command: ApplicationCommand,
+  state: ApplicationState,
+  version: number,
+): ApplicationEvent[] {
   switch (command.type) {
     case 'create': {
       if (state.application === undefined) {
@@ -45,24 +58,54 @@ export function decideApplication(command: ApplicationCommand, state: Applicatio
       }
       if (sameManifest(state.application, command.application)) return [];
       if (!command.upsert) {
-        throw new AlreadyExistsError(`application ${label(command.application)} already exists and differs (use upsert to update it)`);
+        throw new AlreadyExistsError(
+          `application ${label(command.application)} already exists and differs (use upsert to update it)`,
+        );
       }
-      return [{ type: APPLICATION_UPDATED, data: { application: command.application, changed: changedFields(state.application, command.application) } }];
+      return [
+        {
+          type: APPLICATION_UPDATED,
+          data: {
+            application: command.application,
+            changed: changedFields(state.application, command.application),
+          },
+        },
+      ];
     }
     case 'update': {
-      if (state.application === undefined) throw new NotFoundError(`application ${label(command.application)} not found`);
+      if (state.application === undefined)
+        throw new NotFoundError(`application ${label(command.application)} not found`);
       if (command.expectedVersion !== 0 && command.expectedVersion !== version) {
-        throw new VersionMismatchError('application', label(command.application), version, command.expectedVersion);
+        throw new VersionMismatchError(
+          'application',
+          label(command.application),
+          version,
+          command.expectedVersion,
+        );
       }
       if (sameManifest(state.application, command.application)) return [];
-      return [{ type: APPLICATION_UPDATED, data: { application: command.application, changed: changedFields(state.application, command.application) } }];
+      return [
+        {
+          type: APPLICATION_UPDATED,
+          data: {
+            application: command.application,
+            changed: changedFields(state.application, command.application),
+          },
+        },
+      ];
     }
     case 'delete': {
-      if (state.application === undefined) throw new NotFoundError(`application ${command.namespace}/${command.name} not found`);
+      if (state.application === undefined)
+        throw new NotFoundError(`application ${command.namespace}/${command.name} not found`);
       return [
         {
           type: APPLICATION_DELETED,
-          data: { name: command.name, namespace: command.namespace, project: state.application.spec.project, cascade: command.cascade },
+          data: {
+            name: command.name,
+            namespace: command.namespace,
+            project: state.application.spec.project,
+            cascade: command.cascade,
+          },
         },
       ];
     }

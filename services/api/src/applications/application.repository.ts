@@ -34,7 +34,13 @@ const toStored = (r: Selectable<ApiDatabase['applications']>): StoredApplication
   reconciledAt: r.reconciled_at,
 });
 
-export async function upsertApplicationRow(db: Db, app: Application, version: number, uid: string, at: Date): Promise<void> {
+export async function upsertApplicationRow(
+  db: Db,
+  app: Application,
+  version: number,
+  uid: string,
+  at: Date,
+): Promise<void> {
   const manifest = JSON.stringify(app);
   await db
     .withSchema('api')
@@ -50,16 +56,31 @@ export async function upsertApplicationRow(db: Db, app: Application, version: nu
       updated_at: at,
     })
     .onConflict((oc) =>
-      oc.columns(['namespace', 'name']).doUpdateSet({ manifest, project: app.spec.project, version, updated_at: at, sync_status: 'OutOfSync' }),
+      oc.columns(['namespace', 'name']).doUpdateSet({
+        manifest,
+        project: app.spec.project,
+        version,
+        updated_at: at,
+        sync_status: 'OutOfSync',
+      }),
     )
     .execute();
 }
 
 export async function deleteApplicationRow(db: Db, namespace: string, name: string): Promise<void> {
-  await db.withSchema('api').deleteFrom('applications').where('namespace', '=', namespace).where('name', '=', name).execute();
+  await db
+    .withSchema('api')
+    .deleteFrom('applications')
+    .where('namespace', '=', namespace)
+    .where('name', '=', name)
+    .execute();
 }
 
-export async function findApplication(db: Db, namespace: string, name: string): Promise<StoredApplication | undefined> {
+export async function findApplication(
+  db: Db,
+  namespace: string,
+  name: string,
+): Promise<StoredApplication | undefined> {
   const row = await db
     .withSchema('api')
     .selectFrom('applications')
@@ -94,7 +115,9 @@ export async function pageApplicationStamps(db: Db, q: ApplicationPageQuery): Pr
       'namespace',
       'name',
       'project',
-      sql<string>`version::text || '|' || sync_status || '|' || health_status || '|' || coalesce(operation_id, '') || '|' || coalesce(revision, '') || '|' || coalesce(reconciled_at::text, '')`.as('stamp'),
+      sql<string>`version::text || '|' || sync_status || '|' || health_status || '|' || coalesce(operation_id, '') || '|' || coalesce(revision, '') || '|' || coalesce(reconciled_at::text, '')`.as(
+        'stamp',
+      ),
     ]);
   if (q.projects.length > 0) query = query.where('project', 'in', [...q.projects]);
   for (const [k, v] of Object.entries(q.labels)) {
@@ -108,16 +131,23 @@ export async function pageApplicationStamps(db: Db, q: ApplicationPageQuery): Pr
 }
 
 /** Full rows for the given keys, with their stamps. */
-export async function findApplications(db: Db, keys: readonly { namespace: string; name: string }[]): Promise<(StoredApplication & { stamp: string })[]> {
+export async function findApplications(
+  db: Db,
+  keys: readonly { namespace: string; name: string }[],
+): Promise<(StoredApplication & { stamp: string })[]> {
   if (keys.length === 0) return [];
   const rows = await db
     .withSchema('api')
     .selectFrom('applications')
     .selectAll()
     .select(
-      sql<string>`version::text || '|' || sync_status || '|' || health_status || '|' || coalesce(operation_id, '') || '|' || coalesce(revision, '') || '|' || coalesce(reconciled_at::text, '')`.as('stamp'),
+      sql<string>`version::text || '|' || sync_status || '|' || health_status || '|' || coalesce(operation_id, '') || '|' || coalesce(revision, '') || '|' || coalesce(reconciled_at::text, '')`.as(
+        'stamp',
+      ),
     )
-    .where(sql<boolean>`(namespace, name) in (${sql.join(keys.map((k) => sql`(${k.namespace}, ${k.name})`))})`)
+    .where(
+      sql<boolean>`(namespace, name) in (${sql.join(keys.map((k) => sql`(${k.namespace}, ${k.name})`))})`,
+    )
     .execute();
   return rows.map((r) => ({ ...toStored(r), stamp: r.stamp }));
 }
@@ -160,7 +190,10 @@ const toOp = (r: Selectable<ApiDatabase['sync_operations']>): SyncOperationRecor
   resources: r.resources as unknown[],
 });
 
-export async function insertSyncOperation(db: Db, op: Omit<SyncOperationRecord, 'startedAt' | 'finishedAt' | 'identity' | 'impersonated' | 'resources'>): Promise<void> {
+export async function insertSyncOperation(
+  db: Db,
+  op: Omit<SyncOperationRecord, 'startedAt' | 'finishedAt' | 'identity' | 'impersonated' | 'resources'>,
+): Promise<void> {
   await db
     .withSchema('api')
     .insertInto('sync_operations')
@@ -188,11 +221,21 @@ export async function insertSyncOperation(db: Db, op: Omit<SyncOperationRecord, 
 }
 
 export async function findSyncOperation(db: Db, id: string): Promise<SyncOperationRecord | undefined> {
-  const row = await db.withSchema('api').selectFrom('sync_operations').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .withSchema('api')
+    .selectFrom('sync_operations')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? toOp(row) : undefined;
 }
 
-export async function syncHistory(db: Db, namespace: string, name: string, limit = 50): Promise<SyncOperationRecord[]> {
+export async function syncHistory(
+  db: Db,
+  namespace: string,
+  name: string,
+  limit = 50,
+): Promise<SyncOperationRecord[]> {
   const rows = await db
     .withSchema('api')
     .selectFrom('sync_operations')

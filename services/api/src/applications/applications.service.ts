@@ -14,7 +14,13 @@ import { runAggregate } from '../support/aggregate.js';
 import { invalid } from '../support/validation.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import { findProject } from '../projects/project.repository.js';
-import { APPLICATION_DELETED, decideApplication, evolveApplication, initialApplicationState, type ApplicationCommand } from './application.aggregate.js';
+import {
+  APPLICATION_DELETED,
+  decideApplication,
+  evolveApplication,
+  initialApplicationState,
+  type ApplicationCommand,
+} from './application.aggregate.js';
 import { validateApplication } from './application.validation.js';
 import { ApplicationCache } from './application-cache.js';
 import {
@@ -42,7 +48,10 @@ export interface ListQuery {
 
 function parseSelector(selector: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of selector.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of selector
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([A-Za-z0-9./_-]+)\s*==?\s*([A-Za-z0-9._-]*)$/.exec(part);
     if (!m) throw invalid('selector', `"${part}" is not a k=v label requirement`);
     out[m[1]!] = m[2]!;
@@ -53,7 +62,10 @@ function parseSelector(selector: string): Record<string, string> {
 function decodePageToken(token: string): { namespace: string; name: string } | undefined {
   if (!token) return undefined;
   try {
-    const [namespace, name] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as [string, string];
+    const [namespace, name] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as [
+      string,
+      string,
+    ];
     if (typeof namespace === 'string' && typeof name === 'string') return { namespace, name };
   } catch {
     // fall through
@@ -76,7 +88,12 @@ export class ApplicationsService {
     return validateApplication(manifest, prefix);
   }
 
-  private async run(ctx: RequestContext, namespace: string, name: string, command: ApplicationCommand): Promise<void> {
+  private async run(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    command: ApplicationCommand,
+  ): Promise<void> {
     await runAggregate(this.deps.db, {
       streamId: applicationStream(namespace, name),
       meta: { actor: actorOf(ctx.principal), correlationId: ctx.correlationId },
@@ -107,12 +124,30 @@ export class ApplicationsService {
     const namespace = app.metadata.namespace ?? DEFAULT_NS;
     const existing = await findApplication(this.deps.db, namespace, name);
     if (existing && upsert) {
-      await this.deps.authz.check(ctx.principal, 'applications', 'update', this.object(existing.project, name), ctx.via);
+      await this.deps.authz.check(
+        ctx.principal,
+        'applications',
+        'update',
+        this.object(existing.project, name),
+        ctx.via,
+      );
       if (existing.project !== app.spec.project) {
-        await this.deps.authz.check(ctx.principal, 'applications', 'update', this.object(app.spec.project, name), ctx.via);
+        await this.deps.authz.check(
+          ctx.principal,
+          'applications',
+          'update',
+          this.object(app.spec.project, name),
+          ctx.via,
+        );
       }
     } else {
-      await this.deps.authz.check(ctx.principal, 'applications', 'create', this.object(app.spec.project, name), ctx.via);
+      await this.deps.authz.check(
+        ctx.principal,
+        'applications',
+        'create',
+        this.object(app.spec.project, name),
+        ctx.via,
+      );
     }
     await this.requireProject(app);
     await this.run(ctx, namespace, name, { type: 'create', application: app, upsert, uid: randomUUID() });
@@ -124,7 +159,13 @@ export class ApplicationsService {
     const namespace = app.metadata.namespace ?? DEFAULT_NS;
     const existing = await this.loadAuthorized(ctx, namespace, app.metadata.name, 'update');
     if (existing.project !== app.spec.project) {
-      await this.deps.authz.check(ctx.principal, 'applications', 'update', this.object(app.spec.project, app.metadata.name), ctx.via);
+      await this.deps.authz.check(
+        ctx.principal,
+        'applications',
+        'update',
+        this.object(app.spec.project, app.metadata.name),
+        ctx.via,
+      );
     }
     await this.requireProject(app);
     await this.run(ctx, namespace, app.metadata.name, { type: 'update', application: app, expectedVersion });
@@ -135,21 +176,49 @@ export class ApplicationsService {
    * Loads an application and checks `action` on it. When the application does not exist the check
    * is made on "*\/<name>" so that a caller cannot tell a missing application from a forbidden one.
    */
-  async loadAuthorized(ctx: RequestContext, namespace: string, name: string, action: string, project?: string): Promise<StoredApplication> {
+  async loadAuthorized(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    action: string,
+    project?: string,
+  ): Promise<StoredApplication> {
     const found = await findApplication(this.deps.db, namespace || DEFAULT_NS, name);
     if (!found || (project && found.project !== project)) {
-      await this.deps.authz.check(ctx.principal, 'applications', action, this.object(project || '*', name), ctx.via);
-      throw new NotFoundError(`application ${namespace || DEFAULT_NS}/${name} not found${project ? ` in project ${project}` : ''}`);
+      await this.deps.authz.check(
+        ctx.principal,
+        'applications',
+        action,
+        this.object(project || '*', name),
+        ctx.via,
+      );
+      throw new NotFoundError(
+        `application ${namespace || DEFAULT_NS}/${name} not found${project ? ` in project ${project}` : ''}`,
+      );
     }
-    await this.deps.authz.check(ctx.principal, 'applications', action, this.object(found.project, name), ctx.via);
+    await this.deps.authz.check(
+      ctx.principal,
+      'applications',
+      action,
+      this.object(found.project, name),
+      ctx.via,
+    );
     return found;
   }
 
-  async get(ctx: RequestContext, namespace: string, name: string, project?: string): Promise<StoredApplication> {
+  async get(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    project?: string,
+  ): Promise<StoredApplication> {
     return this.loadAuthorized(ctx, namespace, name, 'get', project);
   }
 
-  async list(ctx: RequestContext, q: ListQuery): Promise<{ items: StoredApplication[]; nextPageToken: string }> {
+  async list(
+    ctx: RequestContext,
+    q: ListQuery,
+  ): Promise<{ items: StoredApplication[]; nextPageToken: string }> {
     const limit = q.limit > 0 ? Math.min(q.limit, 1000) : 1000;
     const labels = parseSelector(q.selector);
     let after = decodePageToken(q.pageToken);
@@ -162,7 +231,9 @@ export class ApplicationsService {
       scanned += page.length;
       for (const s of page) {
         after = { namespace: s.namespace, name: s.name };
-        if (this.deps.authz.decide(ctx.principal, 'applications', 'get', this.object(s.project, s.name)).allowed) {
+        if (
+          this.deps.authz.decide(ctx.principal, 'applications', 'get', this.object(s.project, s.name)).allowed
+        ) {
           allowed.push(s);
           if (allowed.length === limit) break;
         }
@@ -170,18 +241,33 @@ export class ApplicationsService {
       if (allowed.length === limit || page.length < limit) break;
     }
     const items = await this.cache.resolve(allowed);
-    await this.deps.authz.record(ctx.principal, 'applications', 'list', q.projects.length > 0 ? `${q.projects.join(',')}/*` : '*/*', ctx.via, {
-      allowed: true,
-      reason: `listed ${items.length} of ${scanned} applications scanned that the caller may get`,
-    });
+    await this.deps.authz.record(
+      ctx.principal,
+      'applications',
+      'list',
+      q.projects.length > 0 ? `${q.projects.join(',')}/*` : '*/*',
+      ctx.via,
+      {
+        allowed: true,
+        reason: `listed ${items.length} of ${scanned} applications scanned that the caller may get`,
+      },
+    );
     const last = allowed.at(-1);
-    const nextPageToken = last && allowed.length === limit ? Buffer.from(JSON.stringify([last.namespace, last.name])).toString('base64url') : '';
+    const nextPageToken =
+      last && allowed.length === limit
+        ? Buffer.from(JSON.stringify([last.namespace, last.name])).toString('base64url')
+        : '';
     return { items, nextPageToken };
   }
 
   async delete(ctx: RequestContext, namespace: string, name: string, cascade: boolean): Promise<void> {
     await this.loadAuthorized(ctx, namespace, name, 'delete');
-    await this.run(ctx, namespace || DEFAULT_NS, name, { type: 'delete', name, namespace: namespace || DEFAULT_NS, cascade });
+    await this.run(ctx, namespace || DEFAULT_NS, name, {
+      type: 'delete',
+      name,
+      namespace: namespace || DEFAULT_NS,
+      cascade,
+    });
   }
 
   async sync(
@@ -218,7 +304,12 @@ export class ApplicationsService {
           dryRun: opts.dryRun,
           prune: opts.prune,
         },
-        { subject: applicationStream(ns, name), actor, source: 'capstan/api', ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}) },
+        {
+          subject: applicationStream(ns, name),
+          actor,
+          source: 'capstan/api',
+          ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
+        },
       );
       await appendToStream(trx as unknown as Parameters<typeof appendToStream>[0], {
         schema: API_SCHEMA,
@@ -235,11 +326,18 @@ export class ApplicationsService {
     return syncHistory(this.deps.db, namespace || DEFAULT_NS, name);
   }
 
-  async operation(ctx: RequestContext, namespace: string, name: string, id: string): Promise<SyncOperationRecord> {
+  async operation(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    id: string,
+  ): Promise<SyncOperationRecord> {
     await this.loadAuthorized(ctx, namespace, name, 'get');
     const op = await findSyncOperation(this.deps.db, id);
     if (!op || op.appName !== name || op.appNamespace !== (namespace || DEFAULT_NS)) {
-      throw new NotFoundError(`sync operation ${id} of application ${namespace || DEFAULT_NS}/${name} not found`);
+      throw new NotFoundError(
+        `sync operation ${id} of application ${namespace || DEFAULT_NS}/${name} not found`,
+      );
     }
     return op;
   }
@@ -250,4 +348,3 @@ export class ApplicationsService {
     }
   }
 }
-

@@ -60,15 +60,27 @@ export class ApplyService {
   ) {}
 
   /** What each item would do, and the RBAC check it needs. */
-  private async plan(item: ApplyItem): Promise<{ resource: string; action: string; object: string; exists: boolean; unchanged: boolean }> {
+  private async plan(
+    item: ApplyItem,
+  ): Promise<{ resource: string; action: string; object: string; exists: boolean; unchanged: boolean }> {
     const db = this.deps.db;
     switch (item.kind) {
       case 'AppProject': {
         const existing = await findProject(db, item.value.metadata.name);
-        return { resource: 'projects', action: existing ? 'update' : 'create', object: item.value.metadata.name, exists: !!existing, unchanged: !!existing && sameManifest(existing.project, item.value) };
+        return {
+          resource: 'projects',
+          action: existing ? 'update' : 'create',
+          object: item.value.metadata.name,
+          exists: !!existing,
+          unchanged: !!existing && sameManifest(existing.project, item.value),
+        };
       }
       case 'Application': {
-        const existing = await findApplication(db, item.value.metadata.namespace ?? 'argocd', item.value.metadata.name);
+        const existing = await findApplication(
+          db,
+          item.value.metadata.namespace ?? 'argocd',
+          item.value.metadata.name,
+        );
         return {
           resource: 'applications',
           action: existing ? 'update' : 'create',
@@ -79,14 +91,30 @@ export class ApplyService {
       }
       case 'Cluster': {
         const existing = await findCluster(db, { server: item.value.server });
-        return { resource: 'clusters', action: existing ? 'update' : 'create', object: item.value.server, exists: !!existing, unchanged: false };
+        return {
+          resource: 'clusters',
+          action: existing ? 'update' : 'create',
+          object: item.value.server,
+          exists: !!existing,
+          unchanged: false,
+        };
       }
       case 'Repository':
-        return { resource: 'repositories', action: 'create', object: repoObject(item.value.project, item.value.repo), exists: false, unchanged: false };
+        return {
+          resource: 'repositories',
+          action: 'create',
+          object: repoObject(item.value.project, item.value.repo),
+          exists: false,
+          unchanged: false,
+        };
     }
   }
 
-  async apply(ctx: RequestContext, manifests: string, opts: { dryRun: boolean; strict: boolean }): Promise<ApplyResult[]> {
+  async apply(
+    ctx: RequestContext,
+    manifests: string,
+    opts: { dryRun: boolean; strict: boolean },
+  ): Promise<ApplyResult[]> {
     const items = readManifests(manifests, opts.strict);
     for (const item of items) if (item.kind === 'Repository') this.deps.repositories.validate(item.value);
     const plans = new Map<ApplyItem, Awaited<ReturnType<ApplyService['plan']>>>();
@@ -109,11 +137,19 @@ export class ApplyService {
       const p = plans.get(item)!;
       const [kind, ...rest] = identity(item).split(' ');
       const full = rest.join(' ');
-      const namespace = item.kind === 'Application' || item.kind === 'AppProject' ? (item.value.metadata.namespace ?? 'argocd') : '';
-      const name = item.kind === 'Application' || item.kind === 'AppProject' ? item.value.metadata.name : full;
+      const namespace =
+        item.kind === 'Application' || item.kind === 'AppProject'
+          ? (item.value.metadata.namespace ?? 'argocd')
+          : '';
+      const name =
+        item.kind === 'Application' || item.kind === 'AppProject' ? item.value.metadata.name : full;
       const base = { kind: kind!, name, namespace };
       if (opts.dryRun) {
-        results.push({ ...base, action: p.unchanged ? 'unchanged' : p.exists ? 'would-configure' : 'would-create', message: '' });
+        results.push({
+          ...base,
+          action: p.unchanged ? 'unchanged' : p.exists ? 'would-configure' : 'would-create',
+          message: '',
+        });
         continue;
       }
       try {
@@ -133,16 +169,33 @@ export class ApplyService {
         }
       } catch (err) {
         if (err instanceof ValidationError) {
-          throw new ValidationError(err.violations.map((v) => ({ ...v, field: `document ${item.doc} (${identity(item)}): ${v.field}` })), { cause: err });
+          throw new ValidationError(
+            err.violations.map((v) => ({
+              ...v,
+              field: `document ${item.doc} (${identity(item)}): ${v.field}`,
+            })),
+            { cause: err },
+          );
         }
         if (err instanceof CapstanError && results.length > 0) {
           const done = results.map((r) => `${r.kind} ${r.name}`).join(', ');
-          throw new CapstanError(err.code, `document ${item.doc} (${identity(item)}): ${err.message} (already applied: ${done})`, { cause: err });
+          throw new CapstanError(
+            err.code,
+            `document ${item.doc} (${identity(item)}): ${err.message} (already applied: ${done})`,
+            { cause: err },
+          );
         }
-        if (err instanceof CapstanError) throw new CapstanError(err.code, `document ${item.doc} (${identity(item)}): ${err.message}`, { cause: err });
+        if (err instanceof CapstanError)
+          throw new CapstanError(err.code, `document ${item.doc} (${identity(item)}): ${err.message}`, {
+            cause: err,
+          });
         throw err;
       }
-      results.push({ ...base, action: p.unchanged ? 'unchanged' : p.exists ? 'configured' : 'created', message: '' });
+      results.push({
+        ...base,
+        action: p.unchanged ? 'unchanged' : p.exists ? 'configured' : 'created',
+        message: '',
+      });
     }
     return results;
   }

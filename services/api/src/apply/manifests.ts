@@ -45,24 +45,40 @@ const SecretSchema = z.looseObject({
 
 const STANDARD_TOP = new Set(['apiVersion', 'kind', 'metadata', 'spec', 'status', 'operation']);
 const STANDARD_META = new Set([
-  'name', 'namespace', 'labels', 'annotations', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'finalizers', 'managedFields', 'ownerReferences', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generateName',
+  'name',
+  'namespace',
+  'labels',
+  'annotations',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'finalizers',
+  'managedFields',
+  'ownerReferences',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generateName',
 ]);
 
 function strictProblems(obj: Record<string, unknown>, secret: boolean): FieldViolation[] {
   const out: FieldViolation[] = [];
-  const top = secret ? new Set(['apiVersion', 'kind', 'metadata', 'type', 'data', 'stringData', 'immutable']) : STANDARD_TOP;
+  const top = secret
+    ? new Set(['apiVersion', 'kind', 'metadata', 'type', 'data', 'stringData', 'immutable'])
+    : STANDARD_TOP;
   for (const k of Object.keys(obj)) if (!top.has(k)) out.push({ field: k, description: 'unknown field' });
   const meta = obj.metadata;
   if (meta && typeof meta === 'object') {
-    for (const k of Object.keys(meta)) if (!STANDARD_META.has(k)) out.push({ field: `metadata.${k}`, description: 'unknown field' });
+    for (const k of Object.keys(meta))
+      if (!STANDARD_META.has(k)) out.push({ field: `metadata.${k}`, description: 'unknown field' });
   }
   return out;
 }
 
 function secretFields(secret: z.output<typeof SecretSchema>): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(secret.data ?? {})) out.set(k, Buffer.from(v, 'base64').toString('utf8'));
+  for (const [k, v] of Object.entries(secret.data ?? {}))
+    out.set(k, Buffer.from(v, 'base64').toString('utf8'));
   for (const [k, v] of Object.entries(secret.stringData ?? {})) out.set(k, v);
   return out;
 }
@@ -78,10 +94,15 @@ function decodeSecret(obj: unknown, doc: number): ApplyItem {
       try {
         config = JSON.parse(raw);
       } catch {
-        throw new ValidationError([{ field: 'stringData.config', description: 'must be JSON (Argo CD cluster config)' }]);
+        throw new ValidationError([
+          { field: 'stringData.config', description: 'must be JSON (Argo CD cluster config)' },
+        ]);
       }
     }
-    const namespaces = (f.get('namespaces') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const namespaces = (f.get('namespaces') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     try {
       return {
         kind: 'Cluster',
@@ -92,7 +113,9 @@ function decodeSecret(obj: unknown, doc: number): ApplyItem {
           config,
           namespaces,
           project: f.get('project') ?? '',
-          labels: Object.fromEntries(Object.entries(secret.metadata.labels ?? {}).filter(([k]) => k !== SECRET_TYPE_LABEL)),
+          labels: Object.fromEntries(
+            Object.entries(secret.metadata.labels ?? {}).filter(([k]) => k !== SECRET_TYPE_LABEL),
+          ),
         }),
       };
     } catch (err) {
@@ -104,7 +127,12 @@ function decodeSecret(obj: unknown, doc: number): ApplyItem {
   }
   if (type === 'repository' || type === 'repo-creds') {
     if (type === 'repo-creds') {
-      throw new ValidationError([{ field: `metadata.labels["${SECRET_TYPE_LABEL}"]`, description: 'repo-creds (credential templates) are not supported; use repository' }]);
+      throw new ValidationError([
+        {
+          field: `metadata.labels["${SECRET_TYPE_LABEL}"]`,
+          description: 'repo-creds (credential templates) are not supported; use repository',
+        },
+      ]);
     }
     const url = f.get('url') ?? '';
     if (!url) throw new ValidationError([{ field: 'stringData.url', description: 'required' }]);
@@ -124,7 +152,10 @@ function decodeSecret(obj: unknown, doc: number): ApplyItem {
     };
   }
   throw new ValidationError([
-    { field: `metadata.labels["${SECRET_TYPE_LABEL}"]`, description: `must be "repository" or "cluster", got ${JSON.stringify(type ?? null)}` },
+    {
+      field: `metadata.labels["${SECRET_TYPE_LABEL}"]`,
+      description: `must be "repository" or "cluster", got ${JSON.stringify(type ?? null)}`,
+    },
   ]);
 }
 
@@ -138,7 +169,8 @@ export function readManifests(text: string, strict: boolean): ApplyItem[] {
   list.forEach((d, i) => {
     const n = i + 1;
     if (d.errors.length > 0) {
-      for (const e of d.errors) violations.push({ field: `document ${n}`, description: `invalid YAML: ${e.message}` });
+      for (const e of d.errors)
+        violations.push({ field: `document ${n}`, description: `invalid YAML: ${e.message}` });
       return;
     }
     const obj: unknown = d.toJS({ maxAliasCount: 100 });
@@ -146,7 +178,8 @@ export function readManifests(text: string, strict: boolean): ApplyItem[] {
     const o = obj as { kind?: unknown; apiVersion?: unknown; metadata?: { name?: unknown } };
     const where = `document ${n} (${typeof o.kind === 'string' ? o.kind : 'object'}${typeof o.metadata?.name === 'string' ? ` ${o.metadata.name}` : ''})`;
     try {
-      if (typeof obj !== 'object' || Array.isArray(obj)) throw new ValidationError([{ field: '(root)', description: 'expected an object' }]);
+      if (typeof obj !== 'object' || Array.isArray(obj))
+        throw new ValidationError([{ field: '(root)', description: 'expected an object' }]);
       const isSecret = o.apiVersion === 'v1' && o.kind === 'Secret';
       if (strict) {
         const problems = strictProblems(obj as Record<string, unknown>, isSecret);
@@ -154,8 +187,10 @@ export function readManifests(text: string, strict: boolean): ApplyItem[] {
       }
       let item: ApplyItem;
       if (isSecret) item = decodeSecret(obj, n);
-      else if (o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'AppProject') item = { kind: 'AppProject', doc: n, value: validateProject(obj) };
-      else if (o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'Application') item = { kind: 'Application', doc: n, value: validateApplication(obj) };
+      else if (o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'AppProject')
+        item = { kind: 'AppProject', doc: n, value: validateProject(obj) };
+      else if (o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'Application')
+        item = { kind: 'Application', doc: n, value: validateApplication(obj) };
       else {
         throw new ValidationError([
           {
@@ -166,16 +201,21 @@ export function readManifests(text: string, strict: boolean): ApplyItem[] {
       }
       const key = identity(item);
       const first = seen.get(key);
-      if (first !== undefined) throw new ValidationError([{ field: 'metadata.name', description: `duplicate of document ${first} (${key})` }]);
+      if (first !== undefined)
+        throw new ValidationError([
+          { field: 'metadata.name', description: `duplicate of document ${first} (${key})` },
+        ]);
       seen.set(key, n);
       items.push(item);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
-      for (const v of err.violations) violations.push({ field: `${where}: ${v.field}`, description: v.description });
+      for (const v of err.violations)
+        violations.push({ field: `${where}: ${v.field}`, description: v.description });
     }
   });
   if (violations.length > 0) throw new ValidationError(violations);
-  if (items.length === 0) throw new ValidationError([{ field: 'manifests', description: 'no documents to apply' }]);
+  if (items.length === 0)
+    throw new ValidationError([{ field: 'manifests', description: 'no documents to apply' }]);
   return items;
 }
 

@@ -41,7 +41,8 @@ function time(field: string, value: string): Date | undefined {
   return d;
 }
 
-const matchesApp = (col: string, app: string) => sql<boolean>`(${sql.ref(col)} = ${app} or ${sql.ref(col)} like ${`%/${app}`})`;
+const matchesApp = (col: string, app: string) =>
+  sql<boolean>`(${sql.ref(col)} = ${app} or ${sql.ref(col)} like ${`%/${app}`})`;
 const matchesActor = (col: string, user: string) =>
   sql<boolean>`(${sql.ref(col)} = ${user} or ${sql.ref(col)} = ${`user:${user}`} or ${sql.ref(col)} like ${`user:${user} via %`})`;
 
@@ -58,10 +59,14 @@ function predicates(t: AuditTableName, q: AuditQueryInput): RawBuilder<boolean>[
       break;
     case 'resource_results':
       if (q.application) out.push(matchesApp('application', q.application));
-      if (q.project) out.push(sql<boolean>`sync_id in (select sync_id from audit.sync_decisions where project = ${q.project})`);
+      if (q.project)
+        out.push(
+          sql<boolean>`sync_id in (select sync_id from audit.sync_decisions where project = ${q.project})`,
+        );
       if (q.user) out.push(sql<boolean>`identity = ${q.user}`);
       if (outcome === 'ok' || outcome === 'allow') out.push(sql<boolean>`http_status < 400`);
-      else if (outcome === 'error' || outcome === 'deny') out.push(sql<boolean>`(http_status is null or http_status >= 400)`);
+      else if (outcome === 'error' || outcome === 'deny')
+        out.push(sql<boolean>`(http_status is null or http_status >= 400)`);
       break;
     case 'credential_decisions':
       if (q.application) out.push(matchesApp('application', q.application));
@@ -70,7 +75,8 @@ function predicates(t: AuditTableName, q: AuditQueryInput): RawBuilder<boolean>[
       if (outcome) out.push(sql<boolean>`outcome = ${outcome}`);
       break;
     case 'access_decisions':
-      if (q.application) out.push(sql<boolean>`(resource = 'applications' and object like ${`%/${q.application}`})`);
+      if (q.application)
+        out.push(sql<boolean>`(resource = 'applications' and object like ${`%/${q.application}`})`);
       if (q.project) out.push(sql<boolean>`(object = ${q.project} or object like ${`${q.project}/%`})`);
       if (q.user) out.push(matchesActor('subject', q.user));
       if (outcome) out.push(sql<boolean>`decision = ${outcome}`);
@@ -82,11 +88,16 @@ function predicates(t: AuditTableName, q: AuditQueryInput): RawBuilder<boolean>[
 export class AuditService {
   constructor(private readonly deps: { db: Kysely<unknown>; authz: Authorizer }) {}
 
-  async query(ctx: RequestContext, q: AuditQueryInput): Promise<{ rows: AuditRowView[]; nextPageToken: string }> {
+  async query(
+    ctx: RequestContext,
+    q: AuditQueryInput,
+  ): Promise<{ rows: AuditRowView[]; nextPageToken: string }> {
     const t = table(q.table);
     await this.deps.authz.check(ctx.principal, 'audit', 'get', t, ctx.via);
-    const outcomes = t === 'resource_results' ? ['', 'ok', 'error', 'allow', 'deny'] : ['', 'allow', 'deny', 'error'];
-    if (!outcomes.includes(q.outcome.toLowerCase())) throw invalid('outcome', `must be one of ${outcomes.filter(Boolean).join(', ')}`);
+    const outcomes =
+      t === 'resource_results' ? ['', 'ok', 'error', 'allow', 'deny'] : ['', 'allow', 'deny', 'error'];
+    if (!outcomes.includes(q.outcome.toLowerCase()))
+      throw invalid('outcome', `must be one of ${outcomes.filter(Boolean).join(', ')}`);
     if (q.limit < 0) throw invalid('limit', 'must not be negative');
     const limit = Math.min(q.limit || 100, 1000);
     const since = time('since', q.since);
@@ -94,7 +105,8 @@ export class AuditService {
     let before: number | undefined;
     if (q.pageToken) {
       before = Number(q.pageToken);
-      if (!Number.isSafeInteger(before) || before <= 0) throw invalid('pageToken', 'is not a token this api issued');
+      if (!Number.isSafeInteger(before) || before <= 0)
+        throw invalid('pageToken', 'is not a token this api issued');
     }
     const where = predicates(t, q);
     if (since) where.push(sql<boolean>`occurred_at >= ${since}`);
@@ -102,7 +114,9 @@ export class AuditService {
     if (before) where.push(sql<boolean>`id < ${before}`);
     const condition = where.length > 0 ? sql`where ${sql.join(where, sql` and `)}` : sql``;
     const result = await sql<Record<string, unknown>>`
-      select * from ${sql.table(`audit.${t}`)} ${condition} order by id desc limit ${limit}`.execute(this.deps.db);
+      select * from ${sql.table(`audit.${t}`)} ${condition} order by id desc limit ${limit}`.execute(
+      this.deps.db,
+    );
     const rows = result.rows.map((r) => {
       const { id, occurred_at, prev_hash, hash, ...fields } = r;
       return {
@@ -118,7 +132,12 @@ export class AuditService {
     return { rows, nextPageToken };
   }
 
-  async verify(ctx: RequestContext, name: string): Promise<{ table: AuditTableName; ok: boolean; firstBrokenId: number; reason: string; checked: number }[]> {
+  async verify(
+    ctx: RequestContext,
+    name: string,
+  ): Promise<
+    { table: AuditTableName; ok: boolean; firstBrokenId: number; reason: string; checked: number }[]
+  > {
     const tables = name ? [table(name)] : [...auditTableNames];
     for (const t of tables) await this.deps.authz.check(ctx.principal, 'audit', 'get', t, ctx.via);
     // Pending allowed-read decisions are written first, so the verification covers them too.
@@ -126,7 +145,13 @@ export class AuditService {
     const out = [];
     for (const t of tables) {
       const v = await verifyAuditChain(this.deps.db, t);
-      out.push({ table: t, ok: v.ok, firstBrokenId: v.broken?.id ?? 0, reason: v.broken?.reason ?? '', checked: v.checked });
+      out.push({
+        table: t,
+        ok: v.ok,
+        firstBrokenId: v.broken?.id ?? 0,
+        reason: v.broken?.reason ?? '',
+        checked: v.checked,
+      });
     }
     return out;
   }

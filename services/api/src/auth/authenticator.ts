@@ -64,7 +64,8 @@ export class Authenticator {
 
   /** `authorization` is the header value ("Bearer <token>"); `onBehalfOf` the delegation metadata. */
   async authenticate(authorization: string | undefined, onBehalfOf?: string): Promise<Principal> {
-    if (!authorization) throw new UnauthenticatedError('no token: log in first (capstan login) or pass an API token');
+    if (!authorization)
+      throw new UnauthenticatedError('no token: log in first (capstan login) or pass an API token');
     const m = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
     if (!m) throw new UnauthenticatedError('authorization must be "Bearer <token>"');
     const token = m[1]!;
@@ -78,7 +79,8 @@ export class Authenticator {
         throw new PermissionDeniedError(`service ${service} may not act on behalf of users`);
       }
       const user = await this.account(onBehalfOf);
-      if (!user || !user.enabled) throw new UnauthenticatedError(`account ${onBehalfOf} does not exist or is disabled`);
+      if (!user || !user.enabled)
+        throw new UnauthenticatedError(`account ${onBehalfOf} does not exist or is disabled`);
       return { name: user.name, groups: user.groups, kind: 'user', via: principal.name };
     }
 
@@ -94,8 +96,12 @@ export class Authenticator {
     }
     if (this.revoked.has(claims.jti)) throw new UnauthenticatedError('token has been revoked: log in again');
     const account = await this.account(claims.sub);
-    if (!account || !account.enabled) throw new UnauthenticatedError(`account ${claims.sub} does not exist or is disabled`);
-    if (claims.kind === 'session' && claims.iat * 1000 < Math.floor(account.passwordChangedAt.getTime() / 1000) * 1000) {
+    if (!account || !account.enabled)
+      throw new UnauthenticatedError(`account ${claims.sub} does not exist or is disabled`);
+    if (
+      claims.kind === 'session' &&
+      claims.iat * 1000 < Math.floor(account.passwordChangedAt.getTime() / 1000) * 1000
+    ) {
       throw new UnauthenticatedError('password changed since this session began: log in again');
     }
     if (claims.kind === 'api' && !account.capabilities.includes('apiKey')) {

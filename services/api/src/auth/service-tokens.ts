@@ -8,15 +8,22 @@ export class ServiceTokens {
 
   constructor(spec: string) {
     this.digests = [];
-    for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const part of spec
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const eq = part.indexOf('=');
       const service = part.slice(0, eq).trim();
       const token = part.slice(eq + 1).trim();
       if (eq <= 0 || !/^[a-z][a-z0-9-]*$/.test(service)) {
-        throw new ValidationError([{ field: 'auth.service-tokens', description: 'expected "service=token" pairs separated by commas' }]);
+        throw new ValidationError([
+          { field: 'auth.service-tokens', description: 'expected "service=token" pairs separated by commas' },
+        ]);
       }
       if (token.length < 32) {
-        throw new ValidationError([{ field: 'auth.service-tokens', description: `token of ${service} must be at least 32 characters` }]);
+        throw new ValidationError([
+          { field: 'auth.service-tokens', description: `token of ${service} must be at least 32 characters` },
+        ]);
       }
       this.digests.push({ service, digest: createHash('sha256').update(token).digest() });
     }

@@ -18,7 +18,12 @@ export interface TokenClaims {
 export class TokenSigner {
   constructor(private readonly key: Uint8Array) {}
 
-  async sign(claims: { sub: string; kind: TokenKind; jti: string; expiresInSeconds?: number | undefined }): Promise<string> {
+  async sign(claims: {
+    sub: string;
+    kind: TokenKind;
+    jti: string;
+    expiresInSeconds?: number | undefined;
+  }): Promise<string> {
     const jwt = new SignJWT({ kind: claims.kind })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.sub)
@@ -33,13 +38,19 @@ export class TokenSigner {
     try {
       const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, algorithms: ['HS256'] });
       const kind = payload.kind;
-      if ((kind !== 'session' && kind !== 'api') || !payload.sub || !payload.jti || payload.iat === undefined) {
+      if (
+        (kind !== 'session' && kind !== 'api') ||
+        !payload.sub ||
+        !payload.jti ||
+        payload.iat === undefined
+      ) {
         throw new UnauthenticatedError('token is missing required claims');
       }
       return { sub: payload.sub, kind, jti: payload.jti, iat: payload.iat, exp: payload.exp };
     } catch (err) {
       if (err instanceof UnauthenticatedError) throw err;
-      if (err instanceof joseErrors.JWTExpired) throw new UnauthenticatedError('token expired: log in again', { cause: err });
+      if (err instanceof joseErrors.JWTExpired)
+        throw new UnauthenticatedError('token expired: log in again', { cause: err });
       throw new UnauthenticatedError('invalid token', { cause: err });
     }
   }

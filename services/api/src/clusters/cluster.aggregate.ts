@@ -41,10 +41,19 @@ export type ClusterCommand =
 export function decideCluster(command: ClusterCommand, state: ClusterState, version: number): ClusterEvent[] {
   switch (command.type) {
     case 'register': {
-      if (!state.cluster) return [{ type: CLUSTER_REGISTERED, data: { cluster: command.cluster, uid: command.uid } }];
-      if (!command.upsert) throw new AlreadyExistsError(`cluster ${command.cluster.server} is already registered (use upsert to update it)`);
+      if (!state.cluster)
+        return [{ type: CLUSTER_REGISTERED, data: { cluster: command.cluster, uid: command.uid } }];
+      if (!command.upsert)
+        throw new AlreadyExistsError(
+          `cluster ${command.cluster.server} is already registered (use upsert to update it)`,
+        );
       if (!command.credentialsChanged && sameManifest(state.cluster, command.cluster)) return [];
-      return [{ type: CLUSTER_UPDATED, data: { cluster: command.cluster, credentialsChanged: command.credentialsChanged } }];
+      return [
+        {
+          type: CLUSTER_UPDATED,
+          data: { cluster: command.cluster, credentialsChanged: command.credentialsChanged },
+        },
+      ];
     }
     case 'update': {
       if (!state.cluster) throw new NotFoundError(`cluster ${command.cluster.server} not found`);
@@ -52,7 +61,12 @@ export function decideCluster(command: ClusterCommand, state: ClusterState, vers
         throw new VersionMismatchError('cluster', command.cluster.server, version, command.expectedVersion);
       }
       if (!command.credentialsChanged && sameManifest(state.cluster, command.cluster)) return [];
-      return [{ type: CLUSTER_UPDATED, data: { cluster: command.cluster, credentialsChanged: command.credentialsChanged } }];
+      return [
+        {
+          type: CLUSTER_UPDATED,
+          data: { cluster: command.cluster, credentialsChanged: command.credentialsChanged },
+        },
+      ];
     }
     case 'remove': {
       if (!state.cluster) throw new NotFoundError(`cluster ${command.server} not found`);

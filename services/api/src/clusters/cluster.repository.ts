@@ -33,7 +33,13 @@ const toStored = (r: ApiDatabase['clusters']): StoredCluster => ({
   updatedAt: r.updated_at,
 });
 
-export async function upsertClusterRow(db: Db, c: ClusterInfo, version: number, uid: string, at: Date): Promise<void> {
+export async function upsertClusterRow(
+  db: Db,
+  c: ClusterInfo,
+  version: number,
+  uid: string,
+  at: Date,
+): Promise<void> {
   const values = {
     name: c.name,
     project: c.project ?? null,
@@ -60,7 +66,10 @@ export async function deleteClusterRow(db: Db, server: string): Promise<void> {
   await db.withSchema('api').deleteFrom('clusters').where('server', '=', server).execute();
 }
 
-export async function findCluster(db: Db, by: { server?: string; name?: string }): Promise<StoredCluster | undefined> {
+export async function findCluster(
+  db: Db,
+  by: { server?: string; name?: string },
+): Promise<StoredCluster | undefined> {
   let q = db.withSchema('api').selectFrom('clusters').selectAll();
   if (by.server) q = q.where('server', '=', by.server.replace(/\/+$/, ''));
   else if (by.name) q = q.where('name', '=', by.name);
@@ -75,7 +84,12 @@ export async function listClusters(db: Db): Promise<StoredCluster[]> {
 }
 
 export async function putClusterCredentials(db: Db, server: string, sealed: Sealed): Promise<void> {
-  const values = { key_id: sealed.keyId, nonce: sealed.nonce, ciphertext: sealed.ciphertext, updated_at: new Date() };
+  const values = {
+    key_id: sealed.keyId,
+    nonce: sealed.nonce,
+    ciphertext: sealed.ciphertext,
+    updated_at: new Date(),
+  };
   await db
     .withSchema('api')
     .insertInto('cluster_credentials')
@@ -85,6 +99,11 @@ export async function putClusterCredentials(db: Db, server: string, sealed: Seal
 }
 
 export async function getClusterCredentials(db: Db, server: string): Promise<Sealed | undefined> {
-  const row = await db.withSchema('api').selectFrom('cluster_credentials').selectAll().where('server', '=', server).executeTakeFirst();
+  const row = await db
+    .withSchema('api')
+    .selectFrom('cluster_credentials')
+    .selectAll()
+    .where('server', '=', server)
+    .executeTakeFirst();
   return row ? { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext } : undefined;
 }

@@ -53,19 +53,33 @@ export function validateClusterRegistration(input: unknown): ClusterRegistration
   } catch {
     v.push({ field: 'server', description: 'must be an absolute URL (https://host:port)' });
   }
-  if (url && url.protocol !== 'https:' && url.protocol !== 'http:') v.push({ field: 'server', description: 'must be an http(s) URL' });
-  if (url && (url.username || url.password)) v.push({ field: 'server', description: 'must not carry credentials; use config' });
+  if (url && url.protocol !== 'https:' && url.protocol !== 'http:')
+    v.push({ field: 'server', description: 'must be an http(s) URL' });
+  if (url && (url.username || url.password))
+    v.push({ field: 'server', description: 'must not carry credentials; use config' });
   if (reg.name && !/^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(reg.name)) {
-    v.push({ field: 'name', description: 'must be letters, digits, "-", "_" and ".", starting and ending with a letter or digit' });
+    v.push({
+      field: 'name',
+      description: 'must be letters, digits, "-", "_" and ".", starting and ending with a letter or digit',
+    });
   }
   if (reg.project) {
     const problem = dnsSubdomainProblem(reg.project);
     if (problem) v.push({ field: 'project', description: problem });
   }
   const c = reg.config;
-  const kinds = [c.bearerToken !== '', c.username !== '' || c.password !== '', c.tlsClientConfig.certData !== '' || c.tlsClientConfig.keyData !== ''];
-  if (kinds.filter(Boolean).length > 1) v.push({ field: 'config', description: 'give one credential: bearerToken, username/password, or tlsClientConfig certData/keyData' });
-  if ((c.username === '') !== (c.password === '')) v.push({ field: 'config.password', description: 'username and password go together' });
+  const kinds = [
+    c.bearerToken !== '',
+    c.username !== '' || c.password !== '',
+    c.tlsClientConfig.certData !== '' || c.tlsClientConfig.keyData !== '',
+  ];
+  if (kinds.filter(Boolean).length > 1)
+    v.push({
+      field: 'config',
+      description: 'give one credential: bearerToken, username/password, or tlsClientConfig certData/keyData',
+    });
+  if ((c.username === '') !== (c.password === ''))
+    v.push({ field: 'config.password', description: 'username and password go together' });
   if ((c.tlsClientConfig.certData === '') !== (c.tlsClientConfig.keyData === '')) {
     v.push({ field: 'config.tlsClientConfig.keyData', description: 'certData and keyData go together' });
   }

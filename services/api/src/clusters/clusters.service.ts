@@ -11,8 +11,21 @@ import type { RequestContext } from '../support/request.js';
 import { runAggregate } from '../support/aggregate.js';
 import { open, seal, type Keyring } from '../support/keyring.js';
 import { invalid } from '../support/validation.js';
-import { CLUSTER_REMOVED, decideCluster, evolveCluster, initialClusterState, type ClusterCommand, type ClusterInfo } from './cluster.aggregate.js';
-import { ClusterConfigSchema, credentialTypeOf, validateClusterRegistration, type ClusterConfig, type ClusterRegistration } from './cluster.validation.js';
+import {
+  CLUSTER_REMOVED,
+  decideCluster,
+  evolveCluster,
+  initialClusterState,
+  type ClusterCommand,
+  type ClusterInfo,
+} from './cluster.aggregate.js';
+import {
+  ClusterConfigSchema,
+  credentialTypeOf,
+  validateClusterRegistration,
+  type ClusterConfig,
+  type ClusterRegistration,
+} from './cluster.validation.js';
 import {
   deleteClusterRow,
   findCluster,
@@ -27,7 +40,12 @@ export const clusterStream = (server: string) => `clusters/${server}`;
 
 export class ClustersService {
   constructor(
-    private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer; keyring: Keyring; credentialReaders: readonly string[] },
+    private readonly deps: {
+      db: Kysely<ApiDatabase>;
+      authz: Authorizer;
+      keyring: Keyring;
+      credentialReaders: readonly string[];
+    },
   ) {}
 
   validate(input: unknown): ClusterRegistration {
@@ -49,8 +67,15 @@ export class ClustersService {
     };
   }
 
-  private async run(ctx: RequestContext, server: string, command: ClusterCommand, config?: ClusterConfig): Promise<void> {
-    const sealed = config ? seal(this.deps.keyring, server, Buffer.from(JSON.stringify(config), 'utf8')) : undefined;
+  private async run(
+    ctx: RequestContext,
+    server: string,
+    command: ClusterCommand,
+    config?: ClusterConfig,
+  ): Promise<void> {
+    const sealed = config
+      ? seal(this.deps.keyring, server, Buffer.from(JSON.stringify(config), 'utf8'))
+      : undefined;
     await runAggregate(this.deps.db, {
       streamId: clusterStream(server),
       meta: { actor: actorOf(ctx.principal), correlationId: ctx.correlationId },
@@ -74,12 +99,28 @@ export class ClustersService {
     return this.createValidated(ctx, reg, upsert);
   }
 
-  async createValidated(ctx: RequestContext, reg: ClusterRegistration, upsert: boolean): Promise<StoredCluster> {
+  async createValidated(
+    ctx: RequestContext,
+    reg: ClusterRegistration,
+    upsert: boolean,
+  ): Promise<StoredCluster> {
     const existing = await findCluster(this.deps.db, { server: reg.server });
-    await this.deps.authz.check(ctx.principal, 'clusters', existing && upsert ? 'update' : 'create', reg.server, ctx.via);
+    await this.deps.authz.check(
+      ctx.principal,
+      'clusters',
+      existing && upsert ? 'update' : 'create',
+      reg.server,
+      ctx.via,
+    );
     const byName = await findCluster(this.deps.db, { name: reg.name });
-    if (byName && byName.cluster.server !== reg.server) throw invalid('name', `cluster name ${reg.name} is already used by ${byName.cluster.server}`);
-    await this.run(ctx, reg.server, { type: 'register', cluster: this.info(reg), upsert, uid: randomUUID(), credentialsChanged: true }, reg.config);
+    if (byName && byName.cluster.server !== reg.server)
+      throw invalid('name', `cluster name ${reg.name} is already used by ${byName.cluster.server}`);
+    await this.run(
+      ctx,
+      reg.server,
+      { type: 'register', cluster: this.info(reg), upsert, uid: randomUUID(), credentialsChanged: true },
+      reg.config,
+    );
     return (await findCluster(this.deps.db, { server: reg.server }))!;
   }
 
@@ -90,8 +131,15 @@ export class ClustersService {
     if (!existing) throw new NotFoundError(`cluster ${reg.server} not found`);
     // An update without a credential keeps the stored one.
     const credentialsChanged = credentialTypeOf(reg.config) !== 'none';
-    const info = credentialsChanged ? this.info(reg) : { ...this.info(reg), credentialType: existing.cluster.credentialType, keyId: existing.cluster.keyId };
-    await this.run(ctx, reg.server, { type: 'update', cluster: info, expectedVersion, credentialsChanged }, credentialsChanged ? reg.config : undefined);
+    const info = credentialsChanged
+      ? this.info(reg)
+      : { ...this.info(reg), credentialType: existing.cluster.credentialType, keyId: existing.cluster.keyId };
+    await this.run(
+      ctx,
+      reg.server,
+      { type: 'update', cluster: info, expectedVersion, credentialsChanged },
+      credentialsChanged ? reg.config : undefined,
+    );
     return (await findCluster(this.deps.db, { server: reg.server }))!;
   }
 
@@ -102,14 +150,22 @@ export class ClustersService {
 
   async get(ctx: RequestContext, by: { server?: string; name?: string }): Promise<StoredCluster> {
     const found = await this.find(by);
-    await this.deps.authz.check(ctx.principal, 'clusters', 'get', found?.cluster.server ?? by.server ?? by.name ?? '', ctx.via);
+    await this.deps.authz.check(
+      ctx.principal,
+      'clusters',
+      'get',
+      found?.cluster.server ?? by.server ?? by.name ?? '',
+      ctx.via,
+    );
     if (!found) throw new NotFoundError(`cluster ${by.server || by.name} not found`);
     return found;
   }
 
   async list(ctx: RequestContext): Promise<StoredCluster[]> {
     const all = await listClusters(this.deps.db);
-    const visible = all.filter((c) => this.deps.authz.decide(ctx.principal, 'clusters', 'get', c.cluster.server).allowed);
+    const visible = all.filter(
+      (c) => this.deps.authz.decide(ctx.principal, 'clusters', 'get', c.cluster.server).allowed,
+    );
     await this.deps.authz.record(ctx.principal, 'clusters', 'list', '*', ctx.via, {
       allowed: true,
       reason: `listed ${visible.length} of ${all.length} clusters the caller may get`,
@@ -119,26 +175,44 @@ export class ClustersService {
 
   async delete(ctx: RequestContext, by: { server?: string; name?: string }): Promise<void> {
     const found = await this.find(by);
-    await this.deps.authz.check(ctx.principal, 'clusters', 'delete', found?.cluster.server ?? by.server ?? by.name ?? '', ctx.via);
+    await this.deps.authz.check(
+      ctx.principal,
+      'clusters',
+      'delete',
+      found?.cluster.server ?? by.server ?? by.name ?? '',
+      ctx.via,
+    );
     if (!found) throw new NotFoundError(`cluster ${by.server || by.name} not found`);
     await this.run(ctx, found.cluster.server, { type: 'remove', server: found.cluster.server });
   }
 
   /** Internal: the credential for the sync service. Users never reach this, whatever their RBAC. */
-  async credentials(ctx: RequestContext, by: { server?: string; name?: string }): Promise<{ cluster: StoredCluster; config: ClusterConfig }> {
-    const service = ctx.principal.kind === 'service' ? ctx.principal.name.replace(/^service:/, '') : undefined;
-    const allowed = service !== undefined && !ctx.principal.via && this.deps.credentialReaders.includes(service);
+  async credentials(
+    ctx: RequestContext,
+    by: { server?: string; name?: string },
+  ): Promise<{ cluster: StoredCluster; config: ClusterConfig }> {
+    const service =
+      ctx.principal.kind === 'service' ? ctx.principal.name.replace(/^service:/, '') : undefined;
+    const allowed =
+      service !== undefined && !ctx.principal.via && this.deps.credentialReaders.includes(service);
     const object = by.server || by.name || '';
     await this.deps.authz.record(ctx.principal, 'clusters', 'get-credentials', object, ctx.via, {
       allowed,
-      reason: allowed ? 'service is a configured credential reader (auth.credential-readers)' : 'only configured services may read cluster credentials',
+      reason: allowed
+        ? 'service is a configured credential reader (auth.credential-readers)'
+        : 'only configured services may read cluster credentials',
     });
-    if (!allowed) throw new PermissionDeniedError(`permission denied: clusters, get-credentials, ${object} (${ctx.principal.name})`);
+    if (!allowed)
+      throw new PermissionDeniedError(
+        `permission denied: clusters, get-credentials, ${object} (${ctx.principal.name})`,
+      );
     const found = await this.find(by);
     if (!found) throw new NotFoundError(`cluster ${object} not found`);
     const sealed = await getClusterCredentials(this.deps.db, found.cluster.server);
     if (!sealed) throw new NotFoundError(`cluster ${found.cluster.server} has no stored credentials`);
-    const config = ClusterConfigSchema.parse(JSON.parse(open(this.deps.keyring, found.cluster.server, sealed).toString('utf8')));
+    const config = ClusterConfigSchema.parse(
+      JSON.parse(open(this.deps.keyring, found.cluster.server, sealed).toString('utf8')),
+    );
     return { cluster: found, config };
   }
 }

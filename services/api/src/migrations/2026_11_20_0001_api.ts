@@ -34,7 +34,9 @@ export const initialSchema: Migration = {
       .addColumn('reconciled_at', 'timestamptz')
       .addPrimaryKeyConstraint('applications_pk', ['namespace', 'name'])
       .execute();
-    await sql`create index applications_project on ${sql.table(`${S}.applications`)} (project, namespace, name)`.execute(db);
+    await sql`create index applications_project on ${sql.table(`${S}.applications`)} (project, namespace, name)`.execute(
+      db,
+    );
     await s
       .createTable('sync_operations')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -54,7 +56,9 @@ export const initialSchema: Migration = {
       .addColumn('impersonated', 'boolean', (c) => c.notNull().defaultTo(false))
       .addColumn('resources', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
       .execute();
-    await sql`create index sync_operations_app on ${sql.table(`${S}.sync_operations`)} (app_namespace, app_name, requested_at desc)`.execute(db);
+    await sql`create index sync_operations_app on ${sql.table(`${S}.sync_operations`)} (app_namespace, app_name, requested_at desc)`.execute(
+      db,
+    );
     await s
       .createTable('clusters')
       .addColumn('server', 'text', (c) => c.primaryKey())

@@ -44,7 +44,15 @@ export function privilegedChanges(before: AppProject | undefined, after: AppProj
 /** Top-level spec fields that differ, for the update event (consumers can skip what they ignore). */
 function changedFields(before: AppProject, after: AppProject): string[] {
   const keys = new Set([...Object.keys(before.spec), ...Object.keys(after.spec)]);
-  const out = [...keys].filter((k) => !sameManifest((before.spec as Record<string, unknown>)[k], (after.spec as Record<string, unknown>)[k])).map((k) => `spec.${k}`);
+  const out = [...keys]
+    .filter(
+      (k) =>
+        !sameManifest(
+          (before.spec as Record<string, unknown>)[k],
+          (after.spec as Record<string, unknown>)[k],
+        ),
+    )
+    .map((k) => `spec.${k}`);
   if (!sameManifest(before.metadata, after.metadata)) out.push('metadata');
   return out.sort();
 }
@@ -52,7 +60,9 @@ function changedFields(before: AppProject, after: AppProject): string[] {
 function requireAdminFor(before: AppProject | undefined, after: AppProject, isAdmin: boolean): void {
   const privileged = privilegedChanges(before, after);
   if (privileged.length > 0 && !isAdmin) {
-    throw new PermissionDeniedError(`only admins may change ${privileged.join(' and ')} of project ${after.metadata.name}`);
+    throw new PermissionDeniedError(
+      `only admins may change ${privileged.join(' and ')} of project ${after.metadata.name}`,
+    );
   }
 }
 
@@ -65,9 +75,15 @@ export function decideProject(command: ProjectCommand, state: ProjectState, vers
         return [{ type: PROJECT_CREATED, data: { project: command.project, uid: command.uid } }];
       }
       if (sameManifest(state.project, command.project)) return [];
-      if (!command.upsert) throw new AlreadyExistsError(`project ${name} already exists and differs (use upsert to update it)`);
+      if (!command.upsert)
+        throw new AlreadyExistsError(`project ${name} already exists and differs (use upsert to update it)`);
       requireAdminFor(state.project, command.project, command.isAdmin);
-      return [{ type: PROJECT_UPDATED, data: { project: command.project, changed: changedFields(state.project, command.project) } }];
+      return [
+        {
+          type: PROJECT_UPDATED,
+          data: { project: command.project, changed: changedFields(state.project, command.project) },
+        },
+      ];
     }
     case 'update': {
       const name = command.project.metadata.name;
@@ -77,7 +93,12 @@ export function decideProject(command: ProjectCommand, state: ProjectState, vers
       }
       if (sameManifest(state.project, command.project)) return [];
       requireAdminFor(state.project, command.project, command.isAdmin);
-      return [{ type: PROJECT_UPDATED, data: { project: command.project, changed: changedFields(state.project, command.project) } }];
+      return [
+        {
+          type: PROJECT_UPDATED,
+          data: { project: command.project, changed: changedFields(state.project, command.project) },
+        },
+      ];
     }
     case 'delete': {
       if (state.project === undefined) throw new NotFoundError(`project ${command.name} not found`);

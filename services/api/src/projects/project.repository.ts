@@ -21,7 +21,13 @@ const toStored = (r: ApiDatabase['projects']): StoredProject => ({
   updatedAt: r.updated_at,
 });
 
-export async function upsertProjectRow(db: Db, project: AppProject, version: number, uid: string, at: Date): Promise<void> {
+export async function upsertProjectRow(
+  db: Db,
+  project: AppProject,
+  version: number,
+  uid: string,
+  at: Date,
+): Promise<void> {
   await db
     .withSchema('api')
     .insertInto('projects')
@@ -34,7 +40,9 @@ export async function upsertProjectRow(db: Db, project: AppProject, version: num
       created_at: at,
       updated_at: at,
     })
-    .onConflict((oc) => oc.column('name').doUpdateSet({ manifest: JSON.stringify(project), version, updated_at: at }))
+    .onConflict((oc) =>
+      oc.column('name').doUpdateSet({ manifest: JSON.stringify(project), version, updated_at: at }),
+    )
     .execute();
 }
 
@@ -43,7 +51,12 @@ export async function deleteProjectRow(db: Db, name: string): Promise<void> {
 }
 
 export async function findProject(db: Db, name: string): Promise<StoredProject | undefined> {
-  const row = await db.withSchema('api').selectFrom('projects').selectAll().where('name', '=', name).executeTakeFirst();
+  const row = await db
+    .withSchema('api')
+    .selectFrom('projects')
+    .selectAll()
+    .where('name', '=', name)
+    .executeTakeFirst();
   return row ? toStored(row) : undefined;
 }
 
@@ -55,6 +68,8 @@ export async function listProjects(db: Db): Promise<StoredProject[]> {
 /** Names of projects whose parentProject is `name` (a parent cannot be deleted under its children). */
 export async function childProjects(db: Db, name: string): Promise<string[]> {
   const rows = await sql<{ name: string }>`
-    select name from api.projects where manifest->'spec'->>'parentProject' = ${name} order by name`.execute(db);
+    select name from api.projects where manifest->'spec'->>'parentProject' = ${name} order by name`.execute(
+    db,
+  );
   return rows.rows.map((r) => r.name);
 }

@@ -11,9 +11,22 @@ import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
 import { runAggregate } from '../support/aggregate.js';
 import { invalid } from '../support/validation.js';
-import { decideProject, evolveProject, initialProjectState, PROJECT_DELETED, type ProjectCommand } from './project.aggregate.js';
+import {
+  decideProject,
+  evolveProject,
+  initialProjectState,
+  PROJECT_DELETED,
+  type ProjectCommand,
+} from './project.aggregate.js';
 import { validateProject } from './project.validation.js';
-import { childProjects, deleteProjectRow, findProject, listProjects, upsertProjectRow, type StoredProject } from './project.repository.js';
+import {
+  childProjects,
+  deleteProjectRow,
+  findProject,
+  listProjects,
+  upsertProjectRow,
+  type StoredProject,
+} from './project.repository.js';
 
 export const projectStream = (name: string) => `projects/${name}`;
 
@@ -53,7 +66,13 @@ export class ProjectsService {
   async create(ctx: RequestContext, manifest: unknown, upsert: boolean): Promise<StoredProject> {
     const name = nameOf(manifest);
     const existing = await findProject(this.deps.db, name);
-    await this.deps.authz.check(ctx.principal, 'projects', existing && upsert ? 'update' : 'create', name, ctx.via);
+    await this.deps.authz.check(
+      ctx.principal,
+      'projects',
+      existing && upsert ? 'update' : 'create',
+      name,
+      ctx.via,
+    );
     const project = validateProject(manifest);
     return this.createValidated(ctx, project, upsert);
   }
@@ -74,7 +93,12 @@ export class ProjectsService {
     await this.deps.authz.check(ctx.principal, 'projects', 'update', name, ctx.via);
     const project = validateProject(manifest);
     await this.requireParent(project);
-    return this.run(ctx, name, { type: 'update', project, expectedVersion, isAdmin: this.deps.authz.isAdmin(ctx.principal) });
+    return this.run(ctx, name, {
+      type: 'update',
+      project,
+      expectedVersion,
+      isAdmin: this.deps.authz.isAdmin(ctx.principal),
+    });
   }
 
   async get(ctx: RequestContext, name: string): Promise<StoredProject> {
@@ -86,7 +110,9 @@ export class ProjectsService {
 
   async list(ctx: RequestContext): Promise<StoredProject[]> {
     const all = await listProjects(this.deps.db);
-    const visible = all.filter((p) => this.deps.authz.decide(ctx.principal, 'projects', 'get', p.project.metadata.name).allowed);
+    const visible = all.filter(
+      (p) => this.deps.authz.decide(ctx.principal, 'projects', 'get', p.project.metadata.name).allowed,
+    );
     await this.deps.authz.record(ctx.principal, 'projects', 'list', '*', ctx.via, {
       allowed: true,
       reason: `listed ${visible.length} of ${all.length} projects the caller may get`,
@@ -110,7 +136,9 @@ export class ProjectsService {
     }
     const children = await childProjects(this.deps.db, name);
     if (children.length > 0) {
-      throw new FailedPreconditionError(`project ${name} is the parentProject of ${children.join(', ')}: change or delete them first`);
+      throw new FailedPreconditionError(
+        `project ${name} is the parentProject of ${children.join(', ')}: change or delete them first`,
+      );
     }
     await this.run(ctx, name, { type: 'delete', name, namespace: 'argocd', expectedVersion: 0 });
   }

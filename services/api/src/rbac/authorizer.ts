@@ -53,7 +53,14 @@ export class Authorizer {
   }
 
   /** Records a decision made elsewhere (authentication failures, service checks, list summaries). */
-  async record(p: Principal | { name: string }, resource: string, action: string, object: string, via: Via, d: Decision): Promise<void> {
+  async record(
+    p: Principal | { name: string },
+    resource: string,
+    action: string,
+    object: string,
+    via: Via,
+    d: Decision,
+  ): Promise<void> {
     const row: AuditRow<'access_decisions'> = {
       subject: 'kind' in p ? actorOf(p as Principal) : p.name,
       resource,

@@ -40,9 +40,17 @@ export class PolicyStore {
       ];
     } catch (err) {
       if (err instanceof PolicyError) {
-        throw new ValidationError(err.problems.map((p) => ({ field: p.where, description: p.message })), { cause: err });
+        throw new ValidationError(
+          err.problems.map((p) => ({ field: p.where, description: p.message })),
+          { cause: err },
+        );
       }
-      throw new ValidationError([{ field: 'rbac.policy-file', description: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}` }]);
+      throw new ValidationError([
+        {
+          field: 'rbac.policy-file',
+          description: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+        },
+      ]);
     }
   }
 
@@ -62,7 +70,9 @@ export class PolicyStore {
 
   private async currentStamp(): Promise<string> {
     const row = await sql<{ stamp: string }>`
-      select coalesce(max(updated_at)::text, '') || '/' || count(*)::text as stamp from api.projects`.execute(this.opts.db);
+      select coalesce(max(updated_at)::text, '') || '/' || count(*)::text as stamp from api.projects`.execute(
+      this.opts.db,
+    );
     return row.rows[0]?.stamp ?? '';
   }
 
@@ -73,7 +83,12 @@ export class PolicyStore {
   /** Rebuilds from the projects projection. */
   async reload(): Promise<void> {
     const stamp = await this.currentStamp();
-    const rows = await this.opts.db.withSchema('api').selectFrom('projects').select(['name', 'manifest']).orderBy('name').execute();
+    const rows = await this.opts.db
+      .withSchema('api')
+      .selectFrom('projects')
+      .select(['name', 'manifest'])
+      .orderBy('name')
+      .execute();
     const lines = [...this.staticLines];
     for (const row of rows) {
       // Projects were validated at write time; a role that no longer validates is skipped, not fatal.

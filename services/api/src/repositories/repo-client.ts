@@ -81,21 +81,27 @@ export class GrpcRepoBackend implements RepoBackend {
   }
 
   async get(actor: string, repo: string, project: string): Promise<RepositoryView> {
-    const res = await unary(this.client.getCredential.bind(this.client), { repo, project }, { metadata: this.md(actor) }).catch(remote);
+    const res = await unary(
+      this.client.getCredential.bind(this.client),
+      { repo, project },
+      { metadata: this.md(actor) },
+    ).catch(remote);
     return view(res.credential);
   }
 
   async list(actor: string, project: string): Promise<RepositoryView[]> {
-    const res = await unary(
-      this.client.listCredentials.bind(this.client),
-      project ? { project } : {},
-      { metadata: this.md(actor) },
-    ).catch(remote);
+    const res = await unary(this.client.listCredentials.bind(this.client), project ? { project } : {}, {
+      metadata: this.md(actor),
+    }).catch(remote);
     return res.credentials.map(view);
   }
 
   async delete(actor: string, repo: string, project: string): Promise<void> {
-    await unary(this.client.deleteCredential.bind(this.client), { repo, project }, { metadata: this.md(actor) }).catch(remote);
+    await unary(
+      this.client.deleteCredential.bind(this.client),
+      { repo, project },
+      { metadata: this.md(actor) },
+    ).catch(remote);
   }
 
   close(): void {

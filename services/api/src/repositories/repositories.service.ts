@@ -54,15 +54,29 @@ export class RepositoriesService {
 
   validate(input: RepositoryInput): RepositoryInput {
     if (!input.repo) throw invalid('repo', 'required');
-    if (!/^(https?:\/\/|ssh:\/\/|git@|[\w.-]+@[\w.-]+:)/.test(input.repo)) throw invalid('repo', 'must be an http(s) or ssh git URL');
+    if (!/^(https?:\/\/|ssh:\/\/|git@|[\w.-]+@[\w.-]+:)/.test(input.repo))
+      throw invalid('repo', 'must be an http(s) or ssh git URL');
     if (input.password && !input.username) throw invalid('username', 'required with a password');
     return input;
   }
 
   async create(ctx: RequestContext, input: RepositoryInput, upsert: boolean): Promise<RepositoryView> {
     this.validate(input);
-    await this.deps.authz.check(ctx.principal, 'repositories', 'create', repoObject(input.project, input.repo), ctx.via);
-    if (upsert) await this.deps.authz.check(ctx.principal, 'repositories', 'update', repoObject(input.project, input.repo), ctx.via);
+    await this.deps.authz.check(
+      ctx.principal,
+      'repositories',
+      'create',
+      repoObject(input.project, input.repo),
+      ctx.via,
+    );
+    if (upsert)
+      await this.deps.authz.check(
+        ctx.principal,
+        'repositories',
+        'update',
+        repoObject(input.project, input.repo),
+        ctx.via,
+      );
     return this.deps.backend.create(actorOf(ctx.principal), input, upsert);
   }
 
@@ -71,17 +85,34 @@ export class RepositoriesService {
     await this.deps.authz.check(ctx.principal, 'repositories', 'get', repoObject(project, repo), ctx.via);
     const found = await this.deps.backend.get(actorOf(ctx.principal), repo, project);
     // Without a project the repo service may pick a project-scoped credential: check that one too.
-    if (!project && found.project) await this.deps.authz.check(ctx.principal, 'repositories', 'get', repoObject(found.project, repo), ctx.via);
+    if (!project && found.project)
+      await this.deps.authz.check(
+        ctx.principal,
+        'repositories',
+        'get',
+        repoObject(found.project, repo),
+        ctx.via,
+      );
     return found;
   }
 
   async list(ctx: RequestContext, project: string): Promise<RepositoryView[]> {
     const all = await this.deps.backend.list(actorOf(ctx.principal), project);
-    const visible = all.filter((r) => this.deps.authz.decide(ctx.principal, 'repositories', 'get', repoObject(r.project, r.repo)).allowed);
-    await this.deps.authz.record(ctx.principal, 'repositories', 'list', project ? `${project}/*` : '*', ctx.via, {
-      allowed: true,
-      reason: `listed ${visible.length} of ${all.length} repositories the caller may get`,
-    });
+    const visible = all.filter(
+      (r) =>
+        this.deps.authz.decide(ctx.principal, 'repositories', 'get', repoObject(r.project, r.repo)).allowed,
+    );
+    await this.deps.authz.record(
+      ctx.principal,
+      'repositories',
+      'list',
+      project ? `${project}/*` : '*',
+      ctx.via,
+      {
+        allowed: true,
+        reason: `listed ${visible.length} of ${all.length} repositories the caller may get`,
+      },
+    );
     return visible;
   }
 
@@ -91,8 +122,18 @@ export class RepositoriesService {
     if (!project) {
       // The repo service resolves which credential "no project" means; the caller must hold delete on it.
       const found = await this.deps.backend.get(actorOf(ctx.principal), repo, '');
-      if (found.project && !this.deps.authz.decide(ctx.principal, 'repositories', 'delete', repoObject(found.project, repo)).allowed) {
-        await this.deps.authz.check(ctx.principal, 'repositories', 'delete', repoObject(found.project, repo), ctx.via);
+      if (
+        found.project &&
+        !this.deps.authz.decide(ctx.principal, 'repositories', 'delete', repoObject(found.project, repo))
+          .allowed
+      ) {
+        await this.deps.authz.check(
+          ctx.principal,
+          'repositories',
+          'delete',
+          repoObject(found.project, repo),
+          ctx.via,
+        );
         throw new PermissionDeniedError('permission denied');
       }
     }

@@ -24,7 +24,12 @@ export async function runAggregate<State, E extends DomainEvent>(
     initial: () => State;
     evolve: (state: State, event: E) => State;
     decide: (state: State, version: number) => E[];
-    project: (trx: Transaction<ApiDatabase>, events: readonly E[], state: State, version: number) => Promise<void>;
+    project: (
+      trx: Transaction<ApiDatabase>,
+      events: readonly E[],
+      state: State,
+      version: number,
+    ) => Promise<void>;
   },
 ): Promise<{ state: State; version: number; events: E[] }> {
   const result = await handleCommand<State, Envelope>(db as unknown as Kysely<EventStoreDatabase>, {
@@ -43,7 +48,12 @@ export async function runAggregate<State, E extends DomainEvent>(
       ),
     project: async (trx, events, state) => {
       const version = events.at(-1)?.sequence ?? 0;
-      await options.project(trx as unknown as Transaction<ApiDatabase>, events as unknown as E[], state, version);
+      await options.project(
+        trx as unknown as Transaction<ApiDatabase>,
+        events as unknown as E[],
+        state,
+        version,
+      );
     },
   });
   return { state: result.state, version: result.version, events: result.events as unknown as E[] };

@@ -7,6 +7,9 @@ import { CapstanError } from '@capstan/service';
  */
 export class VersionMismatchError extends CapstanError {
   constructor(kind: string, name: string, current: number, expected: number) {
-    super('ABORTED', `${kind} ${name} is at resourceVersion ${current}, not ${expected}: reload it and retry`);
+    super(
+      'ABORTED',
+      `${kind} ${name} is at resourceVersion ${current}, not ${expected}: reload it and retry`,
+    );
   }
 }

@@ -25,7 +25,12 @@ const schema = z.object({
   active: z.string().regex(KEY_ID, 'must be 1-64 characters of [A-Za-z0-9._-]'),
   keys: z.record(
     z.string().regex(KEY_ID, 'key ids must be 1-64 characters of [A-Za-z0-9._-]'),
-    z.string().refine((v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64'),
+    z
+      .string()
+      .refine(
+        (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32,
+        'must be 32 bytes, base64',
+      ),
   ),
 });
 
@@ -45,11 +50,18 @@ export function parseKeyring(text: string, source: string): Keyring {
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    throw new ValidationError(parsed.error.issues.map((i) => ({ field: [source, ...i.path.map(String)].join('.'), description: i.message })));
+    throw new ValidationError(
+      parsed.error.issues.map((i) => ({
+        field: [source, ...i.path.map(String)].join('.'),
+        description: i.message,
+      })),
+    );
   }
   const keys = new Map(Object.entries(parsed.data.keys).map(([id, b64]) => [id, Buffer.from(b64, 'base64')]));
   if (!keys.has(parsed.data.active)) {
-    throw new ValidationError([{ field: `${source}.active`, description: `names key ${parsed.data.active}, which is not in keys` }]);
+    throw new ValidationError([
+      { field: `${source}.active`, description: `names key ${parsed.data.active}, which is not in keys` },
+    ]);
   }
   return { activeKeyId: parsed.data.active, keys };
 }
@@ -61,11 +73,21 @@ export function loadKeyring(value: string, file: string): Keyring {
     try {
       text = readFileSync(file, 'utf8');
     } catch (err) {
-      throw new ValidationError([{ field: 'encryption.key-file', description: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}` }]);
+      throw new ValidationError([
+        {
+          field: 'encryption.key-file',
+          description: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+        },
+      ]);
     }
     return parseKeyring(text, 'encryption.key-file');
   }
-  throw new ValidationError([{ field: 'encryption.keys', description: 'is required (CAPSTAN_API_ENCRYPTION_KEYS or encryption.key-file)' }]);
+  throw new ValidationError([
+    {
+      field: 'encryption.keys',
+      description: 'is required (CAPSTAN_API_ENCRYPTION_KEYS or encryption.key-file)',
+    },
+  ]);
 }
 
 /** A fresh single-key keyring as JSON, for set-up scripts and tests. */
@@ -92,7 +114,10 @@ export function open(keyring: Keyring, boundTo: string, sealed: Sealed): Buffer 
     const decipher = createDecipheriv('aes-256-gcm', key, sealed.nonce);
     decipher.setAAD(Buffer.from(boundTo, 'utf8'));
     decipher.setAuthTag(sealed.ciphertext.subarray(sealed.ciphertext.length - TAG));
-    return Buffer.concat([decipher.update(sealed.ciphertext.subarray(0, sealed.ciphertext.length - TAG)), decipher.final()]);
+    return Buffer.concat([
+      decipher.update(sealed.ciphertext.subarray(0, sealed.ciphertext.length - TAG)),
+      decipher.final(),
+    ]);
   } catch (err) {
     throw new SealError(`${boundTo} cannot be decrypted with key ${sealed.keyId}`, { cause: err });
   }

@@ -6,7 +6,14 @@ import type { z } from 'zod';
 
 export function violationsOf(issues: readonly PolicyIssue[], prefix = ''): FieldViolation[] {
   return issues.map((i) => ({
-    field: prefix === '' ? i.path || '(root)' : i.path === '' ? prefix : i.path.startsWith('[') ? `${prefix}${i.path}` : `${prefix}.${i.path}`,
+    field:
+      prefix === ''
+        ? i.path || '(root)'
+        : i.path === ''
+          ? prefix
+          : i.path.startsWith('[')
+            ? `${prefix}${i.path}`
+            : `${prefix}.${i.path}`,
     description: i.message,
   }));
 }
@@ -24,10 +31,13 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, pre
 
 /** Re-throws the policy library's manifest errors as a ValidationError; other errors pass through. */
 export function asValidationError(err: unknown, prefix = ''): unknown {
-  if (err instanceof ManifestError) return new ValidationError(violationsOf(err.issues, prefix), { cause: err });
+  if (err instanceof ManifestError)
+    return new ValidationError(violationsOf(err.issues, prefix), { cause: err });
   if (err instanceof ManifestErrors) {
     return new ValidationError(
-      err.errors.flatMap((e) => violationsOf(e.issues, prefix).map((v) => ({ ...v, field: `${e.origin}: ${v.field}` }))),
+      err.errors.flatMap((e) =>
+        violationsOf(e.issues, prefix).map((v) => ({ ...v, field: `${e.origin}: ${v.field}` })),
+      ),
       { cause: err },
     );
   }

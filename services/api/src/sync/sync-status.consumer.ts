@@ -36,7 +36,10 @@ export function patchOf(event: Envelope): { operationId: string; patch: Patch } 
   switch (event.type) {
     case syncStarted.type: {
       const d = syncStarted.data.parse(event.data);
-      return { operationId: d.operationId, patch: { phase: 'Running', startedAt: at, message: d.dryRun ? 'dry run started' : 'sync started' } };
+      return {
+        operationId: d.operationId,
+        patch: { phase: 'Running', startedAt: at, message: d.dryRun ? 'dry run started' : 'sync started' },
+      };
     }
     case syncResourceSynced.type: {
       const d = syncResourceSynced.data.parse(event.data);
@@ -79,7 +82,9 @@ export function patchOf(event: Envelope): { operationId: string; patch: Patch } 
           phase: d.phase === 'decision' ? 'Denied' : 'Failed',
           finishedAt: at,
           message: d.reason,
-          ...(d.identity ? { identity: d.identity.username ?? '', impersonated: d.identity.impersonation } : {}),
+          ...(d.identity
+            ? { identity: d.identity.username ?? '', impersonated: d.identity.impersonation }
+            : {}),
         },
       };
     }
@@ -87,7 +92,9 @@ export function patchOf(event: Envelope): { operationId: string; patch: Patch } 
       const d = syncImpersonationIgnored.data.parse(event.data);
       return {
         operationId: d.operationId,
-        patch: { message: `impersonation is off: destinationServiceAccounts of ${d.projects.map((p) => p.name).join(', ')} ignored` },
+        patch: {
+          message: `impersonation is off: destinationServiceAccounts of ${d.projects.map((p) => p.name).join(', ')} ignored`,
+        },
       };
     }
     default:
@@ -96,7 +103,12 @@ export function patchOf(event: Envelope): { operationId: string; patch: Patch } 
 }
 
 async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p: Patch): Promise<void> {
-  const op = await trx.withSchema('api').selectFrom('sync_operations').selectAll().where('id', '=', operationId).executeTakeFirst();
+  const op = await trx
+    .withSchema('api')
+    .selectFrom('sync_operations')
+    .selectAll()
+    .where('id', '=', operationId)
+    .executeTakeFirst();
   if (!op) return;
   const finished = op.finished_at !== null;
   const terminal = p.finishedAt !== undefined;
@@ -135,13 +147,25 @@ async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p:
 export async function applySyncEvent(db: Kysely<ApiDatabase>, event: Envelope): Promise<void> {
   const change = patchOf(event);
   if (!change) return;
-  await applyOnce(db, { schema: API_SCHEMA, consumer: DURABLE, eventId: event.id }, (trx) => applyPatch(trx, change.operationId, change.patch));
+  await applyOnce(db, { schema: API_SCHEMA, consumer: DURABLE, eventId: event.id }, (trx) =>
+    applyPatch(trx, change.operationId, change.patch),
+  );
 }
 
-export async function startSyncStatusConsumer(opts: { bus: Bus; db: Kysely<ApiDatabase>; logger: Logger }): Promise<{ stop(): Promise<void> }> {
+export async function startSyncStatusConsumer(opts: {
+  bus: Bus;
+  db: Kysely<ApiDatabase>;
+  logger: Logger;
+}): Promise<{ stop(): Promise<void> }> {
   const consumer: RunningConsumer = await opts.bus.consume({
     durable: DURABLE,
-    types: [syncStarted.type, syncResourceSynced.type, syncSucceeded.type, syncFailed.type, syncImpersonationIgnored.type],
+    types: [
+      syncStarted.type,
+      syncResourceSynced.type,
+      syncSucceeded.type,
+      syncFailed.type,
+      syncImpersonationIgnored.type,
+    ],
     handle: (event) => applySyncEvent(opts.db, event),
     onError: (err, info) => opts.logger.warn({ err, ...info }, 'sync status event not applied'),
   });

@@ -16,14 +16,22 @@ export interface CallMeta {
 
 const ANONYMOUS = { name: 'anonymous', groups: [], kind: 'user' as const };
 
-export async function dispatch(services: ApiServices, op: Operation, raw: unknown, meta: CallMeta): Promise<unknown> {
+export async function dispatch(
+  services: ApiServices,
+  op: Operation,
+  raw: unknown,
+  meta: CallMeta,
+): Promise<unknown> {
   let ctx: RequestContext = { principal: ANONYMOUS, via: meta.via, correlationId: meta.correlationId };
   if (op.auth !== 'public') {
     try {
       ctx = { ...ctx, principal: await services.authn.authenticate(meta.authorization, meta.onBehalfOf) };
     } catch (err) {
       if (err instanceof UnauthenticatedError || err instanceof PermissionDeniedError) {
-        await services.authz.record({ name: 'anonymous' }, 'api', op.name, '-', meta.via, { allowed: false, reason: err.message });
+        await services.authz.record({ name: 'anonymous' }, 'api', op.name, '-', meta.via, {
+          allowed: false,
+          reason: err.message,
+        });
       }
       throw err;
     }

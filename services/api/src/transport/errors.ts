@@ -2,7 +2,15 @@
 // errors keep their code and message; anything else is logged and reported as "internal error",
 // so no stack, SQL or secret ever reaches a caller.
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { CapstanError, ValidationError, errorCodeOf, grpcStatusFor, httpStatusFor, publicMessageOf, type Logger } from '@capstan/service';
+import {
+  CapstanError,
+  ValidationError,
+  errorCodeOf,
+  grpcStatusFor,
+  httpStatusFor,
+  publicMessageOf,
+  type Logger,
+} from '@capstan/service';
 import { fieldViolationsMetadata } from '@capstan/proto';
 
 export function toGrpcError(err: unknown, logger: Logger): Partial<ServiceError> {
@@ -10,7 +18,8 @@ export function toGrpcError(err: unknown, logger: Logger): Partial<ServiceError>
     logger.error({ err }, 'unexpected error');
     return { code: status.INTERNAL, details: 'internal error', metadata: new Metadata() };
   }
-  const metadata = err instanceof ValidationError ? fieldViolationsMetadata([...err.violations]) : new Metadata();
+  const metadata =
+    err instanceof ValidationError ? fieldViolationsMetadata([...err.violations]) : new Metadata();
   return { code: grpcStatusFor(err), details: publicMessageOf(err), metadata };
 }
 

@@ -1,6 +1,12 @@
 // The gRPC server: every method of every capstan.api.v1 service is served by the same wrapper
 // (dispatch + one error mapping), built from the operation table.
-import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import type { Logger } from '@capstan/service';
 import type { ApiServices } from '../services.js';
 import { apiServices } from './operations/index.js';
@@ -46,7 +52,9 @@ export async function startGrpcServer(opts: {
     server.addService(svc.definition, impl);
   }
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${opts.host}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${opts.host}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return {
     port,

@@ -10,11 +10,20 @@ import { toHttpError } from './errors.js';
 import { openApiDocument } from './openapi.js';
 import type { RequestMetrics } from './request-metrics.js';
 
-function fastifyError(err: { statusCode?: number; code?: string; message: string }): { status: number; body: unknown } | undefined {
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, body: { code: 'RESOURCE_EXHAUSTED', message: 'request body is too large' } };
-  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, body: { code: 'INVALID_ARGUMENT', message: 'send application/json' } };
+function fastifyError(err: {
+  statusCode?: number;
+  code?: string;
+  message: string;
+}): { status: number; body: unknown } | undefined {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return { status: 413, body: { code: 'RESOURCE_EXHAUSTED', message: 'request body is too large' } };
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return { status: 415, body: { code: 'INVALID_ARGUMENT', message: 'send application/json' } };
   if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err.statusCode === 400) {
-    return { status: 400, body: { code: 'INVALID_ARGUMENT', message: `invalid request body: ${err.message.toLowerCase()}` } };
+    return {
+      status: 400,
+      body: { code: 'INVALID_ARGUMENT', message: `invalid request body: ${err.message.toLowerCase()}` },
+    };
   }
   return undefined;
 }
@@ -27,7 +36,11 @@ export async function startHttpServer(opts: {
   bodyLimit: number;
   metrics: RequestMetrics;
 }): Promise<{ port: number; app: FastifyInstance; stop(): Promise<void> }> {
-  const app = Fastify({ bodyLimit: opts.bodyLimit, logger: false, routerOptions: { ignoreTrailingSlash: true } });
+  const app = Fastify({
+    bodyLimit: opts.bodyLimit,
+    logger: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
   const document = openApiDocument();
 
   app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
@@ -36,7 +49,9 @@ export async function startHttpServer(opts: {
     const e = toHttpError(err, opts.logger);
     return reply.status(e.status).send(e.body);
   });
-  app.setNotFoundHandler((req, reply) => reply.status(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` }));
+  app.setNotFoundHandler((req, reply) =>
+    reply.status(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` }),
+  );
 
   app.get('/api/openapi.json', async () => document);
 
@@ -51,13 +66,23 @@ export async function startHttpServer(opts: {
           if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
             throw new ValidationError([{ field: '(body)', description: 'must be a JSON object' }]);
           }
-          const raw = { ...(req.query as object), ...(body as object | undefined), ...(req.params as object) };
+          const raw = {
+            ...(req.query as object),
+            ...(body as object | undefined),
+            ...(req.params as object),
+          };
           const auth = req.headers.authorization;
           const view = await opts.metrics.time(op.name, 'http', () =>
             dispatch(opts.services, op, raw, {
               authorization: typeof auth === 'string' ? auth : undefined,
-              onBehalfOf: typeof req.headers['capstan-on-behalf-of'] === 'string' ? req.headers['capstan-on-behalf-of'] : undefined,
-              correlationId: typeof req.headers['x-correlation-id'] === 'string' ? req.headers['x-correlation-id'] : undefined,
+              onBehalfOf:
+                typeof req.headers['capstan-on-behalf-of'] === 'string'
+                  ? req.headers['capstan-on-behalf-of']
+                  : undefined,
+              correlationId:
+                typeof req.headers['x-correlation-id'] === 'string'
+                  ? req.headers['x-correlation-id']
+                  : undefined,
               via: 'http',
             }),
           );

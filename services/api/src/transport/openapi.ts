@@ -40,14 +40,22 @@ export function openApiDocument(): Record<string, unknown> {
               required: true,
               content: {
                 'application/json': {
-                  schema: { type: 'object', additionalProperties: false, properties: bodyProps, required: (schema.required ?? []).filter((r) => !params.includes(r)) },
+                  schema: {
+                    type: 'object',
+                    additionalProperties: false,
+                    properties: bodyProps,
+                    required: (schema.required ?? []).filter((r) => !params.includes(r)),
+                  },
                 },
               },
             },
           }
         : {}),
       responses: {
-        '200': { description: `the proto JSON mapping of the ${op.name} response (capstan.api.v1)`, content: { 'application/json': { schema: { type: 'object' } } } },
+        '200': {
+          description: `the proto JSON mapping of the ${op.name} response (capstan.api.v1)`,
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
         '400': { $ref: '#/components/responses/Error' },
         '401': { $ref: '#/components/responses/Error' },
         '403': { $ref: '#/components/responses/Error' },
@@ -58,7 +66,11 @@ export function openApiDocument(): Record<string, unknown> {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Capstan API', version: 'v1', description: 'HTTP/JSON face of the capstan.api.v1 gRPC services' },
+    info: {
+      title: 'Capstan API',
+      version: 'v1',
+      description: 'HTTP/JSON face of the capstan.api.v1 gRPC services',
+    },
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT or service token' } },
@@ -73,7 +85,13 @@ export function openApiDocument(): Record<string, unknown> {
                 properties: {
                   code: { type: 'string' },
                   message: { type: 'string' },
-                  details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, description: { type: 'string' } } } },
+                  details: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      properties: { field: { type: 'string' }, description: { type: 'string' } },
+                    },
+                  },
                 },
               },
             },

@@ -8,7 +8,12 @@ import type { ApiTokenRecord } from '../accounts/account.repository.js';
 
 type Json = Record<string, unknown>;
 
-function meta(m: { name: string; namespace?: string | undefined; labels?: unknown; annotations?: unknown }, version: number, uid: string, createdAt: Date): Json {
+function meta(
+  m: { name: string; namespace?: string | undefined; labels?: unknown; annotations?: unknown },
+  version: number,
+  uid: string,
+  createdAt: Date,
+): Json {
   return {
     name: m.name,
     namespace: m.namespace ?? 'argocd',
@@ -60,7 +65,12 @@ export function applicationView(a: StoredApplication, operation?: SyncOperationR
 export function clusterView(c: StoredCluster): Json {
   const { cluster } = c;
   return {
-    metadata: meta({ name: cluster.name, namespace: 'argocd', labels: cluster.labels }, c.version, c.uid, c.createdAt),
+    metadata: meta(
+      { name: cluster.name, namespace: 'argocd', labels: cluster.labels },
+      c.version,
+      c.uid,
+      c.createdAt,
+    ),
     server: cluster.server,
     name: cluster.name,
     namespaces: cluster.namespaces,
@@ -78,5 +88,11 @@ export function tokenView(t: ApiTokenRecord): Json {
 }
 
 export function accountView(a: AccountView): Json {
-  return { name: a.name, enabled: a.enabled, capabilities: a.capabilities, groups: a.groups, tokens: a.tokens.map(tokenView) };
+  return {
+    name: a.name,
+    enabled: a.enabled,
+    capabilities: a.capabilities,
+    groups: a.groups,
+    tokens: a.tokens.map(tokenView),
+  };
 }

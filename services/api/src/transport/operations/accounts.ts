@@ -12,7 +12,10 @@ export const sessionOperations = [
     http: { method: 'POST', path: '/api/v1/session' },
     auth: 'public',
     summary: 'log in with a local account; returns a short-lived session token',
-    input: z.strictObject({ username: z.string().min(1, 'required'), password: z.string().min(1, 'required') }),
+    input: z.strictObject({
+      username: z.string().min(1, 'required'),
+      password: z.string().min(1, 'required'),
+    }),
     request: apiv1.SessionCreateRequest,
     response: apiv1.SessionResponse,
     run: async (s, _ctx, i) => {
@@ -43,7 +46,12 @@ export const sessionOperations = [
     input: empty,
     request: apiv1.Empty,
     response: apiv1.UserInfo,
-    run: async (_s, ctx) => ({ loggedIn: true, username: ctx.principal.name, groups: ctx.principal.groups, issuer: 'capstan' }),
+    run: async (_s, ctx) => ({
+      loggedIn: true,
+      username: ctx.principal.name,
+      groups: ctx.principal.groups,
+      issuer: 'capstan',
+    }),
   }),
 ];
 
@@ -65,10 +73,16 @@ export const accountOperations = [
     http: { method: 'GET', path: '/api/v1/account/can-i/:resource/:action/:subresource' },
     auth: 'user',
     summary: 'whether the caller may do action on resource/object (argocd account can-i)',
-    input: z.strictObject({ resource: z.string().min(1, 'required'), action: z.string().min(1, 'required'), subresource: str }),
+    input: z.strictObject({
+      resource: z.string().min(1, 'required'),
+      action: z.string().min(1, 'required'),
+      subresource: str,
+    }),
     request: apiv1.CanIRequest,
     response: apiv1.CanIResponse,
-    run: async (s, ctx, i) => ({ value: s.accounts.canI(ctx, i.resource, i.action, i.subresource) ? 'yes' : 'no' }),
+    run: async (s, ctx, i) => ({
+      value: s.accounts.canI(ctx, i.resource, i.action, i.subresource) ? 'yes' : 'no',
+    }),
   }),
   op({
     name: 'AccountService.UpdatePassword',
@@ -101,7 +115,12 @@ export const accountOperations = [
     http: { method: 'POST', path: '/api/v1/account' },
     auth: 'user',
     summary: 'create a local account',
-    input: z.strictObject({ name: z.string().min(1, 'required'), password: str, capabilities: strList, groups: strList }),
+    input: z.strictObject({
+      name: z.string().min(1, 'required'),
+      password: str,
+      capabilities: strList,
+      groups: strList,
+    }),
     request: apiv1.AccountCreateRequest,
     response: apiv1.Account,
     run: async (s, ctx, i) => accountView(await s.accounts.create(ctx, i)),

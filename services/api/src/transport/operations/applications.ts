@@ -61,7 +61,8 @@ export const applicationOperations = [
     response: apiv1.Application,
     run: async (s, ctx, i) => {
       const name = (i.application.metadata as { name?: unknown } | undefined)?.name;
-      if (i.name && name !== i.name) throw invalid('application.metadata.name', `must match the path (${i.name})`);
+      if (i.name && name !== i.name)
+        throw invalid('application.metadata.name', `must match the path (${i.name})`);
       return applicationView(await s.applications.update(ctx, i.application, versionOf(i.application)));
     },
   }),
@@ -85,11 +86,21 @@ export const applicationOperations = [
     http: { method: 'POST', path: '/api/v1/applications/:name/sync' },
     auth: 'user',
     summary: 'ask the sync service to sync (or dry-run) an Application; returns the operation id',
-    input: z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, revision: str, dryRun: bool, prune: bool }),
+    input: z.strictObject({
+      name: z.string().min(1, 'required'),
+      appNamespace: str,
+      revision: str,
+      dryRun: bool,
+      prune: bool,
+    }),
     request: apiv1.ApplicationSyncRequest,
     response: apiv1.ApplicationSyncResponse,
     run: async (s, ctx, i) => {
-      const r = await s.applications.sync(ctx, i.appNamespace, i.name, { revision: i.revision, dryRun: i.dryRun, prune: i.prune });
+      const r = await s.applications.sync(ctx, i.appNamespace, i.name, {
+        revision: i.revision,
+        dryRun: i.dryRun,
+        prune: i.prune,
+      });
       return { operationId: r.operationId, application: applicationView(r.application) };
     },
   }),
@@ -102,7 +113,9 @@ export const applicationOperations = [
     input: appQuery,
     request: apiv1.ApplicationQuery,
     response: apiv1.SyncHistory,
-    run: async (s, ctx, i) => ({ items: (await s.applications.history(ctx, i.appNamespace, i.name)).map(operationView) }),
+    run: async (s, ctx, i) => ({
+      items: (await s.applications.history(ctx, i.appNamespace, i.name)).map(operationView),
+    }),
   }),
   op({
     name: 'ApplicationService.GetOperation',
@@ -110,9 +123,14 @@ export const applicationOperations = [
     http: { method: 'GET', path: '/api/v1/applications/:name/operations/:id' },
     auth: 'user',
     summary: 'one sync operation with its per-resource results',
-    input: z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, id: z.string().min(1, 'required') }),
+    input: z.strictObject({
+      name: z.string().min(1, 'required'),
+      appNamespace: str,
+      id: z.string().min(1, 'required'),
+    }),
     request: apiv1.OperationQuery,
     response: apiv1.SyncOperation,
-    run: async (s, ctx, i) => operationView(await s.applications.operation(ctx, i.appNamespace, i.name, i.id)),
+    run: async (s, ctx, i) =>
+      operationView(await s.applications.operation(ctx, i.appNamespace, i.name, i.id)),
   }),
 ];

@@ -8,10 +8,13 @@ export const applyOperations = [
     grpcMethod: 'apply',
     http: { method: 'POST', path: '/api/v1/apply' },
     auth: 'user',
-    summary: 'apply Argo CD manifests (AppProject, Application, repository and cluster Secrets); all or nothing on bad input',
+    summary:
+      'apply Argo CD manifests (AppProject, Application, repository and cluster Secrets); all or nothing on bad input',
     input: z.strictObject({ manifests: z.string().min(1, 'required'), dryRun: bool, strict: bool }),
     request: apiv1.ApplyRequest,
     response: apiv1.ApplyResponse,
-    run: async (s, ctx, i) => ({ results: await s.apply.apply(ctx, i.manifests, { dryRun: i.dryRun, strict: i.strict }) }),
+    run: async (s, ctx, i) => ({
+      results: await s.apply.apply(ctx, i.manifests, { dryRun: i.dryRun, strict: i.strict }),
+    }),
   }),
 ];

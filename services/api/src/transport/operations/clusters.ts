@@ -15,7 +15,11 @@ const registration = {
 /** A cluster is addressed by server URL or by name; a path segment without "://" is a name. */
 const clusterQuery = z.strictObject({ server: str, name: str });
 const by = (i: { server: string; name: string }) =>
-  i.server && !i.server.includes('://') ? { name: i.server } : i.server ? { server: i.server } : { name: i.name };
+  i.server && !i.server.includes('://')
+    ? { name: i.server }
+    : i.server
+      ? { server: i.server }
+      : { name: i.name };
 
 export const clusterOperations = [
   op({
@@ -23,7 +27,8 @@ export const clusterOperations = [
     grpcMethod: 'create',
     http: { method: 'POST', path: '/api/v1/clusters' },
     auth: 'user',
-    summary: 'register a target cluster with its control-plane credentials (stored encrypted, never returned)',
+    summary:
+      'register a target cluster with its control-plane credentials (stored encrypted, never returned)',
     input: z.strictObject({ ...registration, upsert: bool, resourceVersion: int }),
     request: apiv1.ClusterCreateRequest,
     response: apiv1.Cluster,

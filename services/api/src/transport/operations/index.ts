@@ -17,10 +17,19 @@ export interface ServiceOperations {
 
 export const apiServices: ServiceOperations[] = [
   { definition: apiv1.ProjectServiceService as unknown as ServiceDefinition, operations: projectOperations },
-  { definition: apiv1.ApplicationServiceService as unknown as ServiceDefinition, operations: applicationOperations },
+  {
+    definition: apiv1.ApplicationServiceService as unknown as ServiceDefinition,
+    operations: applicationOperations,
+  },
   { definition: apiv1.ClusterServiceService as unknown as ServiceDefinition, operations: clusterOperations },
-  { definition: apiv1.ClusterCredentialsService as unknown as ServiceDefinition, operations: clusterCredentialOperations },
-  { definition: apiv1.RepositoryServiceService as unknown as ServiceDefinition, operations: repositoryOperations },
+  {
+    definition: apiv1.ClusterCredentialsService as unknown as ServiceDefinition,
+    operations: clusterCredentialOperations,
+  },
+  {
+    definition: apiv1.RepositoryServiceService as unknown as ServiceDefinition,
+    operations: repositoryOperations,
+  },
   { definition: apiv1.AuditServiceService as unknown as ServiceDefinition, operations: auditOperations },
   { definition: apiv1.SessionServiceService as unknown as ServiceDefinition, operations: sessionOperations },
   { definition: apiv1.AccountServiceService as unknown as ServiceDefinition, operations: accountOperations },

@@ -55,7 +55,8 @@ export const projectOperations = [
     response: apiv1.Project,
     run: async (s, ctx, i) => {
       const name = (i.project.metadata as { name?: unknown } | undefined)?.name;
-      if (i.name && name !== i.name) throw invalid('project.metadata.name', `must match the path (${i.name})`);
+      if (i.name && name !== i.name)
+        throw invalid('project.metadata.name', `must match the path (${i.name})`);
       return projectView(await s.projects.update(ctx, i.project, versionOf(i.project)));
     },
   }),
