@@ -50,6 +50,12 @@ export const syncSettings = {
     default: 300_000,
     description: 'how long a hook Job or Pod may run before the hook fails',
   },
+  'sync.request-timeout-ms': {
+    schema: z.coerce.number().int().min(100),
+    default: 60_000,
+    description:
+      'bound on one request to a target cluster; a cluster that does not answer in time is retried like an unreachable one',
+  },
   'api.address': {
     schema: z.string().min(1),
     default: '127.0.0.1:8081',

@@ -1,6 +1,7 @@
 // The sync service end to end on real infrastructure: PostgreSQL, NATS JetStream and two real
 // kube-apiservers with several namespaces and ServiceAccounts of different rights. The API
 // servers' audit logs prove who wrote what.
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import {
@@ -403,6 +404,25 @@ describe('sync with impersonation on', () => {
       .filter((e) => e.type.endsWith('started.v1'))
       .map((e) => e.data.attempt);
     expect(started).toEqual([1, 2]);
+  });
+
+  it('given a target cluster that accepts connections but never answers, when synced, then each request times out and the sync fails after its attempts', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const server = `https://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      await h.registerCluster({ server }, 'silent');
+      await h.putApplication(application('hung', 'team-a', { server, namespace: 'team-a' }));
+      const op = await h.requestSync({ namespace: 'argocd', name: 'hung' }, { manifests: [cm('x')] });
+      const terminal = await h.waitForTerminal(op);
+      expect(terminal.status).toBe('failed');
+      expect(terminal.reason).toContain('target cluster unreachable after 2 attempts');
+      expect(terminal.reason).toContain('no answer within 1500 ms');
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
   });
 
   it('given an automated Application, when the repo service reports a new revision, then it is synced at that commit as its ServiceAccount', async () => {

@@ -70,7 +70,7 @@ export async function startSync(
         maxAttempts: config['sync.max-attempts'],
       },
       logger: ctx.logger,
-      clusters: new TargetClusterPool(),
+      clusters: new TargetClusterPool(config['sync.request-timeout-ms']),
     },
     { parallelism: config['sync.parallelism'], leaseMs: config['sync.lease-ms'] },
   );

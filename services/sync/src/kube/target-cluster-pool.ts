@@ -7,7 +7,10 @@ import { TargetCluster, type ClusterConnection, type SyncIdentity } from './targ
 export class TargetClusterPool {
   private readonly clients = new Map<string, TargetCluster>();
 
-  constructor(private readonly limit = 256) {}
+  constructor(
+    private readonly requestTimeoutMs?: number,
+    private readonly limit = 256,
+  ) {}
 
   get(conn: ClusterConnection, identity: SyncIdentity): TargetCluster {
     const digest = createHash('sha256')
@@ -31,7 +34,7 @@ export class TargetClusterPool {
       // Most recently used last, so the oldest is evicted first.
       this.clients.delete(key);
     } else {
-      client = TargetCluster.connect(conn, identity);
+      client = TargetCluster.connect(conn, identity, this.requestTimeoutMs);
       if (this.clients.size >= this.limit) this.clients.delete(this.clients.keys().next().value!);
     }
     this.clients.set(key, client);

@@ -88,6 +88,12 @@ export interface ObjectRef {
   name: string;
 }
 
+/** A request the target cluster did not answer in time: retried like an unreachable cluster. */
+export class ClusterTimeoutError extends Error {}
+
+/** Default bound on one request to a target cluster; a hung API server must not hold a sync forever. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
 export class TargetCluster {
   private readonly api: ObjectApi;
 
@@ -95,16 +101,34 @@ export class TargetCluster {
     readonly connection: Pick<ClusterConnection, 'name' | 'server'>,
     readonly identity: SyncIdentity,
     kc: KubeConfig,
+    private readonly requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
   ) {
     this.api = kc.makeApiClient(ObjectApi);
   }
 
-  static connect(conn: ClusterConnection, identity: SyncIdentity): TargetCluster {
+  static connect(conn: ClusterConnection, identity: SyncIdentity, requestTimeoutMs?: number): TargetCluster {
     return new TargetCluster(
       { name: conn.name, server: conn.server },
       identity,
       kubeConfigFor(conn, identity),
+      requestTimeoutMs,
     );
+  }
+
+  private bounded<T>(what: string, request: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ClusterTimeoutError(
+              `${what} on cluster ${this.connection.name}: no answer within ${this.requestTimeoutMs} ms (timeout)`,
+            ),
+          ),
+        this.requestTimeoutMs,
+      );
+    });
+    return Promise.race([request, timeout]).finally(() => clearTimeout(timer));
   }
 
   /** The identity as the audit trail records it. */
@@ -117,7 +141,10 @@ export class TargetCluster {
   /** Discovery (as the sync identity): whether a kind is namespaced; undefined when the API does not serve it. */
   async scope(apiVersion: string, kind: string): Promise<{ namespaced: boolean } | undefined> {
     try {
-      const r = await this.api.describe(apiVersion, kind);
+      const r = await this.bounded(
+        `discovery of ${kind} (${apiVersion})`,
+        this.api.describe(apiVersion, kind),
+      );
       return r ? { namespaced: r.namespaced } : undefined;
     } catch (err) {
       // An API group/version the server does not serve answers discovery with 404.
@@ -139,11 +166,14 @@ export class TargetCluster {
 
   async read(ref: ObjectRef): Promise<KubernetesObject | undefined> {
     try {
-      return await this.api.read({
-        apiVersion: ref.apiVersion,
-        kind: ref.kind,
-        metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
-      });
+      return await this.bounded(
+        `read of ${ref.kind} ${ref.name}`,
+        this.api.read({
+          apiVersion: ref.apiVersion,
+          kind: ref.kind,
+          metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
+        }),
+      );
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
       throw err;
@@ -152,17 +182,20 @@ export class TargetCluster {
 
   async delete(ref: ObjectRef, options: { dryRun: boolean }): Promise<'deleted' | 'absent'> {
     try {
-      await this.api.delete(
-        {
-          apiVersion: ref.apiVersion,
-          kind: ref.kind,
-          metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
-        },
-        undefined,
-        options.dryRun ? 'All' : undefined,
-        undefined,
-        undefined,
-        'Background',
+      await this.bounded(
+        `delete of ${ref.kind} ${ref.name}`,
+        this.api.delete(
+          {
+            apiVersion: ref.apiVersion,
+            kind: ref.kind,
+            metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
+          },
+          undefined,
+          options.dryRun ? 'All' : undefined,
+          undefined,
+          undefined,
+          'Background',
+        ),
       );
       return 'deleted';
     } catch (err) {
@@ -196,6 +229,7 @@ export function kubeMessageOf(err: unknown): string {
 
 /** Connection-level failures: the cluster is down or unreachable, so the sync should be retried later. */
 export function isUnreachable(err: unknown): boolean {
+  if (err instanceof ClusterTimeoutError) return true;
   // gRPC (the api's and the repo service's clients): UNAVAILABLE and DEADLINE_EXCEEDED.
   if (err && typeof err === 'object' && 'metadata' in err && 'details' in err) {
     const code = (err as { code?: number }).code;

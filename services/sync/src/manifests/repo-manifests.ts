@@ -12,6 +12,10 @@ import {
   type ManifestSource,
 } from './manifest-source.js';
 
+// What the repo service says about the source itself (bad path, unknown revision, no access): the
+// sync fails with that reason. Anything else (unavailable, deadline) is retried like a down cluster.
+const SOURCE_PROBLEMS = new Set([3, 5, 7, 9]); // INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, FAILED_PRECONDITION
+
 export function repoManifests(options: {
   address: string;
   serviceToken: string;
@@ -71,7 +75,15 @@ export function repoManifests(options: {
             },
           },
           { metadata: bearer(options.serviceToken), timeoutMs: 120_000 },
-        );
+        ).catch((err: unknown) => {
+          const e = err as { code?: number; details?: string };
+          if (e.code !== undefined && SOURCE_PROBLEMS.has(e.code)) {
+            throw new ManifestSourceError(
+              `repo service: ${src.repoURL} ${src.path ?? ''}: ${e.details ?? String(err)}`,
+            );
+          }
+          throw err;
+        });
         revision ??= res.revision;
         for (const doc of res.manifests) objects.push(JSON.parse(doc) as KubeObject);
       }

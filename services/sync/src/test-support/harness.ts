@@ -69,6 +69,7 @@ export async function startSyncHarness(
         '--sync-parallelism=4',
         '--sync-hook-timeout-ms=20000',
         '--sync-max-attempts=2',
+        '--sync-request-timeout-ms=1500',
       ],
       env: {
         DATABASE_URL: database.url,
