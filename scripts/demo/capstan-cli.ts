@@ -14,7 +14,11 @@ export interface CliRun {
   stdout: string;
 }
 
-export function capstan(args: string[], options: { stdin?: string; quiet?: boolean } = {}): Promise<CliRun> {
+/** Rejects when the CLI exits non-zero, unless `expectFailure` (a refusal the story shows on purpose). */
+export function capstan(
+  args: string[],
+  options: { stdin?: string; quiet?: boolean; expectFailure?: boolean } = {},
+): Promise<CliRun> {
   // The context `npm run up` logged in to must decide the server and token, not leftovers.
   const env = { ...process.env };
   delete env.CAPSTAN_SERVER;
@@ -48,7 +52,7 @@ export function capstan(args: string[], options: { stdin?: string; quiet?: boole
     child.on('close', (code) => {
       if (!options.quiet)
         for (const rest of [out.rest, err.rest]) if (rest) process.stdout.write(`    ${rest}\n`);
-      if (code === 0) resolve({ code: 0, stdout });
+      if (code === 0 || (options.expectFailure && code !== null)) resolve({ code: code ?? 0, stdout });
       else
         reject(
           new CliFailedError(

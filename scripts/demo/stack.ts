@@ -45,6 +45,8 @@ export const story = {
   namespace: 'guestbook',
   serviceAccount: 'guestbook-deployer',
   application: 'guestbook',
+  /** Aimed outside the project's destinations: its sync is refused. */
+  refusedApplication: 'guestbook-kube-system',
   repository: 'guestbook.git',
   repositoryPath: 'guestbook',
   gitUsername: 'team-a-reader',

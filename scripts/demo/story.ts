@@ -165,12 +165,38 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
 
   heading('Result');
   await capstan(['app', 'get', story.application]);
+
+  step(
+    `and a refusal: an Application of ${story.project} aimed at kube-system, outside the project's destinations`,
+  );
+  await capstan([
+    'app',
+    'create',
+    story.refusedApplication,
+    '--project',
+    story.project,
+    '--repo',
+    repo.url,
+    '--path',
+    story.repositoryPath,
+    '--dest-server',
+    server,
+    '--dest-namespace',
+    'kube-system',
+    '--upsert',
+  ]);
+  const refused = await capstan(['app', 'sync', story.refusedApplication, '--timeout', '60'], {
+    expectFailure: true,
+  });
+  if (refused.code === 0) throw new Error(`the sync of ${story.refusedApplication} was not refused`);
+  done('(refused before anything reached the cluster)');
+
   step(`writes to namespace ${story.namespace}, from the Kubernetes API server's own audit log`);
   await clusterWrites(cluster, auditMark);
   done();
 
   heading('Audit trail (PostgreSQL, append-only and hash-chained)');
-  await capstan(['audit', 'query', 'sync_decisions', '--app', story.application, '-o', 'wide']);
+  await capstan(['audit', 'query', 'sync_decisions', '--project', story.project, '-o', 'wide']);
   await capstan(['audit', 'query', 'resource_results', '--app', story.application]);
   await capstan(['audit', 'query', 'credential_decisions', '--project', story.project, '--limit', '10']);
   await capstan(['audit', 'query', 'access_decisions', '--limit', '12']);

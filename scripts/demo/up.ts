@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     `  npx capstan proj get ${story.project}`,
     `  npx capstan audit query sync --app ${story.application}`,
     `  npx capstan audit query credentials --project ${story.project}`,
+    `  npx capstan audit query sync --outcome deny`,
     `  npx capstan audit verify`,
     `  psql -h 127.0.0.1 -U postgres ${installation.database} -c 'select * from audit.sync_history'`,
     `  psql -h 127.0.0.1 -U postgres ${installation.database} -c 'select * from audit.credential_usage'`,
