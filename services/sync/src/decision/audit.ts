@@ -33,7 +33,7 @@ export async function recordDecision(
       server: r.server,
       namespace: r.namespace,
       defaultServiceAccount: r.defaultServiceAccount,
-      matched: r.firstMatch,
+      matched: r.serverMatched && r.namespaceMatched,
       project: r.project,
     })),
     matched_rule_index: full?.matchedRule ?? null,
