@@ -24,6 +24,8 @@ export interface CreateRepositoryOptions {
   credentials?: BasicCredential[];
   /** Public keys (`ssh-ed25519 AAAA…`) authorised over SSH, when the server runs SSH. */
   sshKeys?: string[];
+  /** Serve HTTP responses at most this fast (bytes per second), to watch a client mid-download. */
+  throttleBytesPerSecond?: number;
 }
 
 /** One HTTP request the server answered, for tests that assert who fetched what. */
@@ -57,6 +59,7 @@ export async function startGitServer(options: { root?: string; ssh?: boolean } =
   const projectRoot = path.join(root, 'srv');
   await mkdir(projectRoot, { recursive: true });
   const access = new Map<string, BasicCredential[]>();
+  const throttles = new Map<string, number>();
   const requests: GitRequestRecord[] = [];
   const sshKeys = new Map<string, string[]>();
   const ssh = options.ssh
@@ -109,6 +112,7 @@ export async function startGitServer(options: { root?: string; ssh?: boolean } =
       }
     }
     const status = await runBackend(req, res, {
+      throttle: throttles.get(repository),
       pathInfo: repository + (match[2] ?? ''),
       query: url.search.slice(1),
       username,
@@ -119,7 +123,7 @@ export async function startGitServer(options: { root?: string; ssh?: boolean } =
   async function runBackend(
     req: http.IncomingMessage,
     res: http.ServerResponse,
-    cgi: { pathInfo: string; query: string; username: string | null },
+    cgi: { pathInfo: string; query: string; username: string | null; throttle: number | undefined },
   ): Promise<number> {
     const env: NodeJS.ProcessEnv = {
       ...isolatedGitEnv,
@@ -145,6 +149,10 @@ export async function startGitServer(options: { root?: string; ssh?: boolean } =
     let status = 200;
     let headersDone = false;
     child.stdout.on('data', (chunk: Buffer) => {
+      if (cgi.throttle) {
+        child.stdout.pause();
+        setTimeout(() => child.stdout.resume(), (chunk.length / cgi.throttle) * 1000);
+      }
       if (headersDone) {
         res.write(chunk);
         return;
@@ -200,6 +208,7 @@ export async function startGitServer(options: { root?: string; ssh?: boolean } =
       await git(workDir, ['init', '--quiet', '--initial-branch=main']);
       await git(workDir, ['remote', 'add', 'origin', bareDir]);
       access.set(name, [...(createOptions.credentials ?? [])]);
+      if (createOptions.throttleBytesPerSecond) throttles.set(name, createOptions.throttleBytesPerSecond);
       sshKeys.set(name, [...(createOptions.sshKeys ?? [])]);
       const sshUrl = ssh ? `ssh://git@127.0.0.1:${ssh.port}/${name}` : '';
       return new TestRepository(name, `${baseUrl}/${name}`, bareDir, workDir, sshUrl);

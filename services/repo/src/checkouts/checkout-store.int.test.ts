@@ -198,6 +198,29 @@ describe('CheckoutStore against a real git server', () => {
     okCheckout.release();
   });
 
+  it('stops a download as soon as the repository outgrows the limit', async () => {
+    const { randomBytes } = await import('node:crypto');
+    const fullSize = 12 * 1024 * 1024;
+    // Served at 2 MiB/s, so the transfer is still running when the limit is crossed.
+    const huge = await server.createRepository('huge.git', { throttleBytesPerSecond: 2 * 1024 * 1024 });
+    await huge.commit({ 'blob.bin': randomBytes(fullSize) });
+    const limited = await CheckoutStore.create({
+      cacheDir: path.join(cacheDir, 'huge'),
+      maxCacheBytes: 50e6,
+      maxRepoBytes: 1024 * 1024,
+      refCacheTtlMs: 0,
+      gitTimeoutMs: 60_000,
+    });
+    const err = await limited
+      .resolveRevision({ url: huge.url, revision: 'main', credential: null })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RepositoryTooLargeError);
+    const stoppedAt = Number(/\((\d+) bytes on disk when stopped\)/.exec((err as Error).message)?.[1]);
+    expect(stoppedAt).toBeGreaterThan(1024 * 1024);
+    expect(stoppedAt).toBeLessThan(fullSize);
+    expect((await readdir(path.join(cacheDir, 'huge', 'mirrors'))).length).toBe(0);
+  });
+
   it('evicts least recently used idle trees beyond the bound, never leased ones', async () => {
     const tiny = await CheckoutStore.create({
       cacheDir: path.join(cacheDir, 'tiny'),

@@ -201,8 +201,12 @@ export class CheckoutStore {
         mirrorDir: mirrorTmp,
         treeDir: treeTmp,
         branch: cloneBranchHint(req.revision),
+        maxBytes: this.opts.maxRepoBytes,
       });
-      if ('stderr' in cloned) throw classifyGitFailure(cloned.stderr, what);
+      if ('stderr' in cloned) {
+        if (cloned.exceededBytes !== undefined) throw this.tooLarge(what, cloned.exceededBytes);
+        throw classifyGitFailure(cloned.stderr, what);
+      }
       await rename(mirrorTmp, mirror);
       adopt = () => this.adoptTree(key, cloned.treeSha, treeTmp);
       discard = () => rm(treeTmp, { recursive: true, force: true });
@@ -220,8 +224,12 @@ export class CheckoutStore {
           '+refs/heads/*:refs/remotes/origin/*',
           '+refs/tags/*:refs/tags/*',
         ],
-        { cwd: mirror, auth },
+        { cwd: mirror, auth, sizeLimit: { dirs: [mirror], maxBytes: this.opts.maxRepoBytes } },
       );
+      if (result.exceededBytes !== undefined) {
+        await this.cache.remove(mirror);
+        throw this.tooLarge(what, result.exceededBytes);
+      }
       if (result.code !== 0) {
         if (/couldn't find remote ref HEAD/.test(result.stderr))
           throw new RevisionNotFoundError(`${what} has no commits`);
@@ -232,13 +240,17 @@ export class CheckoutStore {
     if (bytes > this.opts.maxRepoBytes) {
       await discard();
       await this.cache.remove(mirror);
-      throw new RepositoryTooLargeError(
-        `${what} is ${bytes} bytes, above the limit of ${this.opts.maxRepoBytes} bytes`,
-      );
+      throw this.tooLarge(what, bytes);
     }
     this.cache.record(mirror, bytes, () => this.dropRefs(key));
     await adopt();
     await this.cache.evict();
+  }
+
+  private tooLarge(what: string, bytes: number): RepositoryTooLargeError {
+    return new RepositoryTooLargeError(
+      `${what} is larger than the limit of ${this.opts.maxRepoBytes} bytes (${bytes} bytes on disk when stopped)`,
+    );
   }
 
   /** Keeps the tree a cold clone checked out as the export of its commit. */

@@ -14,11 +14,20 @@ export interface ClonedRepository {
 
 export interface CloneFailure {
   stderr: string;
+  /** Set when the download was stopped for outgrowing the size limit. */
+  exceededBytes?: number;
 }
 
 export async function cloneWithTree(
   git: GitRunner,
-  opts: { url: string; auth: GitAuth | null; mirrorDir: string; treeDir: string; branch: string | null },
+  opts: {
+    url: string;
+    auth: GitAuth | null;
+    mirrorDir: string;
+    treeDir: string;
+    branch: string | null;
+    maxBytes: number;
+  },
 ): Promise<ClonedRepository | CloneFailure> {
   const attempt = (branch: string | null) =>
     git.run(
@@ -34,7 +43,7 @@ export async function cloneWithTree(
         opts.url,
         opts.treeDir,
       ],
-      { auth: opts.auth },
+      { auth: opts.auth, sizeLimit: { dirs: [opts.mirrorDir], maxBytes: opts.maxBytes } },
     );
   let result = await attempt(opts.branch);
   if (result.code !== 0 && opts.branch && /Remote branch .* not found/i.test(result.stderr)) {
@@ -42,9 +51,12 @@ export async function cloneWithTree(
     await cleanup(opts);
     result = await attempt(null);
   }
-  if (result.code !== 0) {
+  if (result.code !== 0 || result.exceededBytes !== undefined) {
     await cleanup(opts);
-    return { stderr: result.stderr };
+    return {
+      stderr: result.stderr,
+      ...(result.exceededBytes !== undefined ? { exceededBytes: result.exceededBytes } : {}),
+    };
   }
   // The tree is an export, not a work tree: drop the link to the git directory and the index.
   await rm(path.join(opts.treeDir, '.git'), { force: true });

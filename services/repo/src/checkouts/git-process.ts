@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { directoryBytes } from './disk-cache.js';
 import { GitFailedError, GitTimeoutError } from './git-errors.js';
 
 /** What git may authenticate with for one operation; null means anonymous. */
@@ -19,6 +20,14 @@ export interface GitResult {
   stdout: string;
   stderr: string;
   code: number;
+  /** Set when the command was stopped because the watched directories outgrew the size limit. */
+  exceededBytes?: number;
+}
+
+/** Directories a command may fill, and how far (a download is stopped as soon as it is too big). */
+export interface SizeLimit {
+  dirs: string[];
+  maxBytes: number;
 }
 
 const ASKPASS_SCRIPT = `#!/bin/sh
@@ -75,7 +84,13 @@ export class GitRunner {
   /** Runs git; resolves with the result whatever the exit code (callers classify failures). */
   async run(
     args: string[],
-    opts: { cwd?: string; auth?: GitAuth | null; timeoutMs?: number; env?: Record<string, string> } = {},
+    opts: {
+      cwd?: string;
+      auth?: GitAuth | null;
+      timeoutMs?: number;
+      env?: Record<string, string>;
+      sizeLimit?: SizeLimit;
+    } = {},
   ): Promise<GitResult> {
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -112,7 +127,13 @@ export class GitRunner {
       }
     }
     try {
-      return await this.spawn([...config, ...args], env, opts.cwd, opts.timeoutMs ?? this.timeoutMs);
+      return await this.spawn(
+        [...config, ...args],
+        env,
+        opts.cwd,
+        opts.timeoutMs ?? this.timeoutMs,
+        opts.sizeLimit,
+      );
     } finally {
       if (keyDir) await rm(keyDir, { recursive: true, force: true });
     }
@@ -140,24 +161,54 @@ export class GitRunner {
     env: NodeJS.ProcessEnv,
     cwd: string | undefined,
     timeoutMs: number,
+    sizeLimit: SizeLimit | undefined,
   ): Promise<GitResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Its own process group, so stopping it also stops git's helpers (remote-http, index-pack).
+      const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const stop = () => {
+        try {
+          if (child.pid) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      };
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       child.stdout.on('data', (c: Buffer) => out.push(c));
       child.stderr.on('data', (c: Buffer) => err.push(c));
       let timedOut = false;
+      let exceededBytes: number | undefined;
       const timer = setTimeout(() => {
         timedOut = true;
-        child.kill('SIGKILL');
+        stop();
       }, timeoutMs);
-      child.on('error', (e) => {
+      let measuring = false;
+      const watcher = sizeLimit
+        ? setInterval(() => {
+            if (measuring) return;
+            measuring = true;
+            void Promise.all(sizeLimit.dirs.map((d) => directoryBytes(d)))
+              .then((sizes) => {
+                const total = sizes.reduce((a, b) => a + b, 0);
+                if (total > sizeLimit.maxBytes && exceededBytes === undefined) {
+                  exceededBytes = total;
+                  stop();
+                }
+              })
+              .finally(() => (measuring = false));
+          }, 250)
+        : null;
+      const done = () => {
         clearTimeout(timer);
+        if (watcher) clearInterval(watcher);
+      };
+      child.on('error', (e) => {
+        done();
         reject(new GitFailedError('cannot run git', { cause: e }));
       });
       child.on('close', (code) => {
-        clearTimeout(timer);
+        done();
         if (timedOut) {
           reject(
             new GitTimeoutError(
@@ -170,6 +221,7 @@ export class GitRunner {
           stdout: Buffer.concat(out).toString('utf8'),
           stderr: Buffer.concat(err).toString('utf8'),
           code: code ?? -1,
+          ...(exceededBytes !== undefined ? { exceededBytes } : {}),
         });
       });
     });
