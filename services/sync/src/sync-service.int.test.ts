@@ -8,6 +8,8 @@ import {
   startCluster,
   seedTenant,
   effectiveUser,
+  ensureClusterRole,
+  ensureClusterRoleBinding,
   CONTROL_PLANE_USERNAME,
   type KubeCluster,
 } from '@capstan/test/kube';
@@ -368,6 +370,56 @@ describe('sync with impersonation on', () => {
     const terminal = await h.waitForTerminal(op);
     expect(terminal.status).toBe('failed');
     expect(terminal.reason).toContain('AppProject "rogue": has no spec.parentProject');
+  });
+
+  it('given CreateNamespace=true, when synced, then the destination namespace is created first, as the ServiceAccount, if the project chain permits Namespaces', async () => {
+    await ensureClusterRole(a.adminKubeconfig, 'ns-maker', [
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'create', 'patch'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'patch'] },
+    ]);
+    await ensureClusterRoleBinding(a.adminKubeconfig, 'ns-maker', 'ns-maker', [
+      { kind: 'ServiceAccount', name: 'deployer', namespace: 'team-a' },
+    ]);
+    await h.putProject(
+      project('ns-maker', {
+        destinations: [{ server: '*', namespace: 'fresh-*' }],
+        clusterResourceWhitelist: [{ group: '', kind: 'Namespace' }],
+        destinationServiceAccounts: [
+          { server: '*', namespace: 'fresh-*', defaultServiceAccount: 'team-a:deployer' },
+        ],
+      }),
+    );
+    const syncPolicy = {
+      syncOptions: ['CreateNamespace=true'],
+      managedNamespaceMetadata: { labels: { team: 'a' } },
+    };
+    await h.putApplication(
+      application('fresh', 'ns-maker', { server: a.server, namespace: 'fresh-1' }, { syncPolicy }),
+    );
+    const since = await a.audit.mark();
+    const op = await h.requestSync({ namespace: 'argocd', name: 'fresh' }, { manifests: [cm('inside')] });
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    const ns = await a.adminKubeconfig.makeApiClient(CoreV1Api).readNamespace({ name: 'fresh-1' });
+    expect(ns.metadata?.labels).toMatchObject({ team: 'a' });
+    expect(await configMapsIn(a, 'fresh-1')).toEqual(['inside']);
+    const writes = (await a.audit.flush({ since })).filter((e) => e.verb === 'patch');
+    expect(writes.map((e) => [e.objectRef?.resource, effectiveUser(e)])).toEqual([
+      ['namespaces', 'system:serviceaccount:team-a:deployer'],
+      ['configmaps', 'system:serviceaccount:team-a:deployer'],
+    ]);
+
+    await h.putApplication(
+      application('fresh-denied', 'team-a', { server: a.server, namespace: 'fresh-2' }, { syncPolicy }),
+    );
+    const denied = await h.requestSync(
+      { namespace: 'argocd', name: 'fresh-denied' },
+      { manifests: [cm('inside')] },
+    );
+    const terminal = await h.waitForTerminal(denied);
+    expect(terminal.status).toBe('failed');
+    expect(terminal.reason).toContain(
+      'cluster-scoped resource Namespace "fresh-2" is not permitted by project "team-a"',
+    );
   });
 
   it('given a dry run, when synced, then the server-side dry-run runs as the ServiceAccount and nothing is written', async () => {

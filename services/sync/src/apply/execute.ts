@@ -5,6 +5,7 @@
 // happens. A refusal from Kubernetes fails the sync with a message naming the identity, verb,
 // resource and namespace. Connection failures propagate (the caller retries the sync later).
 import type { ResourceResult } from '../decision/audit.js';
+import type { KubeObject } from '../manifests/manifest-source.js';
 import { httpStatusOf, isUnreachable, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
 import { describeRef, groupOf, type ObjectRef, type PlannedObject, type SyncPlan } from './plan.js';
 
@@ -20,6 +21,8 @@ export interface ExecuteOptions {
   flush: () => Promise<void>;
   /** Objects of one wave applied at the same time (hooks of a wave run one after another). */
   concurrency?: number;
+  /** CreateNamespace=true: applied before anything else, not tracked for prune. */
+  createNamespace?: KubeObject;
 }
 
 export type ExecuteOutcome =
@@ -169,6 +172,16 @@ export async function executePlan(
   };
 
   try {
+    if (options.createNamespace) {
+      const ns = options.createNamespace;
+      const planned: PlannedObject = {
+        object: ns,
+        ref: { apiVersion: 'v1', kind: 'Namespace', name: ns.metadata.name },
+        group: '',
+        wave: 0,
+      };
+      await runWaves([[planned]], 'apply');
+    }
     await runWaves(plan.preSync, 'hook');
     await runWaves(plan.sync, 'apply');
     let pruned = 0;

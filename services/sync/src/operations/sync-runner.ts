@@ -162,6 +162,36 @@ export async function runOperation(
     }
     if (unknown.length > 0) return await fail('decision', unknown.join('; '));
 
+    // syncOptions CreateNamespace=true: the destination namespace is created first, as the sync
+    // identity, when the manifests do not declare it themselves (never pruned, as in Argo CD).
+    const syncPolicy = decided.application.spec.syncPolicy;
+    let createNamespace: KubeObject | undefined;
+    if (syncPolicy?.syncOptions?.includes('CreateNamespace=true') && destNamespace !== '') {
+      const declared = objects.some(
+        (o) => o.kind === 'Namespace' && o.apiVersion === 'v1' && o.metadata.name === destNamespace,
+      );
+      if (!declared) {
+        const managed = (
+          syncPolicy as {
+            managedNamespaceMetadata?: {
+              labels?: Record<string, string>;
+              annotations?: Record<string, string>;
+            };
+          }
+        ).managedNamespaceMetadata;
+        createNamespace = {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: {
+            name: destNamespace,
+            ...(managed?.labels ? { labels: managed.labels } : {}),
+            ...(managed?.annotations ? { annotations: managed.annotations } : {}),
+          },
+        };
+        resources.push({ group: '', kind: 'Namespace', namespaced: false, name: destNamespace });
+      }
+    }
+
     const auditRef = { syncId: op.operationId, application: app, identity: cluster.identityName };
     let pending: ResourceResult[] = [];
     const record = (r: ResourceResult) => {
@@ -213,6 +243,7 @@ export async function runOperation(
       hookTimeoutMs: deps.settings.hookTimeoutMs,
       record,
       flush,
+      ...(createNamespace ? { createNamespace } : {}),
     });
     if (!outcome.ok) return await fail(outcome.phase, outcome.reason);
 
