@@ -6,6 +6,7 @@ import { status, type ServiceError } from '@grpc/grpc-js';
 import { connect, AckPolicy, type NatsConnection } from 'nats';
 import { connectBus, newEvent, syncResourceSynced, syncStarted, syncSucceeded } from '@capstan/events';
 import { apiv1, fieldViolationsOf } from '@capstan/proto';
+import { rebuildProjections } from './projections/rebuild.js';
 import {
   ADMIN_PASSWORD,
   APPSET_TOKEN,
@@ -536,5 +537,42 @@ spec:
     expect(again.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged']);
     const verified = await unary(c.audit.verify.bind(c.audit), { table: '' }, { metadata: bearer(admin) });
     expect(verified.tables.every((t) => t.ok)).toBe(true);
+  });
+
+  it('rebuilds the projections from the event store', async () => {
+    const db = h.api.services.db;
+    const snapshot = async () => ({
+      projects: await db
+        .withSchema('api')
+        .selectFrom('projects')
+        .select(['name', 'manifest', 'version', 'uid', 'created_at'])
+        .orderBy('name')
+        .execute(),
+      applications: await db
+        .withSchema('api')
+        .selectFrom('applications')
+        .select(['namespace', 'name', 'manifest', 'version', 'sync_status'])
+        .orderBy('name')
+        .execute(),
+      clusters: await db
+        .withSchema('api')
+        .selectFrom('clusters')
+        .select(['server', 'name', 'version', 'credential_type'])
+        .execute(),
+    });
+    const before = await snapshot();
+    await db.withSchema('api').deleteFrom('projects').execute();
+    await db
+      .withSchema('api')
+      .updateTable('applications')
+      .set({ manifest: JSON.stringify({ broken: true }) })
+      .execute();
+    const result = await rebuildProjections(db);
+    expect(result).toEqual({
+      projects: before.projects.length,
+      applications: before.applications.length,
+      clusters: before.clusters.length,
+    });
+    expect(await snapshot()).toEqual(before);
   });
 });

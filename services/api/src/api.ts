@@ -30,6 +30,7 @@ import { startGrpcServer } from './transport/grpc-server.js';
 import { startHttpServer } from './transport/http-server.js';
 import { startSyncStatusConsumer } from './sync/sync-status.consumer.js';
 import type { ApiServices } from './services.js';
+import { rebuildProjections } from './projections/rebuild.js';
 import { RequestMetrics } from './transport/request-metrics.js';
 import type { Registry } from 'prom-client';
 
@@ -59,6 +60,8 @@ export interface ApiConfig {
   repoBackend?: RepoBackend;
   /** Where request metrics go (the service's /metrics registry). */
   metrics?: Registry;
+  /** Rebuild the projections from the event store before serving. */
+  rebuildProjections?: boolean;
 }
 
 export interface RunningApi {
@@ -86,6 +89,8 @@ export async function startApi(
   defer('database', () => db.destroy());
   await migrateToLatest(db, { schema: API_SCHEMA, migrations: apiMigrations });
   await migrateAudit(db as unknown as Kysely<unknown>);
+  if (config.rebuildProjections)
+    logger.info(await rebuildProjections(db), 'rebuilt projections from the event store');
 
   const signer = new TokenSigner(await loadSigningKey(db, keyring, config.signingKey));
   const authn = new Authenticator({

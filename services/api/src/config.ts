@@ -1,6 +1,6 @@
 // The api's settings (on top of every service's common ones). Secrets (keys, passwords, tokens)
 // come from the environment or the configuration file only, never from flags.
-import type { Settings } from '@capstan/service';
+import { booleanSetting, type Settings } from '@capstan/service';
 import { z } from 'zod';
 
 export const apiSettings = {
@@ -96,6 +96,11 @@ export const apiSettings = {
     schema: z.string().default(''),
     default: '',
     description: 'file holding the keyring (when encryption.keys is empty)',
+  },
+  'projections.rebuild': {
+    schema: booleanSetting,
+    default: false,
+    description: 'rebuild the projects, applications and clusters projections from the event store at start',
   },
   'repo.address': {
     schema: z.string().default(''),

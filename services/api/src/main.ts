@@ -39,6 +39,7 @@ await runService({
         repoAddress: c['repo.address'],
         repoServiceToken: c['repo.service-token'],
         metrics: ctx.metrics,
+        rebuildProjections: c['projections.rebuild'],
       },
       ctx.logger,
       ctx.onShutdown,

@@ -40,8 +40,11 @@ export async function upsertApplicationRow(
   version: number,
   uid: string,
   at: Date,
+  options: { keepStatus?: boolean } = {},
 ): Promise<void> {
   const manifest = JSON.stringify(app);
+  // A changed spec is out of sync until the next sync says otherwise; a rebuild keeps the status.
+  const status = options.keepStatus ? {} : { sync_status: 'OutOfSync' };
   await db
     .withSchema('api')
     .insertInto('applications')
@@ -56,13 +59,9 @@ export async function upsertApplicationRow(
       updated_at: at,
     })
     .onConflict((oc) =>
-      oc.columns(['namespace', 'name']).doUpdateSet({
-        manifest,
-        project: app.spec.project,
-        version,
-        updated_at: at,
-        sync_status: 'OutOfSync',
-      }),
+      oc
+        .columns(['namespace', 'name'])
+        .doUpdateSet({ manifest, project: app.spec.project, version, updated_at: at, ...status }),
     )
     .execute();
 }

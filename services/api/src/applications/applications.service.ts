@@ -100,10 +100,10 @@ export class ApplicationsService {
       initial: initialApplicationState,
       evolve: evolveApplication,
       decide: (state, version) => decideApplication(command, state, version),
-      project: async (trx, events, state, version) => {
+      project: async (trx, events, state, version, at) => {
         if (events.length === 0) return;
         if (events.at(-1)!.type === APPLICATION_DELETED) await deleteApplicationRow(trx, namespace, name);
-        else await upsertApplicationRow(trx, state.application!, version, state.uid!, new Date());
+        else await upsertApplicationRow(trx, state.application!, version, state.uid!, at);
       },
     });
   }

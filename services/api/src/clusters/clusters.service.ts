@@ -82,13 +82,13 @@ export class ClustersService {
       initial: initialClusterState,
       evolve: evolveCluster,
       decide: (state, version) => decideCluster(command, state, version),
-      project: async (trx, events, state, version) => {
+      project: async (trx, events, state, version, at) => {
         if (events.length === 0) return;
         if (events.at(-1)!.type === CLUSTER_REMOVED) {
           await deleteClusterRow(trx, server);
           return;
         }
-        await upsertClusterRow(trx, state.cluster!, version, state.uid!, new Date());
+        await upsertClusterRow(trx, state.cluster!, version, state.uid!, at);
         if (sealed) await putClusterCredentials(trx, server, sealed);
       },
     });

@@ -47,10 +47,10 @@ export class ProjectsService {
       initial: initialProjectState,
       evolve: evolveProject,
       decide: (state, version) => decideProject(command, state, version),
-      project: async (trx, events, state, version) => {
+      project: async (trx, events, state, version, at) => {
         if (events.length === 0) return;
         if (events.at(-1)!.type === PROJECT_DELETED) await deleteProjectRow(trx, name);
-        else await upsertProjectRow(trx, state.project!, version, state.uid!, new Date());
+        else await upsertProjectRow(trx, state.project!, version, state.uid!, at);
       },
     });
     // Project roles are RBAC: the policy in force changes with them.

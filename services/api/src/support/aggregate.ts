@@ -24,11 +24,13 @@ export async function runAggregate<State, E extends DomainEvent>(
     initial: () => State;
     evolve: (state: State, event: E) => State;
     decide: (state: State, version: number) => E[];
+    /** `at` is the time of the last new event, so a rebuilt projection has the same timestamps. */
     project: (
       trx: Transaction<ApiDatabase>,
       events: readonly E[],
       state: State,
       version: number,
+      at: Date,
     ) => Promise<void>;
   },
 ): Promise<{ state: State; version: number; events: E[] }> {
@@ -47,12 +49,14 @@ export async function runAggregate<State, E extends DomainEvent>(
         }),
       ),
     project: async (trx, events, state) => {
-      const version = events.at(-1)?.sequence ?? 0;
+      const last = events.at(-1);
+      const at = last ? new Date(last.time) : new Date();
       await options.project(
         trx as unknown as Transaction<ApiDatabase>,
         events as unknown as E[],
         state,
-        version,
+        last?.sequence ?? 0,
+        at,
       );
     },
   });
