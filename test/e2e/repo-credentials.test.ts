@@ -311,6 +311,95 @@ describe('repo service: project-scoped repository credentials', () => {
     );
   });
 
+  it('lists directories and files for ApplicationSet generators with the project credential', async () => {
+    await shared.commit({
+      'clusters/east/config.json': '{"name":"east"}',
+      'clusters/west/config.json': '{"name":"west"}',
+    });
+    const app = { name: 'set', namespace: 'argocd', project: 'team-a' };
+    const dirs = await repo.call(
+      repo.client.listDirectories,
+      {
+        repoUrl: shared.url,
+        revision: 'main',
+        application: app,
+        patterns: [
+          { pattern: 'clusters/*', exclude: false },
+          { pattern: 'clusters/west', exclude: true },
+        ],
+      },
+      { service: 'appset', actor: 'user:alice' },
+    );
+    expect(dirs.paths).toEqual(['clusters/east']);
+    const files = await repo.call(
+      repo.client.listFiles,
+      {
+        repoUrl: shared.url,
+        revision: 'main',
+        application: app,
+        patterns: [{ pattern: 'clusters/**/config.json', exclude: false }],
+        withContent: true,
+      },
+      { service: 'appset', actor: 'user:alice' },
+    );
+    expect(files.files).toEqual([
+      { path: 'clusters/east/config.json', content: '{"name":"east"}' },
+      { path: 'clusters/west/config.json', content: '{"name":"west"}' },
+    ]);
+    // The sync service renders but does not list.
+    expect(
+      (
+        await failure(
+          repo.call(
+            repo.client.listFiles,
+            { repoUrl: shared.url, revision: 'main', application: app, patterns: [], withContent: false },
+            { service: 'sync' },
+          ),
+        )
+      ).code,
+    ).toBe(status.PERMISSION_DENIED);
+  });
+
+  it('accepts Argo CD declarative repository secrets', async () => {
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'team-d-apps',
+        namespace: 'argocd',
+        labels: { 'argocd.argoproj.io/secret-type': 'repository' },
+      },
+      stringData: { url: shared.url, project: 'team-d', username: 'alice-a', password: CANARY_A },
+    };
+    const applied = await repo.call(
+      repo.client.applyCredentialSecret,
+      { manifestJson: JSON.stringify(secret) },
+      { actor: 'user:admin' },
+    );
+    expect(applied.credential).toMatchObject({
+      name: 'team-d-apps',
+      project: 'team-d',
+      origin: 'declarative',
+      hasPassword: true,
+    });
+    const mark = git.requests.length;
+    await generate('team-d');
+    expect(usersSince(mark)).toEqual(new Set(['alice-a']));
+    const bad = await failure(
+      repo.call(
+        repo.client.applyCredentialSecret,
+        {
+          manifestJson: JSON.stringify({ ...secret, stringData: { project: 'team-d', password: CANARY_A } }),
+        },
+        { actor: 'user:admin' },
+      ),
+    );
+    expect(bad).toEqual({
+      code: status.INVALID_ARGUMENT,
+      details: 'stringData.url: is required (in data or stringData)',
+    });
+  });
+
   it('announces a new revision when another system reports a push', async () => {
     const v3 = await shared.commit({ 'guestbook/deploy.yaml': deployment('guestbook', 'guestbook:v3') });
     const changed = nc.subscribe(`${bus.namespace}.evt.repository.revision-changed`);
@@ -337,9 +426,9 @@ describe('repo service: project-scoped repository credentials', () => {
       if (event.data.sha !== v3) continue;
       expect(event.causationid).toBe(push.id);
       seen.push(event.data);
-      // team-a (own credential), team-b (its credential deleted: now the unscoped one) and team-c
-      // (unscoped fallback) all watch main.
-      if (new Set(seen.map((s) => s.project)).size >= 3) break;
+      // team-a and team-d (own credentials), team-b (its credential deleted: now the unscoped one)
+      // and team-c (unscoped fallback) all watch main.
+      if (new Set(seen.map((s) => s.project)).size >= 4) break;
     }
     clearTimeout(giveUp);
     changed.unsubscribe();
@@ -350,7 +439,7 @@ describe('repo service: project-scoped repository credentials', () => {
         .split('\n')
         .filter((l) => /push|dead|warn/i.test(l))
         .join('\n'),
-    ).toEqual(['team-a', 'team-b', 'team-c']);
+    ).toEqual(['team-a', 'team-b', 'team-c', 'team-d']);
     expect(seen.every((s) => s.detectedBy === 'push')).toBe(true);
   });
 
