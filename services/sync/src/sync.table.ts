@@ -46,6 +46,7 @@ export interface OperationRow {
 export interface AppliedResourceRow {
   app_namespace: string;
   app_name: string;
+  server: string;
   api_version: string;
   kind: string;
   namespace: string;

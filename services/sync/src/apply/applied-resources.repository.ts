@@ -4,13 +4,19 @@ import type { ObjectRef } from './plan.js';
 
 type Db = SyncDbOrTrx;
 
-export async function loadApplied(db: Db, app: { namespace: string; name: string }): Promise<ObjectRef[]> {
+/** What the Application applied to this cluster (by server URL) in its last successful sync. */
+export async function loadApplied(
+  db: Db,
+  app: { namespace: string; name: string },
+  server: string,
+): Promise<ObjectRef[]> {
   const rows = await db
     .withSchema('sync')
     .selectFrom('applied_resources')
     .select(['api_version', 'kind', 'namespace', 'name'])
     .where('app_namespace', '=', app.namespace)
     .where('app_name', '=', app.name)
+    .where('server', '=', server)
     .execute();
   return rows.map((r) => ({
     apiVersion: r.api_version,
@@ -20,9 +26,11 @@ export async function loadApplied(db: Db, app: { namespace: string; name: string
   }));
 }
 
+/** Replaces the record for this cluster; what was applied to another cluster is kept. */
 export async function replaceApplied(
   db: Db,
   app: { namespace: string; name: string },
+  server: string,
   refs: ObjectRef[],
 ): Promise<void> {
   await db
@@ -30,6 +38,7 @@ export async function replaceApplied(
     .deleteFrom('applied_resources')
     .where('app_namespace', '=', app.namespace)
     .where('app_name', '=', app.name)
+    .where('server', '=', server)
     .execute();
   if (refs.length === 0) return;
   await db
@@ -39,6 +48,7 @@ export async function replaceApplied(
       refs.map((r) => ({
         app_namespace: app.namespace,
         app_name: app.name,
+        server,
         api_version: r.apiVersion,
         kind: r.kind,
         namespace: r.namespace ?? '',

@@ -60,6 +60,8 @@ export const syncTables: Migration = {
       .createTable('applied_resources')
       .addColumn('app_namespace', 'text', (c) => c.notNull())
       .addColumn('app_name', 'text', (c) => c.notNull())
+      // The cluster they were applied to: after a change of destination, prune leaves them alone.
+      .addColumn('server', 'text', (c) => c.notNull())
       .addColumn('api_version', 'text', (c) => c.notNull())
       .addColumn('kind', 'text', (c) => c.notNull())
       .addColumn('namespace', 'text', (c) => c.notNull())
@@ -67,6 +69,7 @@ export const syncTables: Migration = {
       .addPrimaryKeyConstraint('applied_resources_pk', [
         'app_namespace',
         'app_name',
+        'server',
         'api_version',
         'kind',
         'namespace',

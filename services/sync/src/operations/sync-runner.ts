@@ -239,7 +239,7 @@ export async function runOperation(
     const outcome = await executePlan(cluster, plan, {
       dryRun: request.dryRun,
       prune,
-      previouslyApplied: await loadApplied(deps.db, app),
+      previouslyApplied: await loadApplied(deps.db, app, server),
       hookTimeoutMs: deps.settings.hookTimeoutMs,
       record,
       flush,
@@ -267,6 +267,7 @@ export async function runOperation(
         await replaceApplied(
           trx,
           app,
+          server,
           plan.resources.map((o) => o.ref),
         );
     });
