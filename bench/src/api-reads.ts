@@ -168,7 +168,10 @@ export async function main(): Promise<void> {
       await unary(
         projects.create.bind(projects),
         {
-          project: apiv1.Project.fromJSON({ metadata: { name: `team-${p}` }, spec: { sourceRepos: ['*'] } }),
+          project: apiv1.Project.fromJSON({
+            metadata: { name: `team-${p}` },
+            spec: { sourceRepos: ['*'], destinations: [{ server: '*', namespace: '*' }] },
+          }),
           upsert: false,
         },
         { metadata: admin },

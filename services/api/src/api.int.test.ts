@@ -229,6 +229,17 @@ describe('api', () => {
       { metadata: bearer(tenant) },
     );
     expect(app.spec?.source?.repoUrl).toBe('https://git.example.com/team-a/apps.git');
+    const outside = {
+      ...guestbook('team-a', 'escape'),
+      spec: {
+        ...guestbook('team-a', 'escape').spec,
+        destination: { server: 'https://kubernetes.default.svc', namespace: 'kube-system' },
+      },
+    };
+    const refusedByProject = await http('POST', '/api/v1/applications', tenant, { application: outside });
+    expect(refusedByProject.status).toBe(400);
+    expect(refusedByProject.body.details[0].field).toBe('spec.destination');
+    expect(refusedByProject.body.details[0].description).toMatch(/not permitted by project "team-a"/);
     const denied = await http('POST', '/api/v1/applications', tenant, {
       application: guestbook('team-b', 'intruder'),
     });
@@ -493,6 +504,7 @@ kind: AppProject
 metadata: { name: team-c, namespace: argocd }
 spec:
   sourceRepos: ['*']
+  destinations: [{ server: 'https://kubernetes.default.svc', namespace: team-c }]
   destinationServiceAccounts:
     - { server: '*', namespace: '*', defaultServiceAccount: 'team-c:deployer' }
 ---

@@ -1,14 +1,15 @@
-// Write-time validation of an Application: Argo CD's schema from @capstan/policy (the same one the
-// sync service reads it with), a valid name, and a destination that names a server or a cluster.
+// Write-time validation of an Application: Argo CD's schema and semantic rules from @capstan/policy
+// (the same ones the sync service reads it with) plus a valid name.
 import { ValidationError, type FieldViolation } from '@capstan/service';
 import {
   ApplicationSchema,
+  applicationIssues,
   ARGO_API_VERSION,
   DEFAULT_CONTROL_NAMESPACE,
   dnsSubdomainProblem,
   type Application,
 } from '@capstan/policy';
-import { parseOrThrow } from '../support/validation.js';
+import { parseOrThrow, violationsOf } from '../support/validation.js';
 
 export function normalizeApplication(app: Application): Application {
   const { name, namespace, labels, annotations } = app.metadata;
@@ -35,14 +36,7 @@ export function validateApplication(manifest: unknown, prefix = ''): Application
   const at = (p: string) => (prefix ? `${prefix}.${p}` : p);
   const nameProblem = dnsSubdomainProblem(app.metadata.name);
   if (nameProblem) violations.push({ field: at('metadata.name'), description: nameProblem });
-  const d = app.spec.destination;
-  if (!d.server && !d.name)
-    violations.push({ field: at('spec.destination'), description: 'server or name is required' });
-  if (d.server && d.name)
-    violations.push({ field: at('spec.destination'), description: 'give server or name, not both' });
-  if (!app.spec.source && !(app.spec.sources && app.spec.sources.length > 0)) {
-    violations.push({ field: at('spec.source'), description: 'required' });
-  }
+  violations.push(...violationsOf(applicationIssues(app), prefix));
   if (violations.length > 0) throw new ValidationError(violations);
   return app;
 }

@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { appendToStream, newEvent, syncRequest } from '@capstan/events';
-import { NotFoundError } from '@capstan/service';
-import type { Application } from '@capstan/policy';
+import { NotFoundError, ValidationError, type FieldViolation } from '@capstan/service';
+import { ProjectChain, type Application } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import { actorOf } from '../auth/principal.js';
@@ -13,7 +13,8 @@ import type { RequestContext } from '../support/request.js';
 import { runAggregate } from '../support/aggregate.js';
 import { invalid } from '../support/validation.js';
 import { API_SCHEMA } from '../migrations/index.js';
-import { findProject } from '../projects/project.repository.js';
+import { listProjects } from '../projects/project.repository.js';
+import { findCluster } from '../clusters/cluster.repository.js';
 import {
   APPLICATION_DELETED,
   decideApplication,
@@ -342,9 +343,42 @@ export class ApplicationsService {
     return op;
   }
 
+  /**
+   * The project (and every parent) must exist and permit the Application's sources and destination,
+   * as Argo CD checks at write time; the sync service checks again with the same rules
+   * (ProjectChain from @capstan/policy) before it touches a cluster.
+   */
   private async requireProject(app: Application): Promise<void> {
-    if (!(await findProject(this.deps.db, app.spec.project))) {
-      throw invalid('spec.project', `project ${app.spec.project} does not exist`);
+    const projects = new Map(
+      (await listProjects(this.deps.db)).map((p) => [p.project.metadata.name, p.project]),
+    );
+    const resolved = ProjectChain.resolve(app.spec.project, (name) => projects.get(name));
+    if (!resolved.ok) throw invalid('spec.project', resolved.reason);
+    const violations: FieldViolation[] = [];
+    const sources = app.spec.sources ?? (app.spec.source ? [app.spec.source] : []);
+    sources.forEach((source, i) => {
+      const check = resolved.chain.permitsSource(source.repoURL);
+      if (!check.allowed)
+        violations.push({
+          field: app.spec.sources ? `spec.sources[${i}].repoURL` : 'spec.source.repoURL',
+          description: check.reason,
+        });
+    });
+    const d = app.spec.destination;
+    let server = d.server ?? '';
+    if (!server && d.name) {
+      const cluster = await findCluster(this.deps.db, { name: d.name });
+      if (!cluster)
+        violations.push({
+          field: 'spec.destination.name',
+          description: `cluster ${d.name} is not registered`,
+        });
+      server = cluster?.cluster.server ?? '';
     }
+    if (server) {
+      const check = resolved.chain.permitsDestination({ server, name: d.name, namespace: d.namespace ?? '' });
+      if (!check.allowed) violations.push({ field: 'spec.destination', description: check.reason });
+    }
+    if (violations.length > 0) throw new ValidationError(violations);
   }
 }
