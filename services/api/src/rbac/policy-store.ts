@@ -30,6 +30,7 @@ export class PolicyStore {
   private readonly staticLines: PolicyLine[];
   private stamp = '';
   private timer: NodeJS.Timeout | undefined;
+  private reloading: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: PolicyStoreOptions) {
     try {
@@ -80,8 +81,14 @@ export class PolicyStore {
     if ((await this.currentStamp()) !== this.stamp) await this.reload();
   }
 
-  /** Rebuilds from the projects projection. */
-  async reload(): Promise<void> {
+  /** Rebuilds from the projects projection; reloads run one after another, so the newest wins. */
+  reload(): Promise<void> {
+    const next = this.reloading.then(() => this.build());
+    this.reloading = next.catch(() => undefined);
+    return next;
+  }
+
+  private async build(): Promise<void> {
     const stamp = await this.currentStamp();
     const rows = await this.opts.db
       .withSchema('api')
