@@ -111,6 +111,14 @@ describe('api', () => {
     );
     expect(rows.rows.map((r) => r.fields?.resource)).toContain('api');
     expect(rows.rows.some((r) => r.fields?.via === 'http')).toBe(true);
+    const logins = await unary(
+      c.audit.query.bind(c.audit),
+      apiv1.AuditQuery.fromPartial({ table: 'access_decisions', user: 'login:admin' }),
+      { metadata: bearer(admin) },
+    );
+    expect(logins.rows.map((r) => `${r.fields?.decision} ${r.fields?.reason}`)).toEqual(
+      expect.arrayContaining(['deny wrong password', 'allow password verified']),
+    );
   });
 
   it('lets the admin create a project with destinationServiceAccounts and accounts with groups', async () => {

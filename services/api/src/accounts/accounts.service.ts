@@ -67,15 +67,30 @@ export class AccountsService {
     return created && !configuredPassword ? { created, generatedPassword: password } : { created };
   }
 
-  async login(username: string, password: string): Promise<{ token: string; expiresAt: Date }> {
-    // One message for every failure, so a caller cannot probe which accounts exist.
-    const refused = new UnauthenticatedError('invalid username or password');
+  async login(
+    ctx: RequestContext,
+    username: string,
+    password: string,
+  ): Promise<{ token: string; expiresAt: Date }> {
+    // One message for every failure, so a caller cannot probe which accounts exist; every attempt is audited.
+    const subject = { name: `login:${username.slice(0, 200)}` };
+    const refuse = async (reason: string) => {
+      await this.deps.authz.record(subject, 'accounts', 'login', username.slice(0, 200), ctx.via, {
+        allowed: false,
+        reason,
+      });
+      return new UnauthenticatedError('invalid username or password');
+    };
     const account = await findAccount(this.deps.db, username);
     if (!account || !account.enabled || !account.passwordHash || !account.capabilities.includes('login')) {
       await verifyPassword(password, 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA').catch(() => false);
-      throw refused;
+      throw await refuse(account ? 'account may not log in' : 'no such account');
     }
-    if (!(await verifyPassword(password, account.passwordHash))) throw refused;
+    if (!(await verifyPassword(password, account.passwordHash))) throw await refuse('wrong password');
+    await this.deps.authz.record(subject, 'accounts', 'login', account.name, ctx.via, {
+      allowed: true,
+      reason: 'password verified',
+    });
     const ttl = this.deps.sessionTtlSeconds;
     const token = await this.deps.signer.sign({
       sub: account.name,

@@ -18,8 +18,8 @@ export const sessionOperations = [
     }),
     request: apiv1.SessionCreateRequest,
     response: apiv1.SessionResponse,
-    run: async (s, _ctx, i) => {
-      const r = await s.accounts.login(i.username, i.password);
+    run: async (s, ctx, i) => {
+      const r = await s.accounts.login(ctx, i.username, i.password);
       return { token: r.token, expiresAt: r.expiresAt.toISOString() };
     },
   }),
