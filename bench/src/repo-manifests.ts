@@ -18,7 +18,7 @@ import { report, summarize, type Figure } from './harness.js';
 
 const execFileAsync = promisify(execFile);
 const WARM_ITERATIONS = Number(process.env.REPO_BENCH_WARM ?? 300);
-const COLD_ROUNDS = Number(process.env.REPO_BENCH_COLD ?? 12);
+const COLD_ROUNDS = Number(process.env.REPO_BENCH_COLD ?? 16);
 
 interface RepoProcess {
   call<Req, Res>(
