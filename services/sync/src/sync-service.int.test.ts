@@ -195,6 +195,7 @@ describe('sync with impersonation on', () => {
   it('given a resource the ServiceAccount may not write, when synced, then the sync fails naming the account, verb, resource and namespace', async () => {
     await seedTenant(a.adminKubeconfig, { namespace: 'readonly', serviceAccounts: [] });
     await h.putApplication(application('viewer', 'team-a', { server: a.server, namespace: 'readonly' }));
+    const since = await a.audit.mark();
     const op = await h.requestSync({ namespace: 'argocd', name: 'viewer' }, { manifests: [cm('nope')] });
     const terminal = await h.waitForTerminal(op);
     expect(terminal.status).toBe('failed');
@@ -204,6 +205,12 @@ describe('sync with impersonation on', () => {
     const failed = (await h.eventsOf(op)).filter((e) => e.type === 'io.capstan.sync.failed.v1');
     expect(failed).toHaveLength(1);
     expect(failed[0]!.data).toMatchObject({ phase: 'apply' });
+    // The pre-flight access review (made as the ServiceAccount) refused before any write.
+    const audit = (await a.audit.flush({ since })).filter((e) => e.user.username === CONTROL_PLANE_USERNAME);
+    expect(audit.filter((e) => e.verb === 'patch')).toEqual([]);
+    expect(
+      audit.filter((e) => e.objectRef?.resource === 'selfsubjectaccessreviews').map(effectiveUser),
+    ).toEqual(['system:serviceaccount:team-a:reader']);
   });
 
   it('given a destination by cluster name, when synced, then the rule sees the cluster URL and the second API server is written as its ServiceAccount', async () => {
@@ -550,15 +557,17 @@ describe('sync with impersonation off', () => {
     expect(events.find((e) => e.type === 'io.capstan.sync.impersonation-ignored.v1')?.data).toMatchObject({
       projects: [{ name: 'team-a', rules: 1 }],
     });
-    // The test cluster's control-plane identity may only impersonate: writing as itself is refused,
-    // which shows that no impersonation happened.
-    const audit = await a.audit.flush({ since });
-    const writes = audit.filter((e) => e.verb === 'patch' && e.objectRef?.name === 'plain');
-    expect(writes.map((e) => [e.user.username, e.impersonatedUser?.username ?? null])).toEqual([
-      [CONTROL_PLANE_USERNAME, null],
-    ]);
+    // The test cluster's control-plane identity may only impersonate: the pre-flight access review,
+    // made as itself (nothing impersonated), says it may not write, so no write is even attempted.
+    const audit = (await a.audit.flush({ since })).filter((e) => e.user.username === CONTROL_PLANE_USERNAME);
+    expect(audit.length).toBeGreaterThan(0);
+    expect(audit.filter((e) => e.impersonatedUser !== undefined)).toEqual([]);
+    expect(audit.some((e) => e.objectRef?.resource === 'selfsubjectaccessreviews')).toBe(true);
+    expect(audit.filter((e) => e.verb === 'patch')).toEqual([]);
     expect(terminal.status).toBe('failed');
-    expect(terminal.reason).toContain(`may not patch configmaps "plain"`);
+    expect(terminal.reason).toContain(
+      'control-plane credentials of cluster a may not patch configmaps "plain" in namespace "team-a-system"',
+    );
     const row = await sql<{
       impersonation: boolean;
       username: string | null;

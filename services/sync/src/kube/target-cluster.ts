@@ -5,6 +5,7 @@
 // the request may do. There is no other client in the sync path, so nothing can fall back to
 // the control-plane identity; an empty username refuses to build the client at all (fail closed).
 import {
+  AuthorizationV1Api,
   KubeConfig,
   KubernetesObjectApi,
   PatchStrategy,
@@ -94,8 +95,13 @@ export class ClusterTimeoutError extends Error {}
 /** Default bound on one request to a target cluster; a hung API server must not hold a sync forever. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
+/** How long a pre-flight "allowed" answer is reused for the same identity, verb, resource and namespace. */
+const ALLOWED_ANSWER_TTL_MS = 30_000;
+
 export class TargetCluster {
   private readonly api: ObjectApi;
+  private readonly authz: AuthorizationV1Api;
+  private readonly allowedUntil = new Map<string, number>();
 
   constructor(
     readonly connection: Pick<ClusterConnection, 'name' | 'server'>,
@@ -104,6 +110,7 @@ export class TargetCluster {
     private readonly requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
   ) {
     this.api = kc.makeApiClient(ObjectApi);
+    this.authz = kc.makeApiClient(AuthorizationV1Api);
   }
 
   static connect(conn: ClusterConnection, identity: SyncIdentity, requestTimeoutMs?: number): TargetCluster {
@@ -138,14 +145,46 @@ export class TargetCluster {
       : `control-plane credentials of cluster ${this.connection.name}`;
   }
 
+  /**
+   * Pre-flight access check, as the sync identity (a SelfSubjectAccessReview made through the same
+   * impersonating client): may this identity `verb` the resource in the namespace?
+   */
+  async mayI(
+    verb: string,
+    group: string,
+    resource: string,
+    namespace: string | undefined,
+  ): Promise<{ allowed: boolean; reason: string }> {
+    // "Allowed" answers are remembered briefly: the pre-flight only makes failures early and whole;
+    // the API server still authorizes every real request, so a stale "allowed" is never a grant.
+    const key = `${verb} ${group} ${resource} ${namespace ?? ''}`;
+    const until = this.allowedUntil.get(key);
+    if (until !== undefined && until > Date.now()) return { allowed: true, reason: 'remembered' };
+    const review = await this.bounded(
+      `access review of ${verb} ${resource}`,
+      this.authz.createSelfSubjectAccessReview({
+        body: {
+          spec: { resourceAttributes: { verb, group, resource, ...(namespace ? { namespace } : {}) } },
+        },
+      }),
+    );
+    const allowed = review.status?.allowed === true;
+    if (allowed) this.allowedUntil.set(key, Date.now() + ALLOWED_ANSWER_TTL_MS);
+    else this.allowedUntil.delete(key);
+    return { allowed, reason: review.status?.reason ?? review.status?.evaluationError ?? '' };
+  }
+
   /** Discovery (as the sync identity): whether a kind is namespaced; undefined when the API does not serve it. */
-  async scope(apiVersion: string, kind: string): Promise<{ namespaced: boolean } | undefined> {
+  async scope(
+    apiVersion: string,
+    kind: string,
+  ): Promise<{ namespaced: boolean; resource: string } | undefined> {
     try {
       const r = await this.bounded(
         `discovery of ${kind} (${apiVersion})`,
         this.api.describe(apiVersion, kind),
       );
-      return r ? { namespaced: r.namespaced } : undefined;
+      return r ? { namespaced: r.namespaced, resource: r.name } : undefined;
     } catch (err) {
       // An API group/version the server does not serve answers discovery with 404.
       if (httpStatusOf(err) === 404 || /HTTP-Code: 404/.test((err as Error).message ?? '')) return undefined;

@@ -25,6 +25,7 @@ import { ImpersonationError, isUnreachable, type SyncIdentity } from '../kube/ta
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
 import { planSync, PlanError, groupOf } from '../apply/plan.js';
 import { executePlan } from '../apply/execute.js';
+import { preflight, pruneCandidates } from '../apply/preflight.js';
 import { loadApplied, replaceApplied } from '../apply/applied-resources.repository.js';
 import { finishOperation, requeueOperation, type ClaimedOperation } from './operations.repository.js';
 
@@ -236,10 +237,26 @@ export async function runOperation(
       throw err;
     }
     const prune = request.prune || decided.application.spec.syncPolicy?.automated?.prune === true;
+    const previouslyApplied = await loadApplied(deps.db, app, server);
+    const access = await preflight(
+      cluster,
+      {
+        plan,
+        createNamespace: createNamespace
+          ? { apiVersion: 'v1', kind: 'Namespace', name: createNamespace.metadata.name }
+          : undefined,
+        pruneCandidates: prune ? pruneCandidates(previouslyApplied, plan) : [],
+      },
+      record,
+    );
+    if (!access.ok) {
+      await flush();
+      return await fail('apply', access.reason);
+    }
     const outcome = await executePlan(cluster, plan, {
       dryRun: request.dryRun,
       prune,
-      previouslyApplied: await loadApplied(deps.db, app, server),
+      previouslyApplied,
       hookTimeoutMs: deps.settings.hookTimeoutMs,
       record,
       flush,
