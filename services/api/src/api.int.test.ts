@@ -513,6 +513,7 @@ metadata: { name: team-c, namespace: argocd }
 spec:
   sourceRepos: ['*']
   destinations: [{ server: 'https://kubernetes.default.svc', namespace: team-c }]
+  syncWindows: [{ kind: allow, schedule: '0 22 * * *', duration: 1h, applications: ['*'] }]
   destinationServiceAccounts:
     - { server: '*', namespace: '*', defaultServiceAccount: 'team-c:deployer' }
 ---
@@ -557,6 +558,20 @@ spec:
     expect(again.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged']);
     const verified = await unary(c.audit.verify.bind(c.audit), { table: '' }, { metadata: bearer(admin) });
     expect(verified.tables.every((t) => t.ok)).toBe(true);
+  });
+
+  it('keeps the fields gRPC messages cannot carry through a get-modify-update over gRPC', async () => {
+    const p = await unary(c.projects.get.bind(c.projects), { name: 'team-c' }, { metadata: bearer(admin) });
+    await unary(
+      c.projects.update.bind(c.projects),
+      { project: { ...p, spec: { ...p.spec!, description: 'via grpc' } } },
+      { metadata: bearer(admin) },
+    );
+    const stored = (await http('GET', '/api/v1/projects/team-c', admin)).body;
+    expect(stored.spec.description).toBe('via grpc');
+    expect(stored.spec.syncWindows).toEqual([
+      { kind: 'allow', schedule: '0 22 * * *', duration: '1h', applications: ['*'] },
+    ]);
   });
 
   it('rebuilds the projections from the event store', async () => {

@@ -3,8 +3,27 @@ import { apiv1 } from '@capstan/proto';
 import { bool, int, op, resource, str, strList } from '../operation.js';
 import { applicationView, operationView } from '../views.js';
 import { invalid } from '../../support/validation.js';
-import { findSyncOperation } from '../../applications/application.repository.js';
+import { findApplication, findSyncOperation } from '../../applications/application.repository.js';
+import type { ApiServices } from '../../services.js';
+import type { RequestContext } from '../../support/request.js';
+import { keepUnrepresentable } from '../unrepresentable.js';
 import { versionOf } from './projects.js';
+
+/** Over gRPC, the stored application's fields that the message cannot carry are kept (see unrepresentable.ts). */
+async function complete(
+  s: ApiServices,
+  ctx: RequestContext,
+  manifest: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const meta = manifest.metadata as { name?: unknown; namespace?: unknown } | undefined;
+  if (ctx.via !== 'grpc' || typeof meta?.name !== 'string') return manifest;
+  const stored = await findApplication(
+    s.db,
+    typeof meta.namespace === 'string' && meta.namespace ? meta.namespace : 'argocd',
+    meta.name,
+  );
+  return stored ? keepUnrepresentable(apiv1.Application, stored.application, manifest) : manifest;
+}
 
 const appQuery = z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, project: str });
 
@@ -18,7 +37,8 @@ export const applicationOperations = [
     input: z.strictObject({ application: resource, upsert: bool }),
     request: apiv1.ApplicationCreateRequest,
     response: apiv1.Application,
-    run: async (s, ctx, i) => applicationView(await s.applications.create(ctx, i.application, i.upsert)),
+    run: async (s, ctx, i) =>
+      applicationView(await s.applications.create(ctx, await complete(s, ctx, i.application), i.upsert)),
   }),
   op({
     name: 'ApplicationService.Get',
@@ -63,7 +83,9 @@ export const applicationOperations = [
       const name = (i.application.metadata as { name?: unknown } | undefined)?.name;
       if (i.name && name !== i.name)
         throw invalid('application.metadata.name', `must match the path (${i.name})`);
-      return applicationView(await s.applications.update(ctx, i.application, versionOf(i.application)));
+      return applicationView(
+        await s.applications.update(ctx, await complete(s, ctx, i.application), versionOf(i.application)),
+      );
     },
   }),
   op({

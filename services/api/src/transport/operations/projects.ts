@@ -3,6 +3,22 @@ import { apiv1 } from '@capstan/proto';
 import { bool, empty, op, resource, str } from '../operation.js';
 import { projectView } from '../views.js';
 import { invalid } from '../../support/validation.js';
+import { findProject } from '../../projects/project.repository.js';
+import type { ApiServices } from '../../services.js';
+import type { RequestContext } from '../../support/request.js';
+import { keepUnrepresentable } from '../unrepresentable.js';
+
+/** Over gRPC, the stored project's fields that the message cannot carry are kept (see unrepresentable.ts). */
+async function complete(
+  s: ApiServices,
+  ctx: RequestContext,
+  manifest: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const name = (manifest.metadata as { name?: unknown } | undefined)?.name;
+  if (ctx.via !== 'grpc' || typeof name !== 'string') return manifest;
+  const stored = await findProject(s.db, name);
+  return stored ? keepUnrepresentable(apiv1.Project, stored.project, manifest) : manifest;
+}
 
 /** The resource version travels in metadata; it is the caller's expectation, not part of the manifest. */
 function versionOf(manifest: Record<string, unknown>): number {
@@ -20,7 +36,8 @@ export const projectOperations = [
     input: z.strictObject({ project: resource, upsert: bool }),
     request: apiv1.ProjectCreateRequest,
     response: apiv1.Project,
-    run: async (s, ctx, i) => projectView(await s.projects.create(ctx, i.project, i.upsert)),
+    run: async (s, ctx, i) =>
+      projectView(await s.projects.create(ctx, await complete(s, ctx, i.project), i.upsert)),
   }),
   op({
     name: 'ProjectService.Get',
@@ -57,7 +74,9 @@ export const projectOperations = [
       const name = (i.project.metadata as { name?: unknown } | undefined)?.name;
       if (i.name && name !== i.name)
         throw invalid('project.metadata.name', `must match the path (${i.name})`);
-      return projectView(await s.projects.update(ctx, i.project, versionOf(i.project)));
+      return projectView(
+        await s.projects.update(ctx, await complete(s, ctx, i.project), versionOf(i.project)),
+      );
     },
   }),
   op({

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { apiv1 } from '@capstan/proto';
+import { keepUnrepresentable } from './unrepresentable.js';
+
+describe('keepUnrepresentable', () => {
+  it('keeps the fields a message cannot carry and lets the update win on every other', () => {
+    const stored = {
+      metadata: { name: 'team-a', namespace: 'argocd' },
+      spec: {
+        description: 'old',
+        syncWindows: [{ kind: 'allow', schedule: '* * * * *', duration: '1h' }],
+        destinations: [{ server: 'https://a', namespace: 'x' }],
+      },
+    };
+    const incoming = {
+      metadata: { name: 'team-a' },
+      spec: { description: 'new', destinations: [{ server: 'https://a', namespace: 'y' }] },
+    };
+    expect(keepUnrepresentable(apiv1.Project, stored, incoming)).toEqual({
+      metadata: { name: 'team-a' },
+      spec: {
+        description: 'new',
+        syncWindows: stored.spec.syncWindows,
+        destinations: [{ server: 'https://a', namespace: 'y' }],
+      },
+    });
+  });
+
+  it('keeps unrepresentable parts of list items when the list keeps its length', () => {
+    const stored = {
+      spec: {
+        project: 'p',
+        source: { repoURL: 'r', helm: { valueFiles: ['v.yaml'] } },
+        ignoreDifferences: [{ kind: 'X' }],
+      },
+    };
+    const incoming = { spec: { project: 'p', source: { repoURL: 'r2' } } };
+    expect(keepUnrepresentable(apiv1.Application, stored, incoming)).toEqual({
+      spec: {
+        project: 'p',
+        source: { repoURL: 'r2', helm: { valueFiles: ['v.yaml'] } },
+        ignoreDifferences: [{ kind: 'X' }],
+      },
+    });
+  });
+});
