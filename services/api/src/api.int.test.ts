@@ -423,6 +423,14 @@ describe('api', () => {
       { metadata: bearer(SYNC_TOKEN) },
     );
     expect(viaSync.config?.bearerToken).toBe(token);
+    const viaHttp = await http(
+      'GET',
+      `/api/v1/clusters/${encodeURIComponent('https://10.0.0.1:6443')}`,
+      admin,
+    );
+    expect(viaHttp.body).toMatchObject({ name: 'prod', credentialType: 'bearer' });
+    expect(JSON.stringify(viaHttp.body)).not.toContain(token);
+    expect((await http('GET', '/api/v1/clusters/prod', admin)).body.server).toBe('https://10.0.0.1:6443');
     expect(
       (
         await grpcError(
