@@ -454,7 +454,17 @@ describe('repo service: project-scoped repository credentials', () => {
     expect(audit.rows.map((r: { operation: string }) => r.operation)).toEqual(
       expect.arrayContaining(['create', 'lookup', 'get', 'delete', 'list', 'update']),
     );
+    const metrics = await repo.metrics();
+    expect(metrics).toMatch(/capstan_repo_git_operations_total\{operation="clone",outcome="ok"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(
+      /capstan_repo_git_operations_total\{operation="fetch",outcome="permission_denied"[^}]*\} [1-9]/,
+    );
+    expect(metrics).toMatch(/capstan_repo_credential_lookups_total\{reason="unscoped-fallback"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/capstan_repo_manifest_cache_total\{result="miss"[^}]*\} [1-9]/);
+    // Metrics never name a repository, project or user.
+    expect(metrics).not.toMatch(/shared\/apps|team-a|alice/);
     const sinks: Record<string, string> = {
+      metrics,
       'process list': [...processList].join('\n'),
       'service output': repo.output(),
       'bus messages': busMessages.join('\n'),

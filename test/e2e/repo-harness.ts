@@ -22,6 +22,8 @@ export interface RepoProcess {
   ): Promise<Res>;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
+  /** The Prometheus text from the ops endpoint. */
+  metrics(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +95,11 @@ export async function startRepoProcess(opts: {
       return unary(method.bind(client), request, { metadata: md, timeoutMs: 60_000 });
     },
     output: () => output,
+    async metrics() {
+      const opsPort = /"opsPort":(\d+)/.exec(output)?.[1];
+      const res = await fetch(`http://127.0.0.1:${opsPort}/metrics`);
+      return res.text();
+    },
     async stop() {
       client.close();
       if (child.exitCode !== null) return;

@@ -23,6 +23,7 @@ import { ManifestGenerator } from './manifests/manifest-generator.js';
 import { RepoListing } from './manifests/repo-listing.js';
 import { locateTool } from './manifests/render-tools.js';
 import { repoMigrations } from './migrations/index.js';
+import { RepoMetrics } from './observability/repo-metrics.js';
 import { repoServiceImplementation } from './rpc/repo-rpc.js';
 import { ServiceTokens } from './rpc/service-identity.js';
 
@@ -61,7 +62,10 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
       { resealed, activeKeyId: keyring.activeKeyId },
       'credentials re-sealed with the active key',
     );
+  let cacheBytes = () => 0;
+  const metrics = new RepoMetrics(ctx.metrics, () => cacheBytes());
   const checkouts = await CheckoutStore.create({
+    observer: metrics,
     cacheDir: config['cache.dir'],
     maxCacheBytes: config['cache.max-bytes'],
     maxRepoBytes: config['repository.max-bytes'],
@@ -69,7 +73,9 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
     gitTimeoutMs: config['git.timeout-ms'],
     sshKnownHostsFile: config['ssh.known-hosts-file'],
   });
+  cacheBytes = () => checkouts.usedBytes;
   const generator = new ManifestGenerator(checkouts, {
+    observer: metrics,
     kustomizePath: kustomize,
     helmPath: helm,
     scratchDir: path.join(config['cache.dir'], 'tools', 'scratch'),
@@ -90,6 +96,7 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
       listing,
       watch: (key) => touchWatch(db as unknown as RepoDb, key),
       logger: ctx.logger,
+      metrics,
     }),
   );
   const grpcPort = await new Promise<number>((resolve, reject) =>

@@ -12,6 +12,7 @@ import { DiskCache, directoryBytes } from './disk-cache.js';
 import { classifyGitFailure, RepositoryTooLargeError, RevisionNotFoundError } from './git-errors.js';
 import { GitRunner, type GitAuth } from './git-process.js';
 import { KeyedLock } from './keyed-lock.js';
+import { outcomeOf, type CheckoutObserver } from '../observability/repo-metrics.js';
 import { readCommitRef } from './local-refs.js';
 import { cloneWithTree } from './cold-clone.js';
 import { cloneBranchHint, FULL_SHA, isAcceptableRevision, revisionCandidates } from './revision.js';
@@ -50,6 +51,7 @@ export interface CheckoutStoreOptions {
   gitTimeoutMs: number;
   /** known_hosts file trusted for SSH repositories. */
   sshKnownHostsFile?: string;
+  observer?: CheckoutObserver;
 }
 
 interface RefResolution {
@@ -182,6 +184,23 @@ export class CheckoutStore {
   }
 
   private async fetch(req: CheckoutRequest, key: string, mirror: string, what: string): Promise<void> {
+    const operation = (await access(mirror).then(
+      () => true,
+      () => false,
+    ))
+      ? 'fetch'
+      : 'clone';
+    const started = performance.now();
+    try {
+      await this.fetchOnce(req, key, mirror, what);
+      this.opts.observer?.gitOperation(operation, 'ok', (performance.now() - started) / 1000);
+    } catch (err) {
+      this.opts.observer?.gitOperation(operation, outcomeOf(err), (performance.now() - started) / 1000);
+      throw err;
+    }
+  }
+
+  private async fetchOnce(req: CheckoutRequest, key: string, mirror: string, what: string): Promise<void> {
     this.urlsByKey.set(key, normalizeRepoUrl(req.url));
     this.fetchCounts.set(key, (this.fetchCounts.get(key) ?? 0) + 1);
     const auth = req.credential?.auth ?? null;

@@ -100,6 +100,24 @@ describe('manifest generation from a real repository', () => {
     expect(names(out.manifests)).toEqual(['a', 'a', 'b']);
   });
 
+  it('answers repeated requests from the render cache, per credential', async () => {
+    const seen: string[] = [];
+    const observed = new ManifestGenerator(store, {
+      kustomizePath: obtain('obtain-kustomize.sh'),
+      helmPath: null,
+      scratchDir: cacheDir,
+      renderTimeoutMs: 60_000,
+      cacheEntries: 10,
+      observer: { manifestCache: (r) => seen.push(r), rendered: (t) => seen.push(`rendered:${t}`) },
+    });
+    const first = await observed.generate(source('overlays/prod'), null);
+    const again = await observed.generate(source('overlays/prod'), null);
+    expect(again).toBe(first);
+    const other = { id: 'another-credential', version: '1', auth: { username: 'x', password: 'y' } };
+    await observed.generate(source('overlays/prod'), other);
+    expect(seen).toEqual(['miss', 'rendered:kustomize', 'hit', 'miss', 'rendered:kustomize']);
+  });
+
   it('recurses and applies include/exclude globs on request', async () => {
     const out = await generator.generate(
       source('plain', { directory: { recurse: true, exclude: '{nested/skip.yaml}' } }),

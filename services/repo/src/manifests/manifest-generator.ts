@@ -10,6 +10,7 @@ import { renderDirectory, type DirectoryOptions } from './directory-source.js';
 import { isHelmChart, renderHelm, type HelmOptions } from './helm-source.js';
 import { isKustomization, renderKustomize } from './kustomize-source.js';
 import { LruMap } from './lru-map.js';
+import type { RenderObserver } from '../observability/repo-metrics.js';
 import { PathEscapeError, ToolUnavailableError } from './manifest-errors.js';
 import { findEscapingSymlinks, resolveAppDirectory } from './repo-path.js';
 
@@ -38,6 +39,7 @@ export interface ManifestGeneratorOptions {
   scratchDir: string;
   renderTimeoutMs: number;
   cacheEntries: number;
+  observer?: RenderObserver;
 }
 
 export class ManifestGenerator {
@@ -64,6 +66,7 @@ export class ManifestGenerator {
       helm,
     ]);
     const hit = this.cache.get(cacheKey);
+    this.opts.observer?.manifestCache(hit ? 'hit' : 'miss');
     if (hit) return hit;
 
     const checkout = await this.checkouts.checkout({ ...req, revision: sha });
@@ -73,6 +76,7 @@ export class ManifestGenerator {
       await this.refuseEscapingSymlinks(root, where);
       const appDir = await resolveAppDirectory(root, source.path, where);
       const what = `path ${source.path || '.'} of ${where}`;
+      const renderStarted = performance.now();
       let sourceType: SourceType;
       let objects;
       if (await isKustomization(appDir)) {
@@ -103,6 +107,7 @@ export class ManifestGenerator {
         sourceType = 'directory';
         objects = await renderDirectory(root, appDir, directory);
       }
+      this.opts.observer?.rendered(sourceType, (performance.now() - renderStarted) / 1000);
       const result: GeneratedManifests = Object.freeze({
         revision: sha,
         sourceType,

@@ -10,6 +10,7 @@ import type { ManifestGenerator } from '../manifests/manifest-generator.js';
 import type { RepoListing } from '../manifests/repo-listing.js';
 import { authenticateCall, type CallerIdentity, type ServiceTokens } from './service-identity.js';
 import { toServiceError } from './rpc-errors.js';
+import type { RepoMetrics } from '../observability/repo-metrics.js';
 import { FULL_SHA } from '../checkouts/revision.js';
 
 export interface RepoRpcDeps {
@@ -21,6 +22,7 @@ export interface RepoRpcDeps {
   /** Remembers a rendered/resolved source for change detection (best effort). */
   watch: (key: { repoURL: string; revision: string; project: string }) => Promise<void>;
   logger: Logger;
+  metrics?: RepoMetrics;
 }
 
 function toCredential(c: CredentialMetadata): repov1.Credential {
@@ -103,6 +105,7 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
       { url: repoURL, project, application },
       caller,
     );
+    deps.metrics?.credentialLookup(lookup.reason);
     const [result, recorded] = await Promise.allSettled([work(lookup, project), lookup.recorded]);
     if (recorded.status === 'rejected') throw recorded.reason;
     if (result.status === 'rejected') throw result.reason;
