@@ -429,6 +429,48 @@ describe('sync with impersonation on', () => {
     );
   });
 
+  it('given an Application deleted with cascade, when the api says so, then everything it applied is deleted as its ServiceAccount', async () => {
+    await h.putApplication(application('doomed', 'team-a', { server: a.server, namespace: 'team-a' }));
+    const first = await h.requestSync(
+      { namespace: 'argocd', name: 'doomed' },
+      { manifests: [cm('doomed-1'), cm('doomed-2')] },
+    );
+    expect(await h.waitForTerminal(first)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(a, 'team-a')).toEqual(expect.arrayContaining(['doomed-1', 'doomed-2']));
+    const since = await a.audit.mark();
+    const eventId = await h.deleteApplication(
+      { namespace: 'argocd', name: 'doomed' },
+      { project: 'team-a', cascade: true },
+    );
+    const op = `delete:${eventId}`;
+    await waitUntil(
+      async () =>
+        (await h.db
+          .withSchema('sync')
+          .selectFrom('operations')
+          .select('status')
+          .where('operation_id', '=', op)
+          .executeTakeFirst()) !== undefined,
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(a, 'team-a')).not.toEqual(expect.arrayContaining(['doomed-1']));
+    const deletes = (await a.audit.flush({ since })).filter(
+      (e) => e.verb === 'delete' && e.objectRef?.resource === 'configmaps',
+    );
+    expect(deletes.map((e) => [e.objectRef?.name, effectiveUser(e)]).sort()).toEqual([
+      ['doomed-1', 'system:serviceaccount:team-a:deployer'],
+      ['doomed-2', 'system:serviceaccount:team-a:deployer'],
+    ]);
+    expect(
+      await h.db
+        .withSchema('sync')
+        .selectFrom('applications')
+        .select('name')
+        .where('name', '=', 'doomed')
+        .executeTakeFirst(),
+    ).toBeUndefined();
+  });
+
   it('given a dry run, when synced, then the server-side dry-run runs as the ServiceAccount and nothing is written', async () => {
     const since = await a.audit.mark();
     const op = await h.requestSync(

@@ -34,6 +34,11 @@ export interface SyncRequestData {
   dryRun: boolean;
   prune: boolean;
   manifests?: unknown[] | undefined;
+  /**
+   * Cascade deletion of an Application the api deleted: its manifest as it was, so the decision
+   * can be made although the read model no longer has it. The sync applies nothing and prunes all.
+   */
+  cascadeDelete?: { application: unknown } | undefined;
 }
 
 /** A refusal before any decision could be computed (missing or invalid inputs). */
@@ -61,7 +66,7 @@ export async function decideSync(
   settings: DecisionSettings,
 ): Promise<Decided | EarlyRefusal> {
   const { namespace, name } = request.application;
-  const raw = await findApplication(db, namespace, name);
+  const raw = request.cascadeDelete?.application ?? (await findApplication(db, namespace, name));
   if (raw === undefined)
     return { allowed: false, reason: `Application ${namespace}/${name} not found`, application: undefined };
   let application: Application;

@@ -9,6 +9,7 @@ import { appendToStream, streamVersion, type Envelope, type EventStoreDatabase }
 import type { OperationRow, SyncDatabase } from '../sync.table.js';
 
 type Db = Kysely<SyncDatabase & EventStoreDatabase>;
+type DbOrTrx = Db | Transaction<SyncDatabase & EventStoreDatabase>;
 
 export interface ClaimedOperation {
   operationId: string;
@@ -27,7 +28,7 @@ export function operationStream(operationId: string): string {
 
 /** Records a request; returns false when this operationId was seen before. */
 export async function enqueueOperation(
-  db: Db,
+  db: DbOrTrx,
   op: {
     operationId: string;
     appNamespace: string;

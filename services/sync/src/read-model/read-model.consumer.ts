@@ -18,7 +18,9 @@ import {
   type RunningConsumer,
 } from '@capstan/events';
 import type { SyncDb } from '../sync.table.js';
+import { enqueueOperation } from '../operations/operations.repository.js';
 import {
+  findApplication,
   deleteApplication,
   deleteCluster,
   deleteProject,
@@ -62,9 +64,34 @@ export async function applyReadModelEvent(db: SyncDb, event: Envelope): Promise<
         await upsertApplication(trx, a.metadata.namespace ?? 'argocd', a.metadata.name, a);
         break;
       }
-      case applicationDeleted.type:
-        await deleteApplication(trx, data.namespace as string, data.name as string);
+      case applicationDeleted.type: {
+        const namespace = data.namespace as string;
+        const name = data.name as string;
+        const manifest = await findApplication(trx, namespace, name);
+        if (data.cascade === true && manifest !== undefined) {
+          // Cascade: an operation that applies nothing and prunes everything the Application applied,
+          // under the identity its project resolves, queued in the same transaction as the deletion.
+          const operationId = `delete:${event.id}`;
+          await enqueueOperation(trx, {
+            operationId,
+            appNamespace: namespace,
+            appName: name,
+            request: {
+              operationId,
+              application: { namespace, name },
+              dryRun: false,
+              prune: true,
+              manifests: [],
+              cascadeDelete: { application: manifest },
+            },
+            triggerEventId: event.id,
+            actor: event.actor,
+            correlationId: event.correlationid ?? null,
+          });
+        }
+        await deleteApplication(trx, namespace, name);
         break;
+      }
       case clusterRegistered.type:
       case clusterUpdated.type: {
         const c = data.cluster as { name: string; server: string; project?: string };

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { startService, type RunningService } from '@capstan/service';
 import {
   applicationCreated,
+  applicationDeleted,
   applicationUpdated,
   clusterRegistered,
   connectBus,
@@ -32,6 +33,11 @@ export interface SyncHarness {
   registerCluster(cluster: { server: string }, name: string): Promise<void>;
   putProject(manifest: Record<string, unknown>): Promise<void>;
   putApplication(manifest: Record<string, unknown>): Promise<void>;
+  /** Publishes application.deleted; returns the event id (a cascade queues operation `delete:<id>`). */
+  deleteApplication(
+    app: { namespace: string; name: string },
+    options: { project: string; cascade: boolean },
+  ): Promise<string>;
   requestSync(
     app: { namespace: string; name: string },
     options?: { operationId?: string; manifests?: unknown[]; prune?: boolean; dryRun?: boolean },
@@ -181,6 +187,15 @@ export async function startSyncHarness(
           .executeTakeFirst();
         return row !== undefined && isDeepStrictEqual(row.manifest, manifest);
       });
+    },
+    async deleteApplication(app, o) {
+      const event = newEvent(
+        applicationDeleted.type,
+        { name: app.name, namespace: app.namespace, project: o.project, cascade: o.cascade },
+        meta(`applications/${app.namespace}/${app.name}`),
+      );
+      await bus.publish(event);
+      return event.id;
     },
     async requestSync(app, o = {}) {
       const operationId = o.operationId ?? randomUUID();
