@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DiskCache, directoryBytes } from './disk-cache.js';
 import { KeyedLock } from './keyed-lock.js';
 
@@ -13,8 +13,14 @@ async function entry(root: string, name: string, bytes: number): Promise<string>
 }
 
 describe('DiskCache', () => {
+  const roots: string[] = [];
+  afterAll(async () => {
+    for (const root of roots) await rm(root, { recursive: true, force: true });
+  });
+
   it('evicts least recently used idle entries until the bound holds, keeping leased and busy ones', async () => {
     const root = await mkdtemp(path.join(os.tmpdir(), 'capstan-disk-cache-'));
+    roots.push(root);
     const busy = new Set<string>();
     const cache = new DiskCache(250, (dir) => busy.has(dir));
     const a = await entry(root, 'a', 100);
