@@ -2,7 +2,13 @@
 // outbox relay and both servers. main.ts calls this through runService; tests and benchmarks call it
 // directly with their own database, bus namespace and ports.
 import { createDb, migrateAudit, migrateToLatest } from '@capstan/db';
-import { connectBus, startOutboxRelay, type Bus, type EventStoreDatabase } from '@capstan/events';
+import {
+  connectBus,
+  startOutboxRelay,
+  type Bus,
+  type EventStoreDatabase,
+  type OutboxRelay,
+} from '@capstan/events';
 import type { Logger } from '@capstan/service';
 import type { Kysely } from 'kysely';
 import { API_SCHEMA, apiMigrations } from './migrations/index.js';
@@ -62,6 +68,11 @@ export interface ApiConfig {
   metrics?: Registry;
   /** Rebuild the projections from the event store before serving. */
   rebuildProjections?: boolean;
+  /**
+   * Database, bus and outbox relay already wired (main.ts uses startBackbone from @capstan/events);
+   * without it startApi wires its own, for tests and benchmarks.
+   */
+  backbone?: { db: Kysely<ApiDatabase>; bus: Bus; relay: OutboxRelay };
 }
 
 export interface RunningApi {
@@ -85,10 +96,14 @@ export async function startApi(
 
   const keyring = loadKeyring(config.encryptionKeys, config.encryptionKeyFile);
   const serviceTokens = new ServiceTokens(config.serviceTokens);
-  const db = createDb<ApiDatabase>(config.databaseUrl) as Kysely<ApiDatabase>;
-  defer('database', () => db.destroy());
-  await migrateToLatest(db, { schema: API_SCHEMA, migrations: apiMigrations });
-  await migrateAudit(db as unknown as Kysely<unknown>);
+  let db: Kysely<ApiDatabase>;
+  if (config.backbone) db = config.backbone.db;
+  else {
+    db = createDb<ApiDatabase>(config.databaseUrl) as Kysely<ApiDatabase>;
+    defer('database', () => db.destroy());
+    await migrateToLatest(db, { schema: API_SCHEMA, migrations: apiMigrations });
+    await migrateAudit(db as unknown as Kysely<unknown>);
+  }
   if (config.rebuildProjections)
     logger.info(await rebuildProjections(db), 'rebuilt projections from the event store');
 
@@ -153,17 +168,22 @@ export async function startApi(
     logger.info('created the bootstrap admin account with the configured password');
   }
 
-  const bus = await connectBus({ url: config.natsUrl, service: 'api', namespace: config.busNamespace });
-  defer('bus', () => bus.close());
-  await bus.provision();
-  const relay = await startOutboxRelay({
-    db: db as unknown as Kysely<EventStoreDatabase>,
-    databaseUrl: config.databaseUrl,
-    schema: API_SCHEMA,
-    bus,
-    onError: (err) => logger.warn({ err }, 'outbox relay error; retrying'),
-  });
-  defer('outbox relay', () => relay.stop());
+  let bus: Bus;
+  let relay: OutboxRelay;
+  if (config.backbone) ({ bus, relay } = config.backbone);
+  else {
+    bus = await connectBus({ url: config.natsUrl, service: 'api', namespace: config.busNamespace });
+    defer('bus', () => bus.close());
+    await bus.provision();
+    relay = await startOutboxRelay({
+      db: db as unknown as Kysely<EventStoreDatabase>,
+      databaseUrl: config.databaseUrl,
+      schema: API_SCHEMA,
+      bus,
+      onError: (err) => logger.warn({ err }, 'outbox relay error; retrying'),
+    });
+    defer('outbox relay', () => relay.stop());
+  }
   const syncStatus = await startSyncStatusConsumer({ bus, db, logger });
   defer('sync status consumer', () => syncStatus.stop());
 

@@ -3,6 +3,10 @@
 import { runService } from '@capstan/service';
 import { apiSettings } from './config.js';
 import { startApi } from './api.js';
+import { startBackbone } from '@capstan/events';
+import type { Kysely } from 'kysely';
+import { API_SCHEMA, apiSchemaMigrations } from './migrations/index.js';
+import type { ApiDatabase } from './support/db.table.js';
 
 const list = (s: string) =>
   s
@@ -15,7 +19,12 @@ await runService({
   settings: apiSettings,
   start: async (ctx) => {
     const c = ctx.config;
-    const api = await startApi(
+    // Database (api and audit schemas migrated; --migrate-only stops here), bus and outbox relay.
+    const backbone = await startBackbone<ApiDatabase>(ctx, {
+      schema: API_SCHEMA,
+      migrations: apiSchemaMigrations,
+    });
+    await startApi(
       {
         databaseUrl: c['database.url'],
         natsUrl: c['nats.url'],
@@ -40,13 +49,14 @@ await runService({
         repoServiceToken: c['repo.service-token'],
         metrics: ctx.metrics,
         rebuildProjections: c['projections.rebuild'],
+        backbone: {
+          db: backbone.db as unknown as Kysely<ApiDatabase>,
+          bus: backbone.bus,
+          relay: backbone.relay,
+        },
       },
       ctx.logger,
       ctx.onShutdown,
     );
-    ctx.addReadinessCheck('database', async () => {
-      await api.services.db.selectNoFrom((eb) => eb.val(1).as('one')).execute();
-      return true;
-    });
   },
 });

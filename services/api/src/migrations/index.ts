@@ -6,7 +6,12 @@ import { initialSchema } from './2026_11_20_0001_api.js';
 
 export const API_SCHEMA = 'api';
 
+/** The api's own migrations (the event store tables are added by startBackbone or apiMigrations). */
+export const apiSchemaMigrations: Migrations = {
+  '2026_11_20_0001_api': initialSchema,
+};
+
 export const apiMigrations: Migrations = {
   ...eventStoreMigrations(API_SCHEMA),
-  '2026_11_20_0001_api': initialSchema,
+  ...apiSchemaMigrations,
 };
