@@ -95,7 +95,11 @@ describe('audit trail', () => {
   it('appends a batch in order with one statement, interleaving safely with single appends', async () => {
     const before = (await verifyAuditChain(db, 'access_decisions')).checked;
     const [batch] = await Promise.all([
-      appendAuditBatch(db, 'access_decisions', Array.from({ length: 25 }, (_, i) => access(`batch-${i}`, 'allow'))),
+      appendAuditBatch(
+        db,
+        'access_decisions',
+        Array.from({ length: 25 }, (_, i) => access(`batch-${i}`, 'allow')),
+      ),
       appendAudit(db, 'access_decisions', access('single', 'deny')),
     ]);
     expect(batch.map((r) => r.subject)).toEqual(Array.from({ length: 25 }, (_, i) => `batch-${i}`));
