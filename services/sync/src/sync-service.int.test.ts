@@ -484,10 +484,14 @@ describe('sync with impersonation on', () => {
     expect(dry.map((e) => [effectiveUser(e), e.requestURI.includes('dryRun=All')])).toEqual([
       ['system:serviceaccount:team-a:deployer', true],
     ]);
-    const statuses = (await h.eventsOf(op))
+    const results = (await h.eventsOf(op))
       .filter((e) => e.type.endsWith('resource-synced.v1'))
-      .map((e) => e.data.status);
-    expect(statuses).toEqual(['DryRun', 'DryRun']);
+      .map((e) => [e.data.status, e.data.message]);
+    expect(results.map(([status]) => status)).toEqual(['DryRun', 'DryRun']);
+    expect(results.map(([, message]) => message).sort()).toEqual([
+      'ConfigMap team-a/dry would be created (server-side dry run as system:serviceaccount:team-a:deployer)',
+      'ConfigMap team-a/one unchanged (server-side dry run as system:serviceaccount:team-a:deployer)',
+    ]);
   });
 
   it('given a target cluster that is down, when synced, then that sync is retried with backoff and fails while other Applications keep syncing', async () => {

@@ -79,15 +79,27 @@ export async function executePlan(
 
   const apply = async (o: PlannedObject): Promise<string | undefined> => {
     try {
-      await cluster.apply(o.object as never, { dryRun: options.dryRun });
+      if (options.dryRun) {
+        // What would change: the live object (read as the sync identity) against the server's own
+        // dry-run result of the apply, both without the fields the server maintains.
+        const live = await cluster.read(o.ref);
+        const after = await cluster.apply(o.object as never, { dryRun: true });
+        const change =
+          live === undefined ? 'would be created' : sameContent(live, after) ? 'unchanged' : 'would change';
+        options.record(
+          result(
+            o,
+            'apply',
+            'DryRun',
+            200,
+            `${describeRef(o.ref)} ${change} (server-side dry run as ${cluster.identityName})`,
+          ),
+        );
+        return undefined;
+      }
+      await cluster.apply(o.object as never, { dryRun: false });
       options.record(
-        result(
-          o,
-          'apply',
-          options.dryRun ? 'DryRun' : 'Synced',
-          200,
-          `${describeRef(o.ref)} applied as ${cluster.identityName}`,
-        ),
+        result(o, 'apply', 'Synced', 200, `${describeRef(o.ref)} applied as ${cluster.identityName}`),
       );
       return undefined;
     } catch (err) {
@@ -278,4 +290,36 @@ async function waitForHook(
     await new Promise((r) => setTimeout(r, delay));
   }
   return { ok: false, message: `${describeRef(o.ref)} did not finish within ${timeoutMs} ms` };
+}
+
+/** Equal apart from what the API server maintains (resourceVersion, managedFields, status, …). */
+function sameContent(a: unknown, b: unknown): boolean {
+  const strip = (o: unknown) => {
+    const {
+      metadata,
+      status: _status,
+      ...rest
+    } = (o ?? {}) as { metadata?: Record<string, unknown>; status?: unknown };
+    const {
+      resourceVersion: _rv,
+      managedFields: _mf,
+      generation: _g,
+      creationTimestamp: _c,
+      uid: _u,
+      ...meta
+    } = metadata ?? {};
+    return { ...rest, metadata: meta };
+  };
+  return canonical(strip(a)) === canonical(strip(b));
+}
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
 }
