@@ -91,6 +91,7 @@ describe('api story through the CLI', () => {
         ],
       ],
       [['proj', 'add-destination-service-account', 'team-a', '*', 'team-a-*', 'team-a-system:deployer']],
+      [['proj', 'deny-namespace-resource', 'team-a', '', 'ResourceQuota']],
       [['proj', 'create', 'team-b', '--src', '*', '--dest', 'https://kubernetes.default.svc,team-b']],
       [['proj', 'role', 'create', 'team-a', 'developer']],
       [['proj', 'role', 'add-policy', 'team-a', 'developer', '-a', '*', '-o', '*']],
@@ -143,6 +144,7 @@ describe('api story through the CLI', () => {
       hasPassword: true,
     });
     const project = JSON.parse((await as('admin', ['proj', 'get', 'team-a', '-o', 'json'])).stdout);
+    expect(project.spec.namespaceResourceBlacklist).toEqual([{ kind: 'ResourceQuota' }]);
     expect(project.spec.destinationServiceAccounts).toEqual([
       {
         server: 'https://kubernetes.default.svc',

@@ -4,7 +4,9 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { parse } from 'yaml';
 import { apiv1 } from '@capstan/proto';
-import { withConnection, type Connection } from '../client/connection.js';
+import { withConnection } from '../client/connection.js';
+import { modify } from './project-edit.js';
+import { projRoleCommand } from './proj-role.js';
 import { CliError } from '../errors.js';
 import { outputOption, printList, printObject, type OutputFormat } from '../output/format.js';
 
@@ -51,18 +53,6 @@ function show(o: OutputFormat, p: apiv1.Project): void {
     ['Roles', s?.roles.map((r) => `${r.name} (groups: ${r.groups.join(',') || '-'})`).join('; ') || '<none>'],
     ['Resource Version', p.metadata?.resourceVersion],
   ]);
-}
-
-/** get, change, update with the resourceVersion read: a concurrent change is refused, not overwritten. */
-async function modify(
-  c: Connection,
-  name: string,
-  change: (spec: apiv1.ProjectSpec) => void,
-): Promise<apiv1.Project> {
-  const p = await c.call(c.projects.get.bind(c.projects), { name });
-  const spec = p.spec ?? apiv1.ProjectSpec.fromPartial({});
-  change(spec);
-  return c.call(c.projects.update.bind(c.projects), { project: { ...p, spec } });
 }
 
 export function projCommand(): Command {
@@ -271,62 +261,84 @@ export function projCommand(): Command {
       }),
     );
 
-  const role = proj.command('role').description('manage project roles (RBAC for tenants)');
-  role
-    .command('create')
-    .argument('<project>')
-    .argument('<role>')
-    .option('--description <text>', '', '')
-    .action((project: string, name: string, o: { description: string }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        await modify(c, project, (s) => {
-          if (s.roles.some((r) => r.name === name))
-            throw new CliError(`role '${name}' already exists in project '${project}'`);
-          s.roles.push({ name, description: o.description, policies: [], groups: [] });
-        });
-        process.stdout.write(`role '${name}' created in project '${project}'\n`);
-      }),
-    );
-  role
-    .command('add-policy')
-    .argument('<project>')
-    .argument('<role>')
-    .requiredOption('-a, --action <action>', 'get, create, update, delete, sync, or *')
-    .option('-p, --permission <effect>', 'allow or deny', 'allow')
-    .option('-o, --object <object>', 'application name or glob within the project', '*')
-    .option('-r, --resource <resource>', 'applications or applicationsets', 'applications')
-    .action(
-      (
-        project: string,
-        name: string,
-        o: { action: string; permission: string; object: string; resource: string },
-        cmd: Command,
-      ) =>
-        withConnection(cmd, async (c) => {
-          await modify(c, project, (s) => {
-            const r = s.roles.find((x) => x.name === name);
-            if (!r) throw new CliError(`project '${project}' has no role '${name}'`);
-            r.policies.push(
-              `p, proj:${project}:${name}, ${o.resource}, ${o.action}, ${project}/${o.object}, ${o.permission}`,
-            );
-          });
-          process.stdout.write(`policy added to role '${name}' of project '${project}'\n`);
-        }),
-    );
-  role
-    .command('add-group')
-    .argument('<project>')
-    .argument('<role>')
-    .argument('<group>')
-    .action((project: string, name: string, group: string, _o: unknown, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        await modify(c, project, (s) => {
-          const r = s.roles.find((x) => x.name === name);
-          if (!r) throw new CliError(`project '${project}' has no role '${name}'`);
-          if (!r.groups.includes(group)) r.groups.push(group);
-        });
-        process.stdout.write(`group '${group}' bound to role '${name}' of project '${project}'\n`);
-      }),
-    );
+  const simple = (
+    name: string,
+    description: string,
+    args: string[],
+    change: (spec: apiv1.ProjectSpec, values: string[]) => void,
+    done: (project: string, values: string[]) => string,
+  ) => {
+    const cmd = proj.command(name).description(description).argument('<project>');
+    for (const a of args) cmd.argument(`<${a}>`);
+    cmd.action((project: string, ...rest: unknown[]) => {
+      const values = rest.slice(0, args.length) as string[];
+      const command = rest.at(-1) as Command;
+      return withConnection(command, async (c) => {
+        await modify(c, project, (spec) => change(spec, values));
+        process.stdout.write(`${done(project, values)}\n`);
+      });
+    });
+  };
+  const sameGk = (g: apiv1.GroupKind, group: string, kind: string) => g.group === group && g.kind === kind;
+  simple(
+    'add-source',
+    'permit a source repository (glob)',
+    ['url'],
+    (s, [url]) => {
+      if (!s.sourceRepos.includes(url!)) s.sourceRepos.push(url!);
+    },
+    (p, [url]) => `source ${url} added to project '${p}'`,
+  );
+  simple(
+    'remove-source',
+    'stop permitting a source repository',
+    ['url'],
+    (s, [url]) => {
+      const i = s.sourceRepos.indexOf(url!);
+      if (i < 0) throw new CliError(`project has no source ${url}`);
+      s.sourceRepos.splice(i, 1);
+    },
+    (p, [url]) => `source ${url} removed from project '${p}'`,
+  );
+  simple(
+    'allow-cluster-resource',
+    'permit a cluster-scoped group/kind (use "" for the core group)',
+    ['group', 'kind'],
+    (s, [group, kind]) => {
+      if (!s.clusterResourceWhitelist.some((g) => sameGk(g, group!, kind!)))
+        s.clusterResourceWhitelist.push({ group: group!, kind: kind! });
+    },
+    (p, [group, kind]) => `cluster resource ${group || '""'}/${kind} allowed in project '${p}'`,
+  );
+  simple(
+    'deny-cluster-resource',
+    'stop permitting a cluster-scoped group/kind',
+    ['group', 'kind'],
+    (s, [group, kind]) => {
+      s.clusterResourceWhitelist = s.clusterResourceWhitelist.filter((g) => !sameGk(g, group!, kind!));
+    },
+    (p, [group, kind]) => `cluster resource ${group || '""'}/${kind} denied in project '${p}'`,
+  );
+  simple(
+    'deny-namespace-resource',
+    'deny a namespaced group/kind',
+    ['group', 'kind'],
+    (s, [group, kind]) => {
+      if (!s.namespaceResourceBlacklist.some((g) => sameGk(g, group!, kind!)))
+        s.namespaceResourceBlacklist.push({ group: group!, kind: kind! });
+    },
+    (p, [group, kind]) => `namespace resource ${group || '""'}/${kind} denied in project '${p}'`,
+  );
+  simple(
+    'allow-namespace-resource',
+    'remove a namespaced group/kind from the deny list',
+    ['group', 'kind'],
+    (s, [group, kind]) => {
+      s.namespaceResourceBlacklist = s.namespaceResourceBlacklist.filter((g) => !sameGk(g, group!, kind!));
+    },
+    (p, [group, kind]) => `namespace resource ${group || '""'}/${kind} allowed in project '${p}'`,
+  );
+
+  proj.addCommand(projRoleCommand());
   return proj;
 }
