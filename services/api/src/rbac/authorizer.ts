@@ -4,7 +4,7 @@
 // shutdown.
 import type { Kysely } from 'kysely';
 import { appendAudit, appendAuditBatch, type AuditRow } from '@capstan/db';
-import { PermissionDeniedError } from '@capstan/service';
+import { PermissionDeniedError, UnavailableError } from '@capstan/service';
 import type { Decision } from '@capstan/rbac';
 import { ADMIN_ROLE } from '@capstan/rbac';
 import type { Logger } from '@capstan/service';
@@ -14,6 +14,7 @@ import { actorOf, type Principal } from '../auth/principal.js';
 export type Via = 'grpc' | 'http' | 'internal';
 
 const READ_ACTIONS = new Set(['get', 'list']);
+const MAX_PENDING = 50_000;
 
 function lineText(d: Decision): string | null {
   return d.line ? `${d.line.source}:${d.line.line}: ${d.line.text}` : null;
@@ -72,6 +73,9 @@ export class Authorizer {
       via,
     };
     if (d.allowed && READ_ACTIONS.has(action)) {
+      // Reads are answered only while their decisions can still be recorded: when the audit trail
+      // has been unwritable for long, refuse rather than serve unaudited.
+      if (this.pending.length >= MAX_PENDING) throw new UnavailableError('the audit trail cannot be written; try again later');
       this.pending.push(row);
       if (this.pending.length >= 500) void this.flush();
       return;
