@@ -75,7 +75,8 @@ export class Authorizer {
     if (d.allowed && READ_ACTIONS.has(action)) {
       // Reads are answered only while their decisions can still be recorded: when the audit trail
       // has been unwritable for long, refuse rather than serve unaudited.
-      if (this.pending.length >= MAX_PENDING) throw new UnavailableError('the audit trail cannot be written; try again later');
+      if (this.pending.length >= MAX_PENDING)
+        throw new UnavailableError('the audit trail cannot be written; try again later');
       this.pending.push(row);
       if (this.pending.length >= 500) void this.flush();
       return;
