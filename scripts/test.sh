@@ -5,7 +5,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 bash scripts/ensure-services.sh || exit 1
-for tool in test/scripts/obtain-kube-binaries.sh test/scripts/obtain-kustomize.sh; do
+for tool in test/scripts/obtain-kube-binaries.sh test/scripts/obtain-kustomize.sh test/scripts/obtain-helm.sh; do
   if [ -f "$tool" ]; then bash "$tool" || exit 1; fi
 done
 find . -path ./node_modules -prune -o -type d -name .vitest -print0 | xargs -0 rm -rf
