@@ -143,6 +143,28 @@ describe('api story through the CLI', () => {
       project: 'team-a',
       hasPassword: true,
     });
+    // Argo CD's declarative repository Secret, applied as it is: its name round-trips.
+    const secretFile = path.join(dir, 'repo-secret.yaml');
+    await writeFile(
+      secretFile,
+      `apiVersion: v1\nkind: Secret\nmetadata:\n  name: team-b-apps\n  namespace: argocd\n  labels: { argocd.argoproj.io/secret-type: repository }\nstringData:\n  url: https://git.example.com/team-b/apps.git\n  project: team-b\n  username: git\n  password: ${REPO_PASSWORD}\n`,
+    );
+    const applied = await as('admin', ['apply', '-f', secretFile]);
+    expect(applied, applied.stderr).toMatchObject({ code: 0 });
+    const declared = JSON.parse(
+      (
+        await as('admin', [
+          'repo',
+          'get',
+          'https://git.example.com/team-b/apps.git',
+          '--project',
+          'team-b',
+          '-o',
+          'json',
+        ])
+      ).stdout,
+    );
+    expect(declared).toMatchObject({ project: 'team-b', secretName: 'team-b-apps', hasPassword: true });
     const project = JSON.parse((await as('admin', ['proj', 'get', 'team-a', '-o', 'json'])).stdout);
     expect(project.spec.namespaceResourceBlacklist).toEqual([{ kind: 'ResourceQuota' }]);
     expect(project.spec.destinationServiceAccounts).toEqual([

@@ -22,6 +22,8 @@ export interface RepositoryInput {
   password: string;
   sshPrivateKey: string;
   insecure: boolean;
+  /** The declarative Secret as given, when the credential came from one (its name round-trips). */
+  secretManifest?: unknown;
 }
 
 export type ApplyItem =
@@ -148,6 +150,7 @@ function decodeSecret(obj: unknown, doc: number): ApplyItem {
         password: f.get('password') ?? '',
         sshPrivateKey: f.get('sshPrivateKey') ?? '',
         insecure: (f.get('insecure') ?? '') === 'true',
+        secretManifest: obj,
       },
     };
   }

@@ -80,6 +80,15 @@ export class GrpcRepoBackend implements RepoBackend {
     return view(res.credential);
   }
 
+  async applySecret(actor: string, manifest: unknown): Promise<RepositoryView> {
+    const res = await unary(
+      this.client.applyCredentialSecret.bind(this.client),
+      { manifestJson: JSON.stringify(manifest) },
+      { metadata: this.md(actor) },
+    ).catch(remote);
+    return view(res.credential);
+  }
+
   async get(actor: string, repo: string, project: string): Promise<RepositoryView> {
     const res = await unary(
       this.client.getCredential.bind(this.client),

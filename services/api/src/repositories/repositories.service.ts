@@ -24,6 +24,8 @@ export interface RepositoryView {
 /** The repo service as the api sees it; `actor` is the caller, for the repo service's audit rows. */
 export interface RepoBackend {
   create(actor: string, input: RepositoryInput, upsert: boolean): Promise<RepositoryView>;
+  /** Argo CD's declarative repository Secret, handed over as it is (its name and fields round-trip). */
+  applySecret(actor: string, manifest: unknown): Promise<RepositoryView>;
   get(actor: string, repo: string, project: string): Promise<RepositoryView>;
   list(actor: string, project: string): Promise<RepositoryView[]>;
   delete(actor: string, repo: string, project: string): Promise<void>;
@@ -34,6 +36,9 @@ export class UnconfiguredRepoBackend implements RepoBackend {
     throw new UnavailableError('the repo service is not configured (repo.address)');
   }
   create(): Promise<RepositoryView> {
+    this.fail();
+  }
+  applySecret(): Promise<RepositoryView> {
     this.fail();
   }
   get(): Promise<RepositoryView> {
@@ -77,6 +82,9 @@ export class RepositoriesService {
         repoObject(input.project, input.repo),
         ctx.via,
       );
+    if (input.secretManifest !== undefined) {
+      return this.deps.backend.applySecret(actorOf(ctx.principal), input.secretManifest);
+    }
     return this.deps.backend.create(actorOf(ctx.principal), input, upsert);
   }
 
