@@ -116,7 +116,11 @@ export class ApplyService {
     opts: { dryRun: boolean; strict: boolean },
   ): Promise<ApplyResult[]> {
     const items = readManifests(manifests, opts.strict);
-    for (const item of items) if (item.kind === 'Repository') this.deps.repositories.validate(item.value);
+    for (const item of items) {
+      if (item.kind !== 'Repository') continue;
+      this.deps.repositories.validate(item.value);
+      this.deps.repositories.requireBackend();
+    }
     const plans = new Map<ApplyItem, Awaited<ReturnType<ApplyService['plan']>>>();
     for (const item of items) plans.set(item, await this.plan(item));
     // Every write must be allowed before any is made; the first refusal is audited and refuses all.

@@ -32,6 +32,7 @@ export interface RepoBackend {
 }
 
 export class UnconfiguredRepoBackend implements RepoBackend {
+  readonly unconfigured = true;
   private fail(): never {
     throw new UnavailableError('the repo service is not configured (repo.address)');
   }
@@ -56,6 +57,13 @@ export const repoObject = (project: string, repo: string) => (project ? `${proje
 
 export class RepositoriesService {
   constructor(private readonly deps: { authz: Authorizer; backend: RepoBackend }) {}
+
+  /** Refuses up front when repository calls cannot succeed (so an apply writes nothing). */
+  requireBackend(): void {
+    if ((this.deps.backend as Partial<UnconfiguredRepoBackend>).unconfigured) {
+      throw new UnavailableError('the repo service is not configured (repo.address)');
+    }
+  }
 
   validate(input: RepositoryInput): RepositoryInput {
     if (!input.repo) throw invalid('repo', 'required');
