@@ -32,6 +32,25 @@ function show(o: OutputFormat, a: apiv1.Application): void {
     ['Last Operation', op ? `${op.phase} ${op.dryRun ? '(dry run) ' : ''}${op.message}` : '<none>'],
     ['Synced As', op?.identity || (op ? 'control-plane credentials' : '')],
   ]);
+  // As argocd app get: the resources of the last operation, with the identity each was written as.
+  if ((o === 'table' || o === 'wide') && op && op.resources.length > 0) {
+    process.stdout.write('\n');
+    printList(
+      o,
+      op.resources,
+      [
+        ['GROUP', (r) => r.group],
+        ['KIND', (r) => r.kind],
+        ['NAMESPACE', (r) => r.namespace],
+        ['NAME', (r) => r.name],
+        ['STATUS', (r) => r.status],
+        ['AS', (r) => r.identity],
+        ['MESSAGE', (r) => r.message],
+      ],
+      (r) => apiv1.ResourceResult.toJSON(r),
+      (r) => r.name,
+    );
+  }
 }
 
 function resourceLine(r: apiv1.ResourceResult): string {
