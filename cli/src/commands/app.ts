@@ -67,9 +67,11 @@ export async function follow(
   timeoutMs: number,
   quiet: boolean,
 ): Promise<apiv1.SyncOperation> {
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   let phase = '';
   let seen = 0;
+  let hinted = false;
   for (;;) {
     const op = await c.call(c.applications.getOperation.bind(c.applications), { name, appNamespace, id });
     if (!quiet && op.phase !== phase)
@@ -80,6 +82,12 @@ export async function follow(
     if (!quiet) for (const r of op.resources.slice(seen)) process.stderr.write(`${resourceLine(r)}\n`);
     seen = op.resources.length;
     if (TERMINAL.has(op.phase)) return op;
+    if (!quiet && !hinted && op.phase === 'Pending' && Date.now() - started > 15_000) {
+      process.stderr.write(
+        '  still pending after 15 s: is the sync service running and connected to the bus?\n',
+      );
+      hinted = true;
+    }
     if (Date.now() > deadline)
       throw new CliError(`timed out waiting for operation ${id} (last phase ${op.phase})`);
     await sleep(500);
