@@ -17,7 +17,10 @@ export interface ExecuteOptions {
   hookTimeoutMs: number;
   /** Called for every operation as it completes. */
   record: (result: ResourceResult) => void;
-  /** Called after each step (a wave, prune): the recorded results are made durable before the next step. */
+  /**
+   * Called before each step (a wave, prune) touches the cluster: the results recorded so far are
+   * made durable first. The last step's results are the caller's to write (with the terminal event).
+   */
   flush: () => Promise<void>;
   /** Objects of one wave applied at the same time (hooks of a wave run one after another). */
   concurrency?: number;
@@ -162,6 +165,8 @@ export async function executePlan(
 
   const runWaves = async (waves: PlannedObject[][], phase: 'apply' | 'hook') => {
     for (const wave of waves) {
+      // The previous step's results are on record before this wave touches the cluster.
+      await options.flush();
       const failures: string[] = [];
       const resources = wave.filter((o) => !o.hook);
       // Objects of one wave do not depend on each other (that is what waves are for): apply them together.
@@ -178,7 +183,6 @@ export async function executePlan(
         const failed = await runHook(o);
         if (failed) failures.push(failed);
       }
-      await options.flush();
       if (failures.length > 0) throw new PhaseFailure(phase, failures.join('; '));
     }
   };
@@ -228,6 +232,7 @@ async function prune(
     message: string,
   ) => ResourceResult,
 ): Promise<number> {
+  await options.flush();
   const keep = new Set(plan.resources.map((o) => key(o.ref)));
   const stale = options.previouslyApplied.filter((r) => !keep.has(key(r)));
   const failures: string[] = [];
@@ -254,7 +259,6 @@ async function prune(
       failures.push(message);
     }
   }
-  await options.flush();
   if (failures.length > 0) throw new PhaseFailure('prune', failures.join('; '));
   return pruned;
 }

@@ -12,6 +12,7 @@ import {
   type KubernetesObject,
   type V1APIResource,
 } from '@kubernetes/client-node';
+import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import { CapstanError } from '@capstan/service';
 
 /** A target cluster's control-plane credentials, as the api hands them out (never logged). */
@@ -72,8 +73,33 @@ export function kubeConfigFor(conn: ClusterConnection, identity: SyncIdentity): 
     contexts: [{ name: 'sync', cluster: conn.name, user: 'capstan-sync' }],
     currentContext: 'sync',
   });
+  keepConnections(kc);
   return kc;
 }
+
+/**
+ * client-node builds a new https.Agent (a new TLS handshake and SecureContext) for every request;
+ * the sync makes many requests to one cluster as one identity, so it keeps one keep-alive agent
+ * per KubeConfig instead. The TLS options (CA, client certificate) are fixed per KubeConfig, and a
+ * KubeConfig serves exactly one identity, so connections are never shared across identities.
+ */
+function keepConnections(kc: KubeConfig): void {
+  const target = kc as unknown as { createAgent: (cluster: unknown, options: AgentOptions) => unknown };
+  const original = target.createAgent.bind(kc);
+  let agent: HttpsAgent | undefined;
+  target.createAgent = (cluster, options) => {
+    if (!(kc.getCurrentCluster()?.server ?? '').startsWith('https:')) return original(cluster, options);
+    agent ??= new HttpsAgent({ ...options, keepAlive: true, maxSockets: 32 });
+    return agent;
+  };
+  // After a timeout the connections may be stuck on a hung server: drop them all, start afresh.
+  connectionResets.set(kc, () => {
+    agent?.destroy();
+    agent = undefined;
+  });
+}
+
+const connectionResets = new WeakMap<KubeConfig, () => void>();
 
 /** KubernetesObjectApi with its discovery (resource lookup) made callable. */
 class ObjectApi extends KubernetesObjectApi {
@@ -111,7 +137,10 @@ export class TargetCluster {
   ) {
     this.api = kc.makeApiClient(ObjectApi);
     this.authz = kc.makeApiClient(AuthorizationV1Api);
+    this.resetConnections = connectionResets.get(kc) ?? (() => undefined);
   }
+
+  private readonly resetConnections: () => void;
 
   static connect(conn: ClusterConnection, identity: SyncIdentity, requestTimeoutMs?: number): TargetCluster {
     return new TargetCluster(
@@ -125,15 +154,14 @@ export class TargetCluster {
   private bounded<T>(what: string, request: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new ClusterTimeoutError(
-              `${what} on cluster ${this.connection.name}: no answer within ${this.requestTimeoutMs} ms (timeout)`,
-            ),
+      timer = setTimeout(() => {
+        this.resetConnections();
+        reject(
+          new ClusterTimeoutError(
+            `${what} on cluster ${this.connection.name}: no answer within ${this.requestTimeoutMs} ms (timeout)`,
           ),
-        this.requestTimeoutMs,
-      );
+        );
+      }, this.requestTimeoutMs);
     });
     return Promise.race([request, timeout]).finally(() => clearTimeout(timer));
   }

@@ -61,6 +61,17 @@ export async function runOperation(
     attempt: op.attempt,
   });
 
+  // Resource results recorded but not yet in the audit trail; written before the next step touches
+  // the cluster, and at the latest just before the terminal event.
+  let pending: ResourceResult[] = [];
+  let auditRef:
+    { syncId: string; application: { namespace: string; name: string }; identity: string } | undefined;
+  const writePending = async (db: unknown) => {
+    const batch = pending;
+    pending = [];
+    if (batch.length > 0 && auditRef) await recordResourceResults(db, auditRef, batch);
+  };
+
   const fail = async (phase: Phase, reason: string) => {
     log.warn({ phase, reason }, 'sync failed');
     events.push(
@@ -70,11 +81,25 @@ export async function runOperation(
         meta,
       ),
     );
+    // What this attempt did goes on record whatever happens next (even if the operation is no
+    // longer ours: our lease expired and another runner took over, so the terminal event is theirs).
+    // Its own transaction: the audit chain's lock is not held across the terminal transaction.
+    await writePending(deps.db);
     return (await finishOperation(deps.db, op, 'failed', reason, events)) ? 'failed' : 'lost';
   };
 
   try {
+    // Where the time of a sync goes, in the success log line.
+    const started = performance.now();
+    const timings: Record<string, number> = {};
+    let mark = started;
+    const lap = (name: string) => {
+      const now = performance.now();
+      timings[name] = Math.round((now - mark) * 10) / 10;
+      mark = now;
+    };
     const decided = await decideSync(deps.db, request, deps.manifests, deps.settings);
+    lap('decideMs');
     const auditCtx = {
       syncId: op.operationId,
       application: app,
@@ -86,6 +111,7 @@ export async function runOperation(
     };
     // The decision is on record before anything touches the cluster, whatever it is.
     await recordDecision(deps.db, auditCtx, 'decision' in decided ? decided.decision : decided);
+    lap('auditMs');
     if (!('decision' in decided)) return await fail('decision', decided.reason);
     const { decision, rendered } = decided;
 
@@ -193,8 +219,7 @@ export async function runOperation(
       }
     }
 
-    const auditRef = { syncId: op.operationId, application: app, identity: cluster.identityName };
-    let pending: ResourceResult[] = [];
+    auditRef = { syncId: op.operationId, application: app, identity: cluster.identityName };
     const record = (r: ResourceResult) => {
       pending.push(r);
       events.push(
@@ -205,11 +230,7 @@ export async function runOperation(
         ),
       );
     };
-    const flush = async () => {
-      const batch = pending;
-      pending = [];
-      if (batch.length > 0) await recordResourceResults(deps.db, auditRef, batch);
-    };
+    const flush = () => writePending(deps.db);
     const checked = checkResources(decided, deps.settings, resources);
     const denied = checked.checks.filter((c) => !c.allowed);
     if (denied.length > 0) {
@@ -225,7 +246,6 @@ export async function runOperation(
           message: c.reason,
         });
       }
-      await flush();
       return await fail('decision', denied.map((c) => c.reason).join('; '));
     }
 
@@ -238,6 +258,7 @@ export async function runOperation(
     }
     const prune = request.prune || decided.application.spec.syncPolicy?.automated?.prune === true;
     const previouslyApplied = await loadApplied(deps.db, app, server);
+    lap('discoveryMs');
     const access = await preflight(
       cluster,
       {
@@ -250,9 +271,9 @@ export async function runOperation(
       record,
     );
     if (!access.ok) {
-      await flush();
       return await fail('apply', access.reason);
     }
+    lap('preflightMs');
     const outcome = await executePlan(cluster, plan, {
       dryRun: request.dryRun,
       prune,
@@ -279,6 +300,8 @@ export async function runOperation(
         meta,
       ),
     );
+    lap('applyMs');
+    await writePending(deps.db);
     const finished = await finishOperation(deps.db, op, 'succeeded', 'synced', events, async (trx) => {
       if (!request.dryRun)
         await replaceApplied(
@@ -288,13 +311,24 @@ export async function runOperation(
           plan.resources.map((o) => o.ref),
         );
     });
-    log.info({ resources: outcome.applied, pruned: outcome.pruned, identity }, 'sync succeeded');
+    lap('finishMs');
+    log.info(
+      {
+        resources: outcome.applied,
+        pruned: outcome.pruned,
+        identity,
+        timings,
+        totalMs: Math.round(performance.now() - started),
+      },
+      'sync succeeded',
+    );
     return finished ? 'succeeded' : 'lost';
   } catch (err) {
     if (err instanceof ImpersonationError) return fail('decision', err.message);
     if (isUnreachable(err) && op.attempt < deps.settings.maxAttempts) {
       const delayMs = Math.min(60_000, 1_000 * 2 ** (op.attempt - 1));
       log.warn({ err: (err as Error).message, delayMs }, 'target unreachable: sync requeued');
+      await writePending(deps.db);
       await requeueOperation(deps.db, op, delayMs, `unreachable: ${(err as Error).message}`);
       return 'requeued';
     }
