@@ -26,7 +26,7 @@ const NAMESPACE = 'bench';
 const SA = `system:serviceaccount:${NAMESPACE}:deployer`;
 const RESOURCES = 10;
 const IN_FLIGHT = 50;
-const PARALLELISM = 8;
+const PARALLELISM = 16;
 
 const objectsOf = (app: string, round: number) =>
   Array.from({ length: RESOURCES }, (_, i) => ({
