@@ -1,1 +1,2 @@
 export { appsetSettings } from './settings.js';
+export { startAppset } from './appset-service.js';

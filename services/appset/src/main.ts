@@ -1,13 +1,6 @@
-// appset: owns ApplicationSets. This is the wiring only; generators, templates and RBAC checks live in
-// their concept folders as they are built (see DESIGN.md, "ApplicationSet RBAC").
+// appset: owns ApplicationSets. main.ts only wires configuration to startAppset.
 import { runService } from '@capstan/service';
-import { startBackbone } from '@capstan/events';
 import { appsetSettings } from './settings.js';
+import { startAppset } from './appset-service.js';
 
-await runService({
-  name: 'appset',
-  settings: appsetSettings,
-  start: async (ctx) => {
-    await startBackbone(ctx, { schema: 'appset' });
-  },
-});
+await runService({ name: 'appset', settings: appsetSettings, start: startAppset });
