@@ -13,6 +13,7 @@ import { apiClusterCredentials, type ClusterCredentialsSource } from './kube/clu
 import type { ManifestSource } from './manifests/manifest-source.js';
 import { inlineOr, repoManifests } from './manifests/repo-manifests.js';
 import { TargetClusterPool } from './kube/target-cluster-pool.js';
+import { AuditWriter } from './decision/audit-writer.js';
 
 export type SyncConfig = ConfigOf<typeof syncSettings> & CommonConfig;
 
@@ -71,6 +72,7 @@ export async function startSync(
       },
       logger: ctx.logger,
       clusters: new TargetClusterPool(config['sync.request-timeout-ms']),
+      audit: new AuditWriter(db as unknown as Kysely<unknown>),
     },
     { parallelism: config['sync.parallelism'], leaseMs: config['sync.lease-ms'] },
   );

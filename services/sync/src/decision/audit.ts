@@ -1,6 +1,6 @@
 // What the audit trail keeps of a decision (audit.sync_decisions) and of each resource operation
 // (audit.resource_results). Rows are appended, never updated; no secret is ever part of them.
-import { appendAudit, appendAuditBatch, type Kysely } from '@capstan/db';
+import type { AuditWriter } from './audit-writer.js';
 import type { SyncDecision } from '@capstan/policy';
 
 export interface DecisionContext {
@@ -14,43 +14,45 @@ export interface DecisionContext {
 }
 
 export async function recordDecision(
-  db: unknown,
+  audit: AuditWriter,
   ctx: DecisionContext,
   decision: SyncDecision | { allowed: false; reason: string },
 ): Promise<void> {
   const full = 'rules' in decision ? decision : undefined;
-  await appendAudit(db as Kysely<unknown>, 'sync_decisions', {
-    sync_id: ctx.syncId,
-    application: `${ctx.application.namespace}/${ctx.application.name}`,
-    project: full?.project ?? '',
-    project_chain: full ? [...full.projectChain] : [],
-    destination_server: full?.destination.server ?? null,
-    destination_namespace: full?.destination.namespace ?? null,
-    impersonation: ctx.impersonation,
-    strict_mode: ctx.strict,
-    rules_considered: (full?.rules ?? []).map((r) => ({
-      index: r.index,
-      server: r.server,
-      namespace: r.namespace,
-      defaultServiceAccount: r.defaultServiceAccount,
-      matched: r.serverMatched && r.namespaceMatched,
-      project: r.project,
-    })),
-    matched_rule_index: full?.matchedRule ?? null,
-    matched_rule_pattern: full?.matchedPattern
-      ? `${full.matchedPattern.server}/${full.matchedPattern.namespace}`
-      : null,
-    service_account: full?.serviceAccount
-      ? `${full.serviceAccount.namespace}/${full.serviceAccount.name}`
-      : null,
-    username: full?.username ?? null,
-    fallback: full?.fallback ?? null,
-    decision: decision.allowed ? 'allow' : 'deny',
-    reason: decision.reason,
-    revision: ctx.revision,
-    trigger_event_id: ctx.triggerEventId,
-    actor: ctx.actor,
-  });
+  await audit.append('sync_decisions', [
+    {
+      sync_id: ctx.syncId,
+      application: `${ctx.application.namespace}/${ctx.application.name}`,
+      project: full?.project ?? '',
+      project_chain: full ? [...full.projectChain] : [],
+      destination_server: full?.destination.server ?? null,
+      destination_namespace: full?.destination.namespace ?? null,
+      impersonation: ctx.impersonation,
+      strict_mode: ctx.strict,
+      rules_considered: (full?.rules ?? []).map((r) => ({
+        index: r.index,
+        server: r.server,
+        namespace: r.namespace,
+        defaultServiceAccount: r.defaultServiceAccount,
+        matched: r.serverMatched && r.namespaceMatched,
+        project: r.project,
+      })),
+      matched_rule_index: full?.matchedRule ?? null,
+      matched_rule_pattern: full?.matchedPattern
+        ? `${full.matchedPattern.server}/${full.matchedPattern.namespace}`
+        : null,
+      service_account: full?.serviceAccount
+        ? `${full.serviceAccount.namespace}/${full.serviceAccount.name}`
+        : null,
+      username: full?.username ?? null,
+      fallback: full?.fallback ?? null,
+      decision: decision.allowed ? 'allow' : 'deny',
+      reason: decision.reason,
+      revision: ctx.revision,
+      trigger_event_id: ctx.triggerEventId,
+      actor: ctx.actor,
+    },
+  ]);
 }
 
 export interface ResourceResult {
@@ -66,12 +68,11 @@ export interface ResourceResult {
 
 /** Appends the results of one step (a wave, a prune) in one transaction, in order. */
 export async function recordResourceResults(
-  db: unknown,
+  audit: AuditWriter,
   ctx: { syncId: string; application: { namespace: string; name: string }; identity: string },
   results: readonly ResourceResult[],
 ): Promise<void> {
-  await appendAuditBatch(
-    db as Kysely<unknown>,
+  await audit.append(
     'resource_results',
     results.map((r) => ({
       sync_id: ctx.syncId,

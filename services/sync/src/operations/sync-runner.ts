@@ -19,6 +19,7 @@ import {
   type SyncRequestData,
 } from '../decision/decide.js';
 import { recordDecision, recordResourceResults, type ResourceResult } from '../decision/audit.js';
+import type { AuditWriter } from '../decision/audit-writer.js';
 import type { ManifestSource, KubeObject } from '../manifests/manifest-source.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import { ImpersonationError, isUnreachable, type SyncIdentity } from '../kube/target-cluster.js';
@@ -36,6 +37,8 @@ export interface SyncRunnerDeps {
   settings: DecisionSettings & { hookTimeoutMs: number; maxAttempts: number };
   logger: Logger;
   clusters: TargetClusterPool;
+  /** Group-committed audit appends. */
+  audit: AuditWriter;
 }
 
 type Phase = 'decision' | 'apply' | 'hook' | 'prune' | 'infrastructure';
@@ -66,10 +69,10 @@ export async function runOperation(
   let pending: ResourceResult[] = [];
   let auditRef:
     { syncId: string; application: { namespace: string; name: string }; identity: string } | undefined;
-  const writePending = async (db: unknown) => {
+  const writePending = async () => {
     const batch = pending;
     pending = [];
-    if (batch.length > 0 && auditRef) await recordResourceResults(db, auditRef, batch);
+    if (batch.length > 0 && auditRef) await recordResourceResults(deps.audit, auditRef, batch);
   };
 
   const fail = async (phase: Phase, reason: string) => {
@@ -84,7 +87,7 @@ export async function runOperation(
     // What this attempt did goes on record whatever happens next (even if the operation is no
     // longer ours: our lease expired and another runner took over, so the terminal event is theirs).
     // Its own transaction: the audit chain's lock is not held across the terminal transaction.
-    await writePending(deps.db);
+    await writePending();
     return (await finishOperation(deps.db, op, 'failed', reason, events)) ? 'failed' : 'lost';
   };
 
@@ -110,7 +113,7 @@ export async function runOperation(
       strict: deps.settings.strict,
     };
     // The decision is on record before anything touches the cluster, whatever it is.
-    await recordDecision(deps.db, auditCtx, 'decision' in decided ? decided.decision : decided);
+    await recordDecision(deps.audit, auditCtx, 'decision' in decided ? decided.decision : decided);
     lap('auditMs');
     if (!('decision' in decided)) return await fail('decision', decided.reason);
     const { decision, rendered } = decided;
@@ -230,7 +233,7 @@ export async function runOperation(
         ),
       );
     };
-    const flush = () => writePending(deps.db);
+    const flush = () => writePending();
     const checked = checkResources(decided, deps.settings, resources);
     const denied = checked.checks.filter((c) => !c.allowed);
     if (denied.length > 0) {
@@ -301,7 +304,7 @@ export async function runOperation(
       ),
     );
     lap('applyMs');
-    await writePending(deps.db);
+    await writePending();
     const finished = await finishOperation(deps.db, op, 'succeeded', 'synced', events, async (trx) => {
       if (!request.dryRun)
         await replaceApplied(
@@ -328,7 +331,7 @@ export async function runOperation(
     if (isUnreachable(err) && op.attempt < deps.settings.maxAttempts) {
       const delayMs = Math.min(60_000, 1_000 * 2 ** (op.attempt - 1));
       log.warn({ err: (err as Error).message, delayMs }, 'target unreachable: sync requeued');
-      await writePending(deps.db);
+      await writePending();
       await requeueOperation(deps.db, op, delayMs, `unreachable: ${(err as Error).message}`);
       return 'requeued';
     }
