@@ -43,15 +43,21 @@ export interface WaitForAuditOptions {
 /**
  * Reads the API server's JSON audit log (one event per line). A mark is a byte offset in the
  * file: take one before the requests a test cares about, then read or wait `since` it.
+ *
+ * `sentinel` sends a request only flush() waits for and returns its object name; `refresh`
+ * brings `path` up to date before each mark or read when the server writes the log elsewhere
+ * (k3s: inside its container).
  */
 export class AuditLog {
   constructor(
     readonly path: string,
     private readonly sentinel?: () => Promise<string>,
+    private readonly refresh?: () => Promise<void>,
   ) {}
 
   /** The current end of the log; pass it as `since` to see only later events. */
   async mark(): Promise<number> {
+    await this.refresh?.();
     try {
       return (await stat(this.path)).size;
     } catch (err) {
@@ -62,6 +68,7 @@ export class AuditLog {
 
   /** All complete events in the log (from `since`, a mark), oldest first. */
   async read(options: { since?: number } = {}): Promise<AuditEvent[]> {
+    await this.refresh?.();
     let handle;
     try {
       handle = await open(this.path, 'r');

@@ -78,6 +78,15 @@ describe('a real Kubernetes API server on loopback', () => {
     await cluster?.stop();
   });
 
+  it('names the control-plane identity Capstan registers the cluster with', () => {
+    // The static-token user with real binaries; a ServiceAccount of its own with k3s.
+    expect(cluster.controlPlaneUsername).toBe(
+      cluster.backend === 'binaries'
+        ? CONTROL_PLANE_USERNAME
+        : serviceAccountUsername('capstan-system', 'capstan-control-plane'),
+    );
+  });
+
   it('lets the control-plane identity, impersonating a ServiceAccount, do what the SA may', async () => {
     const since = await cluster.audit.mark();
     const apps = asDeployer.makeApiClient(AppsV1Api);
@@ -96,7 +105,7 @@ describe('a real Kubernetes API server on loopback', () => {
       (e) => e.verb === 'create' && onObject('deployments', 'team-a', 'guestbook')(e),
       { since },
     );
-    expect(deploy?.user.username).toBe(CONTROL_PLANE_USERNAME);
+    expect(deploy?.user.username).toBe(cluster.controlPlaneUsername);
     expect(deploy?.impersonatedUser?.username).toBe(DEPLOYER);
     expect(deploy?.responseStatus?.code).toBe(201);
     const [cm] = await cluster.audit.waitFor(
@@ -147,7 +156,7 @@ describe('a real Kubernetes API server on loopback', () => {
       (e) => e.verb === 'delete' && onObject('deployments', 'team-a', 'to-keep')(e),
       { since },
     );
-    expect(del?.user.username).toBe(CONTROL_PLANE_USERNAME);
+    expect(del?.user.username).toBe(cluster.controlPlaneUsername);
     expect(del?.impersonatedUser?.username).toBe(DEPLOYER);
     expect(del?.responseStatus?.code).toBe(403);
     // A create refused before the server reads the body has no object name in its audit event.
@@ -160,7 +169,10 @@ describe('a real Kubernetes API server on loopback', () => {
       { since, count: 2 },
     );
     expect(denied.map(effectiveUser)).toEqual([DEPLOYER, DEPLOYER]);
-    expect(denied.map((e) => e.user.username)).toEqual([CONTROL_PLANE_USERNAME, CONTROL_PLANE_USERNAME]);
+    expect(denied.map((e) => e.user.username)).toEqual([
+      cluster.controlPlaneUsername,
+      cluster.controlPlaneUsername,
+    ]);
   });
 
   it('gives the control-plane identity itself no right to create a Deployment', async () => {
@@ -177,10 +189,10 @@ describe('a real Kubernetes API server on loopback', () => {
         e.verb === 'create' &&
         e.objectRef?.resource === 'deployments' &&
         e.objectRef.namespace === 'team-a' &&
-        e.user.username === CONTROL_PLANE_USERNAME,
+        e.user.username === cluster.controlPlaneUsername,
       { since },
     );
-    expect(event?.user.username).toBe(CONTROL_PLANE_USERNAME);
+    expect(event?.user.username).toBe(cluster.controlPlaneUsername);
     expect(event?.impersonatedUser).toBeUndefined();
     expect(event?.responseStatus?.code).toBe(403);
 
@@ -200,7 +212,7 @@ describe('a real Kubernetes API server on loopback', () => {
 
   it('records every request with the identity it ran as', async () => {
     const events = await cluster.audit.flush();
-    const byControlPlane = events.filter((e) => e.user.username === CONTROL_PLANE_USERNAME);
+    const byControlPlane = events.filter((e) => e.user.username === cluster.controlPlaneUsername);
     expect(byControlPlane.length).toBeGreaterThan(0);
     for (const e of byControlPlane) {
       // Either it impersonated the ServiceAccount, or it acted as itself and was refused
@@ -245,9 +257,14 @@ describe('a real Kubernetes API server on loopback', () => {
       const crossed = other.kubeconfigFor({ token: cluster.adminToken }).makeApiClient(CoreV1Api);
       expect(await statusOf(crossed.listNamespace())).toBe(401);
       // And each has its own CA: the first cluster's CA does not vouch for the second server.
-      const port = Number(new URL(other.server).port);
+      const { hostname, port } = new URL(other.server);
       const tlsError = await new Promise<Error | undefined>((resolve) => {
-        const socket = connect({ host: '127.0.0.1', port, ca: cluster.caPem, servername: 'localhost' });
+        const socket = connect({
+          host: hostname,
+          port: Number(port),
+          ca: cluster.caPem,
+          servername: 'localhost',
+        });
         socket.once('secureConnect', () => {
           socket.end();
           resolve(undefined);

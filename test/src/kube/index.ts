@@ -9,6 +9,7 @@ export {
   type StartClusterOptions,
   type StartupTimings,
 } from './cluster.js';
+export { chooseBackend, type ClusterBackend, type BackendChoice, type BackendFacts } from './backend.js';
 export {
   locateKubeBinaries,
   kubeBinDir,
