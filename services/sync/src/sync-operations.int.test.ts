@@ -1,0 +1,294 @@
+// The sync service on real infrastructure — PostgreSQL, NATS JetStream and two real kube-apiservers
+// — carrying syncs through: prune, hooks, dry runs, duplicate delivery, bad input, unreachable and
+// silent clusters, automated syncs and cascade deletion, always as the resolved ServiceAccount.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { newEvent, repositoryRevisionChanged } from '@capstan/events';
+import { createServer, type Socket } from 'node:net';
+import { effectiveUser, type KubeCluster } from '@capstan/test/kube';
+import { startSyncHarness, waitUntil, type SyncHarness } from './test-support/harness.js';
+import {
+  application,
+  cm,
+  configMapsIn,
+  rendered,
+  startTestClusters,
+  teamAProject,
+} from './test-support/fixtures.js';
+import { inlineOr } from './manifests/repo-manifests.js';
+
+let a: KubeCluster;
+let b: KubeCluster;
+let stopClusters: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ a, b, stop: stopClusters } = await startTestClusters());
+}, 240_000);
+
+afterAll(async () => stopClusters?.());
+
+describe('sync with impersonation on', () => {
+  let h: SyncHarness;
+
+  beforeAll(async () => {
+    h = await startSyncHarness([a, b], { impersonation: true, manifests: inlineOr(rendered) });
+    await h.registerCluster(a, 'a');
+    await h.registerCluster(b, 'remote');
+    await h.putProject(teamAProject(a));
+    // The Application most tests work on, synced once with two ConfigMaps.
+    await h.putApplication(application('guestbook', 'team-a', { server: a.server, namespace: 'team-a' }));
+    const first = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('one'), cm('two')] },
+    );
+    if ((await h.waitForTerminal(first)).status !== 'succeeded')
+      throw new Error('the first sync of guestbook failed');
+  }, 120_000);
+
+  afterAll(async () => h?.stop());
+
+  it('given a second sync without an object and prune, when synced, then the stale object is deleted as the ServiceAccount', async () => {
+    const since = await a.audit.mark();
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('one')], prune: true },
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(a, 'team-a')).toEqual(['one']);
+    const audit = await a.audit.flush({ since });
+    const deletes = audit.filter((e) => e.verb === 'delete' && e.objectRef?.name === 'two');
+    expect(deletes.map((e) => [effectiveUser(e), e.responseStatus?.code])).toEqual([
+      ['system:serviceaccount:team-a:deployer', 200],
+    ]);
+  });
+
+  it('given hooks, when synced, then PreSync runs first and HookSucceeded deletes it, all as the ServiceAccount', async () => {
+    const since = await a.audit.mark();
+    const hook = cm('pre-hook', {
+      annotations: {
+        'argocd.argoproj.io/hook': 'PreSync',
+        'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded',
+      },
+    });
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('one'), hook] },
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    const audit = (await a.audit.flush({ since })).filter(
+      (e) => e.objectRef?.resource === 'configmaps' && (e.verb === 'patch' || e.verb === 'delete'),
+    );
+    expect(audit.map((e) => [e.verb, e.objectRef?.name, effectiveUser(e)])).toEqual([
+      ['patch', 'pre-hook', 'system:serviceaccount:team-a:deployer'],
+      ['delete', 'pre-hook', 'system:serviceaccount:team-a:deployer'],
+      ['patch', 'one', 'system:serviceaccount:team-a:deployer'],
+    ]);
+    expect(await configMapsIn(a, 'team-a')).toEqual(['one']);
+  });
+
+  it('given the same request delivered twice, when synced, then there is one operation and exactly one terminal event', async () => {
+    const op = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { manifests: [cm('one')] });
+    await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { operationId: op, manifests: [cm('one')] },
+    );
+    await h.waitForTerminal(op);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const terminals = (await h.eventsOf(op)).filter(
+      (e) => e.type.endsWith('succeeded.v1') || e.type.endsWith('failed.v1'),
+    );
+    expect(terminals).toHaveLength(1);
+  });
+
+  it('given bad input, when synced, then each fails with a precise reason in the terminal event and the audit row, and the service keeps serving', async () => {
+    await h.putApplication(
+      application('orphan', 'missing-project', { server: a.server, namespace: 'team-a' }),
+    );
+    const missing = await h.requestSync({ namespace: 'argocd', name: 'orphan' }, { manifests: [cm('x')] });
+    const unknownKind = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }] },
+    );
+    const duplicate = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('dup'), cm('dup')] },
+    );
+    const badWave = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('w', { annotations: { 'argocd.argoproj.io/sync-wave': 'soon' } })] },
+    );
+    const secret = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      {
+        manifests: [
+          { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { p: 'hunter2' } },
+        ],
+      },
+    );
+    expect((await h.waitForTerminal(missing)).reason).toBe('project "missing-project" not found');
+    expect((await h.waitForTerminal(unknownKind)).reason).toContain(
+      'kind Widget of example.com/v1 is not served by cluster a',
+    );
+    expect((await h.waitForTerminal(duplicate)).reason).toBe(
+      'invalid manifests: ConfigMap team-a/dup: duplicate object',
+    );
+    expect((await h.waitForTerminal(badWave)).reason).toContain(
+      'metadata.annotations["argocd.argoproj.io/sync-wave"]: expected an integer, got "soon"',
+    );
+    expect((await h.waitForTerminal(secret)).reason).toContain('secrets never travel on the bus');
+    const rows = await sql<{ sync_id: string; decision: string; reason: string }>`
+      select sync_id, decision, reason from audit.sync_decisions where sync_id in (${missing}, ${secret})`.execute(
+      h.db,
+    );
+    expect(rows.rows.map((r) => r.decision)).toEqual(['deny', 'deny']);
+    expect(JSON.stringify(rows.rows)).not.toContain('hunter2');
+    const ok = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { manifests: [cm('one')] });
+    expect(await h.waitForTerminal(ok)).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('given an Application deleted with cascade, when the api says so, then everything it applied is deleted as its ServiceAccount', async () => {
+    await h.putApplication(application('doomed', 'team-a', { server: a.server, namespace: 'team-a' }));
+    const first = await h.requestSync(
+      { namespace: 'argocd', name: 'doomed' },
+      { manifests: [cm('doomed-1'), cm('doomed-2')] },
+    );
+    expect(await h.waitForTerminal(first)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(a, 'team-a')).toEqual(expect.arrayContaining(['doomed-1', 'doomed-2']));
+    const since = await a.audit.mark();
+    const eventId = await h.deleteApplication(
+      { namespace: 'argocd', name: 'doomed' },
+      { project: 'team-a', cascade: true },
+    );
+    const op = `delete:${eventId}`;
+    await waitUntil(
+      async () =>
+        (await h.db
+          .withSchema('sync')
+          .selectFrom('operations')
+          .select('status')
+          .where('operation_id', '=', op)
+          .executeTakeFirst()) !== undefined,
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(a, 'team-a')).not.toEqual(expect.arrayContaining(['doomed-1']));
+    const deletes = (await a.audit.flush({ since })).filter(
+      (e) => e.verb === 'delete' && e.objectRef?.resource === 'configmaps',
+    );
+    expect(deletes.map((e) => [e.objectRef?.name, effectiveUser(e)]).sort()).toEqual([
+      ['doomed-1', 'system:serviceaccount:team-a:deployer'],
+      ['doomed-2', 'system:serviceaccount:team-a:deployer'],
+    ]);
+    expect(
+      await h.db
+        .withSchema('sync')
+        .selectFrom('applications')
+        .select('name')
+        .where('name', '=', 'doomed')
+        .executeTakeFirst(),
+    ).toBeUndefined();
+  });
+
+  it('given a dry run, when synced, then the server-side dry-run runs as the ServiceAccount and nothing is written', async () => {
+    const since = await a.audit.mark();
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { manifests: [cm('one'), cm('dry')], dryRun: true },
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(a, 'team-a')).toEqual(['one']);
+    const audit = await a.audit.flush({ since });
+    const dry = audit.filter((e) => e.verb === 'patch' && e.objectRef?.name === 'dry');
+    expect(dry.map((e) => [effectiveUser(e), e.requestURI.includes('dryRun=All')])).toEqual([
+      ['system:serviceaccount:team-a:deployer', true],
+    ]);
+    const results = (await h.eventsOf(op))
+      .filter((e) => e.type.endsWith('resource-synced.v1'))
+      .map((e) => [e.data.status, e.data.message]);
+    expect(results.map(([status]) => status)).toEqual(['DryRun', 'DryRun']);
+    expect(results.map(([, message]) => message).sort()).toEqual([
+      'ConfigMap team-a/dry would be created (server-side dry run as system:serviceaccount:team-a:deployer)',
+      'ConfigMap team-a/one unchanged (server-side dry run as system:serviceaccount:team-a:deployer)',
+    ]);
+  });
+
+  it('given a target cluster that is down, when synced, then that sync is retried with backoff and fails while other Applications keep syncing', async () => {
+    await h.registerCluster({ server: 'https://127.0.0.1:1' }, 'down');
+    await h.putApplication(
+      application('unreachable', 'team-a', { server: 'https://127.0.0.1:1', namespace: 'team-a' }),
+    );
+    const stuck = await h.requestSync({ namespace: 'argocd', name: 'unreachable' }, { manifests: [cm('x')] });
+    const fine = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { manifests: [cm('one')] });
+    expect(await h.waitForTerminal(fine)).toMatchObject({ status: 'succeeded' });
+    const terminal = await h.waitForTerminal(stuck);
+    expect(terminal.status).toBe('failed');
+    expect(terminal.reason).toContain('target cluster unreachable after 2 attempts');
+    const started = (await h.eventsOf(stuck))
+      .filter((e) => e.type.endsWith('started.v1'))
+      .map((e) => e.data.attempt);
+    expect(started).toEqual([1, 2]);
+  });
+
+  it('given a target cluster that accepts connections but never answers, when synced, then each request times out and the sync fails after its attempts', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const server = `https://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      await h.registerCluster({ server }, 'silent');
+      await h.putApplication(application('hung', 'team-a', { server, namespace: 'team-a' }));
+      const op = await h.requestSync({ namespace: 'argocd', name: 'hung' }, { manifests: [cm('x')] });
+      const terminal = await h.waitForTerminal(op);
+      expect(terminal.status).toBe('failed');
+      expect(terminal.reason).toContain('target cluster unreachable after 2 attempts');
+      expect(terminal.reason).toContain('no answer within 1500 ms');
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
+  it('given an automated Application, when the repo service reports a new revision, then it is synced at that commit as its ServiceAccount', async () => {
+    await h.putApplication(
+      application(
+        'auto',
+        'team-a',
+        { server: a.server, namespace: 'team-a' },
+        {
+          source: { repoURL: 'https://git.example.com/apps.git', path: 'auto', targetRevision: 'main' },
+          syncPolicy: { automated: { prune: true } },
+        },
+      ),
+    );
+    const sha = 'c0ffee'.padEnd(40, '0');
+    const event = newEvent(
+      repositoryRevisionChanged.type,
+      {
+        repoURL: 'https://git.example.com/apps.git',
+        revision: 'main',
+        project: 'team-a',
+        sha,
+        previousSha: null,
+        detectedBy: 'push',
+      },
+      { subject: 'repository-watches/w1', actor: 'service:repo', source: 'capstan/repo' },
+    );
+    await h.bus.publish(event);
+    const op = `auto:${event.id}:argocd/auto`;
+    await waitUntil(
+      async () =>
+        (await h.db
+          .withSchema('sync')
+          .selectFrom('operations')
+          .select('status')
+          .where('operation_id', '=', op)
+          .executeTakeFirst()) !== undefined,
+    );
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    const done = (await h.eventsOf(op)).at(-1)!;
+    expect(done.data).toMatchObject({
+      revision: sha,
+      identity: { username: 'system:serviceaccount:team-a:deployer' },
+    });
+    expect(await configMapsIn(a, 'team-a')).toContain('at-c0ffee0');
+  });
+});
