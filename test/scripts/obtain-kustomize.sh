@@ -17,68 +17,19 @@
 # Environment: CAPSTAN_CACHE (cache root), KUSTOMIZE_VERSION (override the pin),
 # GO (go command; default: go on PATH, else /usr/local/go/bin/go).
 set -euo pipefail
+# shellcheck source=lib/go-tool.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/go-tool.sh"
 
+GT_NAME=obtain-kustomize
+gt_parse_args --print-path "$@"
 version="${KUSTOMIZE_VERSION:-v5.8.2}"
-check_only=0 force=0 print_path=0
-for arg in "$@"; do
-  case "$arg" in
-    --check) check_only=1 ;;
-    --force) force=1 ;;
-    --print-path) print_path=1 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "obtain-kustomize: unknown argument: $arg" >&2; exit 2 ;;
-  esac
-done
+GT_KEY="$version"
+GT_DIR="${CAPSTAN_CACHE:-$HOME/.cache/capstan}/kustomize"
+GT_BINDIR="$GT_DIR/$version"
+GT_BINARIES=(kustomize)
 
-say() { echo "obtain-kustomize: $*" >&2; }
-
-cache_root="${CAPSTAN_CACHE:-$HOME/.cache/capstan}"
-bindir="$cache_root/kustomize/$version"
-bin="$bindir/kustomize"
-
-finish() {
-  if [[ $print_path == 1 ]]; then echo "$bin"; else say "ready: $bin ($version)"; fi
+gt_build() { gt_go_install "$1" kustomize sigs.k8s.io/kustomize/kustomize/v5 "$version"; }
+gt_finish() {
+  if [[ $gt_print == 1 ]]; then echo "$GT_BINDIR/kustomize"; else gt_say "ready: $GT_BINDIR/kustomize ($version)"; fi
 }
-
-if [[ $force == 0 && -x "$bin" ]]; then
-  [[ $check_only == 1 ]] && exit 0
-  finish
-  exit 0
-fi
-if [[ $check_only == 1 ]]; then
-  say "not cached in $bindir; run: bash test/scripts/obtain-kustomize.sh"
-  exit 1
-fi
-
-go_cmd="${GO:-}"
-if [[ -z "$go_cmd" ]]; then
-  if command -v go >/dev/null 2>&1; then go_cmd=go
-  elif [[ -x /usr/local/go/bin/go ]]; then go_cmd=/usr/local/go/bin/go
-  else say "no Go toolchain found: install Go or set GO=/path/to/go"; exit 1
-  fi
-fi
-
-mkdir -p "$cache_root/kustomize"
-# One build at a time per machine: parallel test runs wait for the first one's build.
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"$cache_root/kustomize/.lock-$version"
-  if ! flock -n 9; then say "another build of $version is running; waiting for it"; flock 9; fi
-  if [[ $force == 0 && -x "$bin" ]]; then finish; exit 0; fi
-fi
-
-work="$(mktemp -d "$cache_root/kustomize/.build-$version.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-
-say "building sigs.k8s.io/kustomize/kustomize/v5@$version with $("$go_cmd" version)"
-start=$SECONDS
-# Outside any module, `go install pkg@version` builds exactly the pinned module graph.
-(cd "$work" && CGO_ENABLED=0 GOTOOLCHAIN="${GOTOOLCHAIN:-local}" GOBIN="$work/bin" \
-  "$go_cmd" install -trimpath -ldflags='-s -w' "sigs.k8s.io/kustomize/kustomize/v5@$version") \
-  >"$work/build.log" 2>&1 || { say "build FAILED:"; tail -n 40 "$work/build.log" >&2; exit 1; }
-"$work/bin/kustomize" version >&2
-
-# Publish atomically: the directory holds a complete binary or nothing from this run.
-mkdir -p "$bindir"
-mv -f "$work/bin/kustomize" "$bin"
-say "built in $((SECONDS - start))s"
-finish
+gt_obtain
