@@ -63,7 +63,7 @@ export function locateKubeBinaries(env: NodeJS.ProcessEnv = process.env): KubeBi
       ? `CAPSTAN_KUBE_BIN_DIR=${env.CAPSTAN_KUBE_BIN_DIR} does not hold executable kube-apiserver and etcd; ` +
         'unset it to use the cache, or point it at a directory that has both'
       : `run \`bash ${obtainScript}\` once on this machine (it builds them from Kubernetes' own Go modules ` +
-        'with the Go toolchain, about 10-20 minutes on 2 cores, and caches them)';
+        'with the Go toolchain, a few minutes on 2 cores, and caches them)';
     throw new KubeBinariesMissingError(
       `Kubernetes test binaries not found: missing ${missing.join(' and ')}.\n` +
         `The tests run a real kube-apiserver and etcd on loopback: ${how}.`,

@@ -54,10 +54,15 @@ export async function startK3sCluster(options: StartClusterOptions, name: string
   const keep = options.keepDir ?? process.env.CAPSTAN_KUBE_KEEP === '1';
   const image = k3sImage(options);
   const t0 = performance.now();
+  // The serving certificate must name the host the mapped port is reached on (a remote Docker host too).
+  const runtime = await getContainerRuntimeClient().catch((err: unknown) => {
+    throw new Error(`k3s backend: no container runtime answers (start Docker): ${String(err)}`, {
+      cause: err,
+    });
+  });
+  const host = runtime.info.containerRuntime.host;
   removeStaleDirs();
   const dir = createClusterDir(name, keep);
-  // The serving certificate must name the host the mapped port is reached on (a remote Docker host too).
-  const host = (await getContainerRuntimeClient()).info.containerRuntime.host;
   const apiserverArg = (flag: string) => `--kube-apiserver-arg=${flag.replace(/^--/, '')}`;
   const prepareMs = performance.now() - t0;
 
