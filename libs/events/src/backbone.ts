@@ -42,7 +42,7 @@ export async function startBackbone<DB>(
   ctx.addReadinessCheck('bus', () => bus.isConnected());
 
   const relay = await startOutboxRelay({
-    db: db as unknown as Kysely<EventStoreDatabase>,
+    db,
     databaseUrl: url,
     schema: options.schema,
     bus,

@@ -16,9 +16,8 @@ export interface EventDefinition<Type extends string = string, S extends z.ZodTy
   readonly subject: string;
 }
 
-export type EventOf<D extends EventDefinition> = D extends EventDefinition<infer T, infer S>
-  ? Event<T, z.output<S>>
-  : never;
+export type EventOf<D extends EventDefinition> =
+  D extends EventDefinition<infer T, infer S> ? Event<T, z.output<S>> : never;
 
 export function defineEvent<const Type extends string, S extends z.ZodType>(options: {
   type: Type;
@@ -27,7 +26,10 @@ export function defineEvent<const Type extends string, S extends z.ZodType>(opti
   public?: boolean;
 }): EventDefinition<Type, S> {
   const m = eventTypePattern.exec(options.type);
-  if (!m) throw new Error(`event type ${options.type} does not follow io.capstan.[cmd.|ext.]<aggregate>.<event>.v<N>`);
+  if (!m)
+    throw new Error(
+      `event type ${options.type} does not follow io.capstan.[cmd.|ext.]<aggregate>.<event>.v<N>`,
+    );
   const channel = (m[1] ?? 'evt') as Channel;
   return {
     type: options.type,

@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import type { DeadLetterStore } from '../bus/consumer.js';
 import type { EventStoreDatabase } from '../outbox/event-store.table.js';
 
-export function postgresDeadLetters(db: Kysely<EventStoreDatabase>, schema: string): DeadLetterStore {
+export function postgresDeadLetters<DB>(anyDb: Kysely<DB>, schema: string): DeadLetterStore {
+  const db = anyDb as unknown as Kysely<EventStoreDatabase>;
   return {
     async record(entry) {
       await db

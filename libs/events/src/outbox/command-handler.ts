@@ -9,7 +9,7 @@ import type { Catalog } from '../catalog/define.js';
 import type { EventStoreDatabase } from './event-store.table.js';
 import { appendToStream, readStream } from './event-store.repository.js';
 
-export interface CommandHandlerOptions<State, E extends Envelope> {
+export interface CommandHandlerOptions<State, E extends Envelope, DB = EventStoreDatabase> {
   schema: string;
   streamId: string;
   initialState: () => State;
@@ -17,7 +17,7 @@ export interface CommandHandlerOptions<State, E extends Envelope> {
   /** Pure: given the current state, the events to append (may throw a domain error to refuse). */
   decide: (state: State, version: number) => E[];
   /** Projections updated in the same transaction as the append. */
-  project?: (trx: Transaction<EventStoreDatabase>, events: readonly E[], state: State) => Promise<void>;
+  project?: (trx: Transaction<DB>, events: readonly E[], state: State) => Promise<void>;
   catalog?: Catalog;
   maxAttempts?: number;
 }
@@ -28,9 +28,9 @@ export interface CommandResult<State, E extends Envelope> {
   events: E[];
 }
 
-export async function handleCommand<State, E extends Envelope>(
-  db: Kysely<EventStoreDatabase>,
-  options: CommandHandlerOptions<State, E>,
+export async function handleCommand<State, E extends Envelope, DB = EventStoreDatabase>(
+  db: Kysely<DB>,
+  options: CommandHandlerOptions<State, E, DB>,
 ): Promise<CommandResult<State, E>> {
   const maxAttempts = options.maxAttempts ?? 5;
   for (let attempt = 1; ; attempt++) {

@@ -7,7 +7,10 @@ import type { Catalog } from '../catalog/define.js';
 import { catalog as defaultCatalog } from '../catalog/index.js';
 import type { EventStoreDatabase } from './event-store.table.js';
 
-type Db = Kysely<EventStoreDatabase> | Transaction<EventStoreDatabase>;
+// Callers pass their own service database type (which includes the event store tables); kysely's
+// types are invariant in the database type, so the functions take any and narrow inside.
+type AnyDb<DB> = Kysely<DB> | Transaction<DB>;
+const narrow = <DB>(db: AnyDb<DB>) => db as unknown as Kysely<EventStoreDatabase>;
 
 export function outboxChannel(schema: string): string {
   return `${schema}_outbox`;
@@ -18,8 +21,12 @@ export interface StoredEvent {
   envelope: Envelope;
 }
 
-export async function readStream(db: Db, schema: string, streamId: string): Promise<StoredEvent[]> {
-  const rows = await db
+export async function readStream<DB>(
+  db: AnyDb<DB>,
+  schema: string,
+  streamId: string,
+): Promise<StoredEvent[]> {
+  const rows = await narrow(db)
     .withSchema(schema)
     .selectFrom('events')
     .select(['version', 'envelope'])
@@ -34,8 +41,8 @@ export async function readStream(db: Db, schema: string, streamId: string): Prom
  * them in the outbox. Must run inside a transaction so that state, events and outbox commit together.
  * Returns the events as stored, each with its `sequence` (the aggregate version it produced).
  */
-export async function appendToStream(
-  trx: Transaction<EventStoreDatabase>,
+export async function appendToStream<DB>(
+  anyTrx: Transaction<DB>,
   options: {
     schema: string;
     streamId: string;
@@ -44,6 +51,7 @@ export async function appendToStream(
     catalog?: Catalog;
   },
 ): Promise<Envelope[]> {
+  const trx = narrow(anyTrx);
   const catalog = options.catalog ?? defaultCatalog;
   if (options.events.length === 0) return [];
   const stored = options.events.map((e, i) => ({
@@ -94,8 +102,8 @@ export async function appendToStream(
 }
 
 /** Current version of a stream (0 when it has no events). */
-export async function streamVersion(db: Db, schema: string, streamId: string): Promise<number> {
-  const row = await db
+export async function streamVersion<DB>(db: AnyDb<DB>, schema: string, streamId: string): Promise<number> {
+  const row = await narrow(db)
     .withSchema(schema)
     .selectFrom('events')
     .select((eb) => eb.fn.max('version').as('v'))

@@ -9,8 +9,8 @@ import type { Bus } from '../bus/bus.js';
 import type { EventStoreDatabase } from './event-store.table.js';
 import { outboxChannel } from './event-store.repository.js';
 
-export interface OutboxRelayOptions {
-  db: Kysely<EventStoreDatabase>;
+export interface OutboxRelayOptions<DB = EventStoreDatabase> {
+  db: Kysely<DB>;
   /** For LISTEN: the relay wakes on commit instead of waiting for the next poll. */
   databaseUrl: string;
   schema: string;
@@ -28,7 +28,8 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-export async function startOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
+export async function startOutboxRelay<DB>(options: OutboxRelayOptions<DB>): Promise<OutboxRelay> {
+  const db = options.db as unknown as Kysely<EventStoreDatabase>;
   const batchSize = options.batchSize ?? 500;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const lockKey = `outbox-relay:${options.schema}`;
@@ -47,7 +48,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
 
   /** One round: returns how many rows it published, or -1 when another replica holds the lock. */
   const publishBatch = async (): Promise<number> =>
-    options.db.transaction().execute(async (trx) => {
+    db.transaction().execute(async (trx) => {
       const locked = await sql<{
         ok: boolean;
       }>`select pg_try_advisory_xact_lock(hashtext(${lockKey})) as ok`.execute(trx);
