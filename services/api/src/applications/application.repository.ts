@@ -97,7 +97,14 @@ export interface ApplicationPageQuery {
   limit: number;
 }
 
-/** What changes whenever anything a reader sees of an application changes. */
+/**
+ * What changes whenever anything a reader sees of an application changes: its version (every
+ * manifest change), identity and creation time (a recreated application, a projection rebuild) and
+ * status columns (written by the sync-status consumer on whichever replica applied the event).
+ */
+const STAMP = sql<string>`concat_ws('|', version, uid, created_at, sync_status, health_status, coalesce(operation_id, ''), coalesce(revision, ''), coalesce(reconciled_at::text, ''))`;
+
+/** An application's key and project with its stamp. */
 export interface ApplicationStamp {
   namespace: string;
   name: string;
@@ -110,14 +117,7 @@ export async function pageApplicationStamps(db: Db, q: ApplicationPageQuery): Pr
   let query = db
     .withSchema('api')
     .selectFrom('applications')
-    .select([
-      'namespace',
-      'name',
-      'project',
-      sql<string>`version::text || '|' || sync_status || '|' || health_status || '|' || coalesce(operation_id, '') || '|' || coalesce(revision, '') || '|' || coalesce(reconciled_at::text, '')`.as(
-        'stamp',
-      ),
-    ]);
+    .select(['namespace', 'name', 'project', STAMP.as('stamp')]);
   if (q.projects.length > 0) query = query.where('project', 'in', [...q.projects]);
   for (const [k, v] of Object.entries(q.labels)) {
     query = query.where(sql<boolean>`manifest->'metadata'->'labels'->>${k} = ${v}`);
@@ -139,11 +139,7 @@ export async function findApplications(
     .withSchema('api')
     .selectFrom('applications')
     .selectAll()
-    .select(
-      sql<string>`version::text || '|' || sync_status || '|' || health_status || '|' || coalesce(operation_id, '') || '|' || coalesce(revision, '') || '|' || coalesce(reconciled_at::text, '')`.as(
-        'stamp',
-      ),
-    )
+    .select(STAMP.as('stamp'))
     .where(
       sql<boolean>`(namespace, name) in (${sql.join(keys.map((k) => sql`(${k.namespace}, ${k.name})`))})`,
     )

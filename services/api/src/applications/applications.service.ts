@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { appendToStream, newEvent, syncRequest } from '@capstan/events';
 import { NotFoundError, ValidationError, type FieldViolation } from '@capstan/service';
 import { ProjectChain, type Application } from '@capstan/policy';
+import type { RbacEnforcer } from '@capstan/rbac';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import { actorOf } from '../auth/principal.js';
@@ -24,6 +25,7 @@ import {
 } from './application.aggregate.js';
 import { validateApplication } from './application.validation.js';
 import { ApplicationCache } from './application-cache.js';
+import { ApplicationVisibility } from './application-visibility.js';
 import {
   deleteApplicationRow,
   findApplication,
@@ -216,13 +218,23 @@ export class ApplicationsService {
     return this.loadAuthorized(ctx, namespace, name, 'get', project);
   }
 
+  /**
+   * The applications the caller may get, in (namespace, name) order, a page at a time (keyset: the
+   * token is the last key returned). Which applications exist, and their stamps, come from
+   * PostgreSQL on every call, so a list sees every write (on any replica, and the sync status the
+   * sync-status consumer applied) the moment it commits; the applications themselves come from
+   * memory while their stamp is unchanged. RBAC is decided under one policy for the whole call, once
+   * per project where no policy line can tell that project's applications apart.
+   */
   async list(
     ctx: RequestContext,
     q: ListQuery,
+    policy: { readonly current: RbacEnforcer },
   ): Promise<{ items: StoredApplication[]; nextPageToken: string }> {
     const limit = q.limit > 0 ? Math.min(q.limit, 1000) : 1000;
     const labels = parseSelector(q.selector);
     let after = decodePageToken(q.pageToken);
+    const visibility = new ApplicationVisibility(policy.current, ctx.principal);
     const allowed: ApplicationStamp[] = [];
     let scanned = 0;
     // RBAC filters rows out, so pages of stamps are read until the caller's page is full or rows run
@@ -232,9 +244,7 @@ export class ApplicationsService {
       scanned += page.length;
       for (const s of page) {
         after = { namespace: s.namespace, name: s.name };
-        if (
-          this.deps.authz.decide(ctx.principal, 'applications', 'get', this.object(s.project, s.name)).allowed
-        ) {
+        if (visibility.allows(s.project, s.name)) {
           allowed.push(s);
           if (allowed.length === limit) break;
         }

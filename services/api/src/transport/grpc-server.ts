@@ -1,10 +1,14 @@
 // The gRPC server: every method of every capstan.api.v1 service is served by the same wrapper
-// (dispatch + one error mapping), built from the operation table.
+// (dispatch + one error mapping), built from the operation table. Responses are encoded inside the
+// timed region (the latency histogram includes building and encoding the message), and handed to
+// grpc-js as bytes.
 import {
   Server,
   ServerCredentials,
   type sendUnaryData,
   type ServerUnaryCall,
+  type MethodDefinition,
+  type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { Logger } from '@capstan/service';
@@ -13,6 +17,16 @@ import { apiServices } from './operations/index.js';
 import { dispatch } from './dispatch.js';
 import { toGrpcError } from './errors.js';
 import type { RequestMetrics } from './request-metrics.js';
+import type { Operation } from './operation.js';
+import { EncodedResponse } from './encoded-response.js';
+
+/** The response's bytes: pre-encoded ones as they are, any other view through its message type. */
+function encoderFor(op: Operation, method: MethodDefinition<unknown, unknown>): (view: unknown) => Buffer {
+  return (view) =>
+    view instanceof EncodedResponse ? view.proto() : method.responseSerialize(op.response.fromJSON(view));
+}
+
+const passBytes = (bytes: Buffer): Buffer => bytes;
 
 function header(call: ServerUnaryCall<unknown, unknown>, key: string): string | undefined {
   const v = call.metadata.get(key)[0];
@@ -33,23 +47,33 @@ export async function startGrpcServer(opts: {
   });
   for (const svc of apiServices) {
     const impl: UntypedServiceImplementation = {};
+    const definition: Record<string, MethodDefinition<unknown, unknown>> = {};
     for (const op of svc.operations) {
+      const method = svc.definition[op.grpcMethod] as MethodDefinition<unknown, unknown>;
+      definition[op.grpcMethod] = { ...method, responseSerialize: passBytes as (v: unknown) => Buffer };
+      const encode = encoderFor(op, method);
       impl[op.grpcMethod] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
         const raw = op.request.toJSON(call.request as never);
         opts.metrics
-          .time(op.name, 'grpc', () =>
-            dispatch(opts.services, op, raw, {
-              authorization: header(call, 'authorization'),
-              onBehalfOf: header(call, 'capstan-on-behalf-of'),
-              correlationId: header(call, 'x-correlation-id'),
-              via: 'grpc',
-            }),
+          .time(op.name, 'grpc', async () =>
+            encode(
+              await dispatch(opts.services, op, raw, {
+                authorization: header(call, 'authorization'),
+                onBehalfOf: header(call, 'capstan-on-behalf-of'),
+                correlationId: header(call, 'x-correlation-id'),
+                via: 'grpc',
+              }),
+            ),
           )
-          .then((view) => callback(null, op.response.fromJSON(view)))
+          .then((bytes) => callback(null, bytes))
           .catch((err: unknown) => callback(toGrpcError(err, opts.logger)));
       };
     }
-    server.addService(svc.definition, impl);
+    for (const [name, method] of Object.entries(
+      svc.definition as Record<string, MethodDefinition<unknown, unknown>>,
+    ))
+      definition[name] ??= method;
+    server.addService(definition as ServiceDefinition, impl);
   }
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${opts.host}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) =>

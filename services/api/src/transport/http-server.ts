@@ -8,6 +8,7 @@ import { allOperations } from './operations/index.js';
 import { dispatch } from './dispatch.js';
 import { toHttpError } from './errors.js';
 import { openApiDocument } from './openapi.js';
+import { EncodedResponse } from './encoded-response.js';
 import type { RequestMetrics } from './request-metrics.js';
 
 function fastifyError(err: {
@@ -86,6 +87,8 @@ export async function startHttpServer(opts: {
               via: 'http',
             }),
           );
+          if (view instanceof EncodedResponse)
+            return reply.status(200).type('application/json; charset=utf-8').send(view.json());
           return reply.status(200).send(view);
         } catch (err) {
           const e = toHttpError(err, opts.logger);

@@ -8,6 +8,7 @@ import type { ApiServices } from '../../services.js';
 import type { RequestContext } from '../../support/request.js';
 import { keepUnrepresentable } from '../unrepresentable.js';
 import { versionOf } from './projects.js';
+import { encodedApplicationList } from '../application-list-encoding.js';
 
 /** Over gRPC, the stored application's fields that the message cannot carry are kept (see unrepresentable.ts). */
 async function complete(
@@ -66,8 +67,8 @@ export const applicationOperations = [
     response: apiv1.ApplicationList,
     run: async (s, ctx, i) => {
       if (i.limit < 0) throw invalid('limit', 'must not be negative');
-      const page = await s.applications.list(ctx, i);
-      return { items: page.items.map((a) => applicationView(a)), nextPageToken: page.nextPageToken };
+      const page = await s.applications.list(ctx, i, s.policy);
+      return encodedApplicationList(page.items, page.nextPageToken);
     },
   }),
   op({
