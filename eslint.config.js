@@ -21,8 +21,21 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@capstan/*/src/*', '@capstan/*/dist/*'], message: 'import the package entry point, not its internals' },
-            { group: ['../../libs/*', '../../services/*', '../../../libs/*', '../../../services/*', '../../cli/*', '../../../cli/*'], message: 'packages meet at their entry points: import @capstan/<pkg>' },
+            {
+              group: ['@capstan/*/src/*', '@capstan/*/dist/*'],
+              message: 'import the package entry point, not its internals',
+            },
+            {
+              group: [
+                '../../libs/*',
+                '../../services/*',
+                '../../../libs/*',
+                '../../../services/*',
+                '../../cli/*',
+                '../../../cli/*',
+              ],
+              message: 'packages meet at their entry points: import @capstan/<pkg>',
+            },
           ],
         },
       ],
@@ -37,8 +50,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@capstan/api', '@capstan/sync', '@capstan/repo', '@capstan/appset'], message: 'services never import each other: meet at event and proto contracts' },
-            { group: ['@capstan/*/src/*', '@capstan/*/dist/*'], message: 'import the package entry point, not its internals' },
+            {
+              group: ['@capstan/api', '@capstan/sync', '@capstan/repo', '@capstan/appset'],
+              message: 'services never import each other: meet at event and proto contracts',
+            },
+            {
+              group: ['@capstan/*/src/*', '@capstan/*/dist/*'],
+              message: 'import the package entry point, not its internals',
+            },
           ],
         },
       ],

@@ -12,13 +12,41 @@ const lock = JSON.parse(readFileSync(file, 'utf8'));
 const packages = lock.packages;
 
 const osOf = (n) =>
-  n.includes('android') ? 'android' : n.includes('darwin') ? 'darwin' : n.includes('freebsd') ? 'freebsd'
-  : n.includes('openbsd') ? 'openbsd' : n.includes('openharmony') ? 'openharmony' : n.includes('linux') ? 'linux'
-  : /win32|windows/.test(n) ? 'win32' : undefined;
+  n.includes('android')
+    ? 'android'
+    : n.includes('darwin')
+      ? 'darwin'
+      : n.includes('freebsd')
+        ? 'freebsd'
+        : n.includes('openbsd')
+          ? 'openbsd'
+          : n.includes('openharmony')
+            ? 'openharmony'
+            : n.includes('linux')
+              ? 'linux'
+              : /win32|windows/.test(n)
+                ? 'win32'
+                : undefined;
 const cpuOf = (n) =>
-  /arm64|aarch64/.test(n) ? 'arm64' : /-arm-|-arm$|armv7/.test(n) ? 'arm' : n.includes('ia32') ? 'ia32'
-  : n.includes('loong64') ? 'loong64' : n.includes('ppc64') ? 'ppc64' : n.includes('riscv64') ? 'riscv64'
-  : n.includes('s390x') ? 's390x' : n.includes('wasm32') ? 'wasm32' : /x64|-64$/.test(n) ? 'x64' : undefined;
+  /arm64|aarch64/.test(n)
+    ? 'arm64'
+    : /-arm-|-arm$|armv7/.test(n)
+      ? 'arm'
+      : n.includes('ia32')
+        ? 'ia32'
+        : n.includes('loong64')
+          ? 'loong64'
+          : n.includes('ppc64')
+            ? 'ppc64'
+            : n.includes('riscv64')
+              ? 'riscv64'
+              : n.includes('s390x')
+                ? 's390x'
+                : n.includes('wasm32')
+                  ? 'wasm32'
+                  : /x64|-64$/.test(n)
+                    ? 'x64'
+                    : undefined;
 const libcOf = (n) => (n.includes('musl') ? 'musl' : /-gnu/.test(n) ? 'glibc' : undefined);
 
 let added = 0;
