@@ -5,6 +5,10 @@
 //    bare server-side-apply loop of the same objects, as the same ServiceAccount, with the same
 //    concurrency, against the same API server in the same run. Goal ≥ 0.8× the bare loop.
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import { KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
 import {
@@ -12,6 +16,8 @@ import {
   newEvent,
   syncRequest,
   applicationCreated,
+  syncFailed,
+  syncSucceeded,
   clusterRegistered,
   projectCreated,
   type Bus,
@@ -27,6 +33,7 @@ const SA = `system:serviceaccount:${NAMESPACE}:deployer`;
 const RESOURCES = 10;
 const IN_FLIGHT = 50;
 const PARALLELISM = 16;
+const ROUNDS = Number(process.env.SYNC_BENCH_ROUNDS ?? 5);
 
 const objectsOf = (app: string, round: number) =>
   Array.from({ length: RESOURCES }, (_, i) => ({
@@ -36,24 +43,66 @@ const objectsOf = (app: string, round: number) =>
     data: { round: String(round), i: String(i) },
   }));
 
-/** Resolves when the terminal event of each operation id arrives (over core NATS, as any follower would). */
+/**
+ * Resolves when the terminal event of each operation id arrives (over core NATS, as any follower
+ * would). Only the terminal subjects: this process also runs the sync service, whose event loop
+ * should not pay for the harness reading every resource event.
+ */
 function terminalWatcher(bus: Bus) {
   const waiting = new Map<string, (status: string) => void>();
-  const sub = bus.nc.subscribe(`${bus.namespace}.evt.sync.>`);
-  void (async () => {
-    for await (const m of sub) {
-      const e = JSON.parse(new TextDecoder().decode(m.data)) as {
-        type: string;
-        data: { operationId: string };
-      };
-      if (!e.type.endsWith('.succeeded.v1') && !e.type.endsWith('.failed.v1')) continue;
-      waiting.get(e.data.operationId)?.(e.type);
-      waiting.delete(e.data.operationId);
-    }
-  })();
+  const subs = [syncSucceeded, syncFailed].map((d) => bus.nc.subscribe(`${bus.namespace}.${d.subject}`));
+  for (const sub of subs) {
+    void (async () => {
+      for await (const m of sub) {
+        const e = JSON.parse(new TextDecoder().decode(m.data)) as {
+          type: string;
+          data: { operationId: string };
+        };
+        waiting.get(e.data.operationId)?.(e.type);
+        waiting.delete(e.data.operationId);
+      }
+    })();
+  }
   return {
     wait: (id: string) => new Promise<string>((resolve) => waiting.set(id, resolve)),
-    stop: () => sub.unsubscribe(),
+    stop: () => subs.forEach((s) => s.unsubscribe()),
+  };
+}
+
+/**
+ * CPU time (ms) used so far by the processes whose command line matches, from /proc: where the
+ * machine's time goes during a round (the API server and etcd, this database's PostgreSQL backends,
+ * NATS, and this process, which runs both the sync service and the bare loop).
+ */
+function cpuMsOf(match: (cmdline: string) => boolean): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))) continue;
+      // Fields 14 and 15 (utime, stime), counted after the parenthesised command name.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended between listing and reading.
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+function cpuMeter(groups: Record<string, () => number>) {
+  const take = () => Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, f()]));
+  return {
+    /** Runs `work` and returns the CPU ms each group used per item of `items`. */
+    async per<T>(items: number, work: () => Promise<T>): Promise<{ result: T; cpu: Record<string, number> }> {
+      const before = take();
+      const result = await work();
+      const after = take();
+      const cpu = Object.fromEntries(
+        Object.keys(groups).map((k) => [k, Math.round(((after[k]! - before[k]!) / items) * 100) / 100]),
+      );
+      return { result, cpu };
+    },
   };
 }
 
@@ -130,7 +179,8 @@ export async function main(): Promise<void> {
         DATABASE_URL: database.url,
         NATS_URL: testBus.url,
         CAPSTAN_BUS_NAMESPACE: testBus.namespace,
-        CAPSTAN_LOG_LEVEL: 'error',
+        // SYNC_BENCH_LOG_LEVEL=info prints each sync's phase timings (the success log line).
+        CAPSTAN_LOG_LEVEL: process.env.SYNC_BENCH_LOG_LEVEL ?? 'error',
       },
     },
     start: async (ctx) => {
@@ -226,16 +276,44 @@ export async function main(): Promise<void> {
     }
     const lat = summarize(latencies);
 
+    const selfCpu = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
+    const meter = cpuMeter({
+      apiServerAndEtcd: () => cpuMsOf((c) => c.includes(cluster.dir)),
+      postgresBackends: () => cpuMsOf((c) => c.startsWith('postgres: ') && c.includes(database.name)),
+      natsServerShared: () => cpuMsOf((c) => c.includes('nats-server')),
+      thisProcess: selfCpu,
+    });
     const syncRates: number[] = [];
     const bareRates: number[] = [];
     const bareDefaultRates: number[] = [];
-    for (let round = 1; round <= 3; round++) {
+    const syncCpu: Record<string, number>[] = [];
+    const bareCpu: Record<string, number>[] = [];
+    // SYNC_BENCH_PROFILE=file.cpuprofile: a CPU profile of this process during the sync rounds only.
+    const profiler = process.env.SYNC_BENCH_PROFILE ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+    }
+    for (let round = 1; round <= ROUNDS; round++) {
+      await profiler?.post('Profiler.start');
       const start = performance.now();
-      const ids = await Promise.all(apps.slice(1).map((app) => request(bus, app, round)));
-      const results = await Promise.all(ids.map((id) => watcher.wait(id)));
-      if (results.some((t) => !t.endsWith('succeeded.v1'))) throw new Error('a throughput sync failed');
+      const { cpu } = await meter.per(IN_FLIGHT, async () => {
+        const ids = await Promise.all(apps.slice(1).map((app) => request(bus, app, round)));
+        const results = await Promise.all(ids.map((id) => watcher.wait(id)));
+        if (results.some((t) => !t.endsWith('succeeded.v1'))) throw new Error('a throughput sync failed');
+      });
       syncRates.push(IN_FLIGHT / ((performance.now() - start) / 1000));
-      bareRates.push(await bareApplyLoop(cluster, apps.slice(1), round + 100));
+      syncCpu.push(cpu);
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        writeFileSync(`${process.env.SYNC_BENCH_PROFILE}.${round}`, JSON.stringify(profile));
+      }
+      const bare = await meter.per(IN_FLIGHT, () => bareApplyLoop(cluster, apps.slice(1), round + 100));
+      bareRates.push(bare.result);
+      bareCpu.push(bare.cpu);
       bareDefaultRates.push(await bareApplyLoop(cluster, apps.slice(1), round + 200, false));
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -271,8 +349,17 @@ export async function main(): Promise<void> {
       parallelism: PARALLELISM,
       identity: SA,
       rounds: { sync: syncRates, bare: bareRates, bareDefaultConnections: bareDefaultRates },
+      cpuMsPerApplication: { sync: syncCpu, bare: bareCpu },
+      loadAverageAtEnd: loadavg(),
       latencySamples: lat.n,
     });
+    const table = (rows: Record<string, number>[]) =>
+      Object.keys(rows[0] ?? {})
+        .map((k) => `${k} ${median(rows.map((r) => r[k]!))}`)
+        .join(', ');
+    process.stdout.write(
+      `CPU ms per Application (median of rounds)\n  sync: ${table(syncCpu)}\n  bare: ${table(bareCpu)}\n`,
+    );
   } finally {
     watcher.stop();
     await bus.close();

@@ -1,30 +1,9 @@
-// What each Application applied in its last successful sync: the set prune compares against.
+// What each Application applied in its last successful sync: the set prune compares against (read
+// with the rest of a sync's inputs, decision/sync-inputs.repository.ts).
 import type { SyncDbOrTrx } from '../sync.table.js';
 import type { ObjectRef } from './plan.js';
 
 type Db = SyncDbOrTrx;
-
-/** What the Application applied to this cluster (by server URL) in its last successful sync. */
-export async function loadApplied(
-  db: Db,
-  app: { namespace: string; name: string },
-  server: string,
-): Promise<ObjectRef[]> {
-  const rows = await db
-    .withSchema('sync')
-    .selectFrom('applied_resources')
-    .select(['api_version', 'kind', 'namespace', 'name'])
-    .where('app_namespace', '=', app.namespace)
-    .where('app_name', '=', app.name)
-    .where('server', '=', server)
-    .execute();
-  return rows.map((r) => ({
-    apiVersion: r.api_version,
-    kind: r.kind,
-    name: r.name,
-    ...(r.namespace ? { namespace: r.namespace } : {}),
-  }));
-}
 
 /** Replaces the record for this cluster; what was applied to another cluster is kept. */
 export async function replaceApplied(

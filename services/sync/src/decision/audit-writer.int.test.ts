@@ -1,8 +1,9 @@
 // Group-committed audit appends on real PostgreSQL: many concurrent syncs, one valid hash chain,
-// every caller released only once its rows are committed, a failing batch failing its callers only.
+// every caller released only once its rows (and its own work) are committed, a failing row or work
+// failing its own caller only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createDb, migrateAudit, verifyAuditChain, type Kysely } from '@capstan/db';
+import { createDb, migrateAudit, verifyAuditChain, type Kysely, type Transaction } from '@capstan/db';
 import { createTestDatabase, type TestDatabase } from '@capstan/test/infra';
 import { AuditWriter } from './audit-writer.js';
 
@@ -65,6 +66,36 @@ describe('the audit writer', () => {
     ]);
     await expect(bad).rejects.toThrow();
     await expect(writer.append('resource_results', [result('after', 'y')])).resolves.toBeUndefined();
+    expect(await verifyAuditChain(db, 'resource_results')).toMatchObject({ ok: true });
+  });
+
+  it('given appends with work of their own, when the work of one caller fails, then the rows and work of every other caller and work are committed and only that caller fails', async () => {
+    await sql`create table if not exists public.work_log (sync_id text primary key)`.execute(db);
+    const writer = new AuditWriter(db);
+    const work = (syncId: string, fail: boolean) => async (trx: Transaction<unknown>) => {
+      await sql`insert into public.work_log (sync_id) values (${syncId})`.execute(trx);
+      if (fail) throw new Error(`work of ${syncId} failed`);
+      return syncId.toUpperCase();
+    };
+    const outcomes = await Promise.allSettled(
+      ['w0', 'w1', 'w2', 'w3', 'w4'].map((id) =>
+        writer.append('resource_results', [result(id, 'r')], work(id, id === 'w3')),
+      ),
+    );
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual([
+      'W0',
+      'W1',
+      'W2',
+      'work of w3 failed',
+      'W4',
+    ]);
+    const logged = await sql<{
+      sync_id: string;
+    }>`select sync_id from public.work_log order by sync_id`.execute(db);
+    expect(logged.rows.map((r) => r.sync_id)).toEqual(['w0', 'w1', 'w2', 'w4']);
+    const audited = await sql<{ sync_id: string }>`
+      select sync_id from audit.resource_results where sync_id like 'w%' order by sync_id`.execute(db);
+    expect(audited.rows.map((r) => r.sync_id)).toEqual(['w0', 'w1', 'w2', 'w4']);
     expect(await verifyAuditChain(db, 'resource_results')).toMatchObject({ ok: true });
   });
 });

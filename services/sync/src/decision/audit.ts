@@ -1,6 +1,6 @@
 // What the audit trail keeps of a decision (audit.sync_decisions) and of each resource operation
 // (audit.resource_results). Rows are appended, never updated; no secret is ever part of them.
-import type { AuditWriter } from './audit-writer.js';
+import type { AuditWork, AuditWriter } from './audit-writer.js';
 import type { SyncDecision } from '@capstan/policy';
 
 export interface DecisionContext {
@@ -13,46 +13,52 @@ export interface DecisionContext {
   strict: boolean;
 }
 
-export async function recordDecision(
+/** Appends the decision row, committed together with `work` (the sync's started event). */
+export async function recordDecision<R>(
   audit: AuditWriter,
   ctx: DecisionContext,
   decision: SyncDecision | { allowed: false; reason: string },
-): Promise<void> {
+  work: AuditWork<R>,
+): Promise<R> {
   const full = 'rules' in decision ? decision : undefined;
-  await audit.append('sync_decisions', [
-    {
-      sync_id: ctx.syncId,
-      application: `${ctx.application.namespace}/${ctx.application.name}`,
-      project: full?.project ?? '',
-      project_chain: full ? [...full.projectChain] : [],
-      destination_server: full?.destination.server ?? null,
-      destination_namespace: full?.destination.namespace ?? null,
-      impersonation: ctx.impersonation,
-      strict_mode: ctx.strict,
-      rules_considered: (full?.rules ?? []).map((r) => ({
-        index: r.index,
-        server: r.server,
-        namespace: r.namespace,
-        defaultServiceAccount: r.defaultServiceAccount,
-        matched: r.serverMatched && r.namespaceMatched,
-        project: r.project,
-      })),
-      matched_rule_index: full?.matchedRule ?? null,
-      matched_rule_pattern: full?.matchedPattern
-        ? `${full.matchedPattern.server}/${full.matchedPattern.namespace}`
-        : null,
-      service_account: full?.serviceAccount
-        ? `${full.serviceAccount.namespace}/${full.serviceAccount.name}`
-        : null,
-      username: full?.username ?? null,
-      fallback: full?.fallback ?? null,
-      decision: decision.allowed ? 'allow' : 'deny',
-      reason: decision.reason,
-      revision: ctx.revision,
-      trigger_event_id: ctx.triggerEventId,
-      actor: ctx.actor,
-    },
-  ]);
+  return audit.append(
+    'sync_decisions',
+    [
+      {
+        sync_id: ctx.syncId,
+        application: `${ctx.application.namespace}/${ctx.application.name}`,
+        project: full?.project ?? '',
+        project_chain: full ? [...full.projectChain] : [],
+        destination_server: full?.destination.server ?? null,
+        destination_namespace: full?.destination.namespace ?? null,
+        impersonation: ctx.impersonation,
+        strict_mode: ctx.strict,
+        rules_considered: (full?.rules ?? []).map((r) => ({
+          index: r.index,
+          server: r.server,
+          namespace: r.namespace,
+          defaultServiceAccount: r.defaultServiceAccount,
+          matched: r.serverMatched && r.namespaceMatched,
+          project: r.project,
+        })),
+        matched_rule_index: full?.matchedRule ?? null,
+        matched_rule_pattern: full?.matchedPattern
+          ? `${full.matchedPattern.server}/${full.matchedPattern.namespace}`
+          : null,
+        service_account: full?.serviceAccount
+          ? `${full.serviceAccount.namespace}/${full.serviceAccount.name}`
+          : null,
+        username: full?.username ?? null,
+        fallback: full?.fallback ?? null,
+        decision: decision.allowed ? 'allow' : 'deny',
+        reason: decision.reason,
+        revision: ctx.revision,
+        trigger_event_id: ctx.triggerEventId,
+        actor: ctx.actor,
+      },
+    ],
+    work,
+  );
 }
 
 export interface ResourceResult {
@@ -66,25 +72,38 @@ export interface ResourceResult {
   message: string;
 }
 
-/** Appends the results of one step (a wave, a prune) in one transaction, in order. */
+/**
+ * Appends the results of one step (a wave, a prune) in one transaction, in order; with `work` (the
+ * operation's terminal state and events), in the same transaction as that.
+ */
 export async function recordResourceResults(
   audit: AuditWriter,
   ctx: { syncId: string; application: { namespace: string; name: string }; identity: string },
   results: readonly ResourceResult[],
-): Promise<void> {
-  await audit.append(
-    'resource_results',
-    results.map((r) => ({
-      sync_id: ctx.syncId,
-      application: `${ctx.application.namespace}/${ctx.application.name}`,
-      verb: r.verb,
-      api_group: r.group,
-      kind: r.kind,
-      namespace: r.namespace,
-      name: r.name,
-      identity: ctx.identity,
-      http_status: r.httpStatus,
-      message: r.message.slice(0, 2000),
-    })),
-  );
+): Promise<void>;
+export async function recordResourceResults<R>(
+  audit: AuditWriter,
+  ctx: { syncId: string; application: { namespace: string; name: string }; identity: string },
+  results: readonly ResourceResult[],
+  work: AuditWork<R>,
+): Promise<R>;
+export async function recordResourceResults<R>(
+  audit: AuditWriter,
+  ctx: { syncId: string; application: { namespace: string; name: string }; identity: string },
+  results: readonly ResourceResult[],
+  work?: AuditWork<R>,
+): Promise<R | void> {
+  const rows = results.map((r) => ({
+    sync_id: ctx.syncId,
+    application: `${ctx.application.namespace}/${ctx.application.name}`,
+    verb: r.verb,
+    api_group: r.group,
+    kind: r.kind,
+    namespace: r.namespace,
+    name: r.name,
+    identity: ctx.identity,
+    http_status: r.httpStatus,
+    message: r.message.slice(0, 2000),
+  }));
+  return work ? audit.append('resource_results', rows, work) : audit.append('resource_results', rows);
 }

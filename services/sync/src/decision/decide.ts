@@ -1,5 +1,5 @@
 // The decision of one sync attempt: the Application, its project chain and the clusters from the
-// read model, the objects from the manifest source, all handed to explainSync from
+// read model (loaded by the caller, sync-inputs.repository.ts), the objects from the manifest source, all handed to explainSync from
 // @capstan/policy (the very function `capstan sync explain` runs). The caller records the result
 // in audit.sync_decisions before anything touches the cluster.
 import {
@@ -11,8 +11,7 @@ import {
   type Application,
   type SyncDecision,
 } from '@capstan/policy';
-import type { SyncDb } from '../sync.table.js';
-import { allClusters, allProjects, findApplication } from '../read-model/read-model.repository.js';
+import type { SyncInputs } from './sync-inputs.repository.js';
 import {
   ManifestSourceError,
   type KubeObject,
@@ -60,13 +59,13 @@ export interface Decided {
 class InvalidProjectError extends Error {}
 
 export async function decideSync(
-  db: SyncDb,
+  inputs: SyncInputs,
   request: SyncRequestData,
   manifests: ManifestSource,
   settings: DecisionSettings,
 ): Promise<Decided | EarlyRefusal> {
   const { namespace, name } = request.application;
-  const raw = request.cascadeDelete?.application ?? (await findApplication(db, namespace, name));
+  const raw = request.cascadeDelete?.application ?? inputs.application;
   if (raw === undefined)
     return { allowed: false, reason: `Application ${namespace}/${name} not found`, application: undefined };
   let application: Application;
@@ -82,7 +81,7 @@ export async function decideSync(
     throw err;
   }
 
-  const projectRows = new Map((await allProjects(db)).map((r) => [r.name, r.manifest]));
+  const projectRows = new Map(inputs.projects.map((r) => [r.name, r.manifest]));
   const decodedProjects = new Map<string, AppProject>();
   const lookup = (projectName: string): AppProject | undefined => {
     const cached = decodedProjects.get(projectName);
@@ -100,7 +99,7 @@ export async function decideSync(
       throw err;
     }
   };
-  const clusters = new ClusterDirectory(await allClusters(db), { inCluster: false });
+  const clusters = new ClusterDirectory(inputs.clusters, { inCluster: false });
 
   let rendered: RenderedManifests;
   try {

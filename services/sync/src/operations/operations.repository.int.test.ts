@@ -36,7 +36,6 @@ afterAll(async () => {
 
 const app = { namespace: 'argocd', name: 'guestbook' };
 const meta = { subject: 'applications/argocd/guestbook', actor: 'test', source: 'capstan/sync' };
-const noEvents = () => [] as Envelope[];
 const enqueue = (operationId: string, appName = app.name) =>
   enqueueOperation(db, {
     operationId,
@@ -81,7 +80,7 @@ describe('the sync operation queue', () => {
   it('given the same request twice, when enqueued, then it is queued once', async () => {
     expect(await enqueue('dup')).toBe(true);
     expect(await enqueue('dup')).toBe(false);
-    const claimed = await claimOperation(db, 60_000, noEvents);
+    const claimed = await claimOperation(db, 60_000);
     expect(claimed?.operationId).toBe('dup');
     await finishOperation(db, claimed!, 'succeeded', 'ok', terminal(claimed!, true));
   });
@@ -90,12 +89,12 @@ describe('the sync operation queue', () => {
     await enqueue('first');
     await enqueue('second');
     await enqueue('other-app', 'other');
-    const a = await claimOperation(db, 60_000, noEvents);
-    const b = await claimOperation(db, 60_000, noEvents);
-    const c = await claimOperation(db, 60_000, noEvents);
+    const a = await claimOperation(db, 60_000);
+    const b = await claimOperation(db, 60_000);
+    const c = await claimOperation(db, 60_000);
     expect([a?.operationId, b?.operationId, c?.operationId]).toEqual(['first', 'other-app', undefined]);
     await finishOperation(db, a!, 'succeeded', 'ok', terminal(a!, true));
-    const d = await claimOperation(db, 60_000, noEvents);
+    const d = await claimOperation(db, 60_000);
     expect(d?.operationId).toBe('second');
     await finishOperation(db, d!, 'succeeded', 'ok', terminal(d!, true));
     await finishOperation(db, b!, 'succeeded', 'ok', terminal(b!, true));
@@ -103,14 +102,14 @@ describe('the sync operation queue', () => {
 
   it('given a runner that died, when its lease expires, then another takes over and only one terminal event is ever written', async () => {
     await enqueue('crash');
-    const dead = await claimOperation(db, 5_000, noEvents);
+    const dead = await claimOperation(db, 5_000);
     expect(dead?.attempt).toBe(1);
     // Nobody may take it while the lease holds.
-    expect(await claimOperation(db, 5_000, noEvents)).toBeUndefined();
+    expect(await claimOperation(db, 5_000)).toBeUndefined();
     await sql`update sync.operations set lease_until = now() - interval '1 second' where operation_id = 'crash'`.execute(
       db,
     );
-    const successor = await claimOperation(db, 60_000, noEvents);
+    const successor = await claimOperation(db, 60_000);
     expect(successor).toMatchObject({ operationId: 'crash', attempt: 2 });
     expect(await finishOperation(db, successor!, 'succeeded', 'ok', terminal(successor!, true))).toBe(true);
     // The first runner comes back and tries to finish: refused, nothing appended.
@@ -120,10 +119,10 @@ describe('the sync operation queue', () => {
 
   it('given a requeued operation, when its backoff has not passed, then it is not claimed', async () => {
     await enqueue('later');
-    const op = await claimOperation(db, 60_000, noEvents);
+    const op = await claimOperation(db, 60_000);
     await requeueOperation(db, op!, 60_000, 'unreachable');
-    expect(await claimOperation(db, 60_000, noEvents)).toBeUndefined();
+    expect(await claimOperation(db, 60_000)).toBeUndefined();
     await sql`update sync.operations set not_before = now() where operation_id = 'later'`.execute(db);
-    expect(await claimOperation(db, 60_000, noEvents)).toMatchObject({ operationId: 'later', attempt: 2 });
+    expect(await claimOperation(db, 60_000)).toMatchObject({ operationId: 'later', attempt: 2 });
   });
 });

@@ -59,18 +59,15 @@ export async function enqueueOperation(
 
 /**
  * Claims the oldest runnable operation of an Application that has none running (or whose runner's
- * lease expired) and appends `events(claimed)` (the started event) in the same transaction.
- * Returns undefined when there is nothing to do right now.
+ * lease expired), in one statement. Returns undefined when there is nothing to do right now. The
+ * `sync.started` event is the runner's to append (with its decision, see sync-runner.ts), so a claim
+ * costs one round trip.
  */
-export async function claimOperation(
-  db: Db,
-  leaseMs: number,
-  startedEvents: (claimed: ClaimedOperation) => Envelope[],
-): Promise<ClaimedOperation | undefined> {
+export async function claimOperation(db: Db, leaseMs: number): Promise<ClaimedOperation | undefined> {
   try {
-    return await db.transaction().execute(async (trx) => {
-      const picked = await sql<OperationRow>`
-        select o.* from sync.operations o
+    const claimed = await sql<OperationRow & { attempts: number }>`
+      with picked as (
+        select o.operation_id from sync.operations o
         where o.not_before <= now()
           and (o.status = 'queued' or (o.status = 'running' and o.lease_until < now()))
           and not exists (
@@ -81,33 +78,25 @@ export async function claimOperation(
                 or (r.status = 'queued' and r.created_at < o.created_at)))
         order by o.created_at
         limit 1
-        for update of o skip locked`.execute(trx);
-      const row = picked.rows[0];
-      if (!row) return undefined;
-      const updated = await trx
-        .withSchema('sync')
-        .updateTable('operations')
-        .set({
-          status: 'running',
-          attempts: sql`attempts + 1`,
-          lease_until: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
-        })
-        .where('operation_id', '=', row.operation_id)
-        .returning(['attempts'])
-        .executeTakeFirstOrThrow();
-      const claimed: ClaimedOperation = {
-        operationId: row.operation_id,
-        appNamespace: row.app_namespace,
-        appName: row.app_name,
-        request: row.request,
-        triggerEventId: row.trigger_event_id,
-        actor: row.actor,
-        correlationId: row.correlation_id,
-        attempt: updated.attempts,
-      };
-      await appendEvents(trx, claimed.operationId, startedEvents(claimed));
-      return claimed;
-    });
+        for update of o skip locked)
+      update sync.operations u
+      set status = 'running', attempts = u.attempts + 1,
+          lease_until = now() + make_interval(secs => ${leaseMs / 1000})
+      from picked
+      where u.operation_id = picked.operation_id
+      returning u.*`.execute(db);
+    const row = claimed.rows[0];
+    if (!row) return undefined;
+    return {
+      operationId: row.operation_id,
+      appNamespace: row.app_namespace,
+      appName: row.app_name,
+      request: row.request,
+      triggerEventId: row.trigger_event_id,
+      actor: row.actor,
+      correlationId: row.correlation_id,
+      attempt: row.attempts,
+    };
   } catch (err) {
     // Two replicas picked different operations of one Application at once: the unique index let one
     // win; the other simply finds nothing to do this round.
@@ -129,14 +118,17 @@ export async function renewLease(db: Db, op: ClaimedOperation, leaseMs: number):
   return Number(res.numUpdatedRows) > 0;
 }
 
-/** Puts a running operation back in the queue after a retryable failure (target cluster down). */
+/**
+ * Puts a running operation back in the queue after a retryable failure (target cluster down).
+ * Returns false when the operation is not ours any more.
+ */
 export async function requeueOperation(
-  db: Db,
+  db: DbOrTrx,
   op: ClaimedOperation,
   delayMs: number,
   reason: string,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const res = await db
     .withSchema('sync')
     .updateTable('operations')
     .set({
@@ -148,7 +140,8 @@ export async function requeueOperation(
     .where('operation_id', '=', op.operationId)
     .where('status', '=', 'running')
     .where('attempts', '=', op.attempt)
-    .execute();
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }
 
 /**
@@ -164,32 +157,55 @@ export async function finishOperation(
   events: Envelope[],
   inTransaction?: (trx: Transaction<SyncDatabase & EventStoreDatabase>) => Promise<void>,
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const res = await trx
-      .withSchema('sync')
-      .updateTable('operations')
-      .set({ status, reason, finished_at: new Date(), lease_until: null })
-      .where('operation_id', '=', op.operationId)
-      .where('status', '=', 'running')
-      .where('attempts', '=', op.attempt)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) return false;
-    await inTransaction?.(trx);
-    await appendEvents(trx, op.operationId, events);
-    return true;
-  });
+  return db
+    .transaction()
+    .execute((trx) => finishOperationIn(trx, op, status, reason, events, undefined, inTransaction));
 }
 
-async function appendEvents(
+/**
+ * finishOperation inside the caller's transaction (the runner's group commit). `knownVersion` is
+ * the operation stream's version when the caller knows it (read from the stream otherwise).
+ */
+export async function finishOperationIn(
+  trx: Transaction<SyncDatabase & EventStoreDatabase>,
+  op: ClaimedOperation,
+  status: 'succeeded' | 'failed',
+  reason: string,
+  events: Envelope[],
+  knownVersion: number | undefined,
+  inTransaction?: (trx: Transaction<SyncDatabase & EventStoreDatabase>) => Promise<void>,
+): Promise<boolean> {
+  const res = await trx
+    .withSchema('sync')
+    .updateTable('operations')
+    .set({ status, reason, finished_at: new Date(), lease_until: null })
+    .where('operation_id', '=', op.operationId)
+    .where('status', '=', 'running')
+    .where('attempts', '=', op.attempt)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) return false;
+  await inTransaction?.(trx);
+  await appendOperationEvents(trx, op.operationId, events, knownVersion);
+  return true;
+}
+
+/**
+ * Appends to an operation's stream (with their outbox rows) at `knownVersion`, or at the stream's
+ * current version when the caller does not know it. Optimistic concurrency still guards the append.
+ * Returns the stream's version after the append.
+ */
+export async function appendOperationEvents(
   trx: Transaction<SyncDatabase & EventStoreDatabase>,
   operationId: string,
   events: Envelope[],
-) {
-  if (events.length === 0) return;
+  knownVersion?: number,
+): Promise<number | undefined> {
+  if (events.length === 0) return knownVersion;
   const stream = operationStream(operationId);
   const es = trx as unknown as Transaction<EventStoreDatabase>;
-  const version = await streamVersion(es, 'sync', stream);
+  const version = knownVersion ?? (await streamVersion(es, 'sync', stream));
   await appendToStream(es, { schema: 'sync', streamId: stream, expectedVersion: version, events });
+  return version + events.length;
 }
 
 export async function operationStatus(db: Db, operationId: string) {

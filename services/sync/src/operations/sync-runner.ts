@@ -7,11 +7,14 @@ import {
   syncFailed,
   syncImpersonationIgnored,
   syncResourceSynced,
+  syncStarted,
   syncSucceeded,
   type Envelope,
+  type EventStoreDatabase,
 } from '@capstan/events';
+import type { Transaction } from 'kysely';
 import type { Logger } from '@capstan/service';
-import type { SyncDb } from '../sync.table.js';
+import type { SyncDatabase, SyncDb } from '../sync.table.js';
 import {
   checkResources,
   decideSync,
@@ -24,11 +27,19 @@ import type { ManifestSource, KubeObject } from '../manifests/manifest-source.js
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import { ImpersonationError, isUnreachable, type SyncIdentity } from '../kube/target-cluster.js';
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
-import { planSync, PlanError, groupOf } from '../apply/plan.js';
+import { planSync, PlanError, groupOf, refKey, type ObjectRef } from '../apply/plan.js';
 import { executePlan } from '../apply/execute.js';
 import { preflight, pruneCandidates } from '../apply/preflight.js';
-import { loadApplied, replaceApplied } from '../apply/applied-resources.repository.js';
-import { finishOperation, requeueOperation, type ClaimedOperation } from './operations.repository.js';
+import { replaceApplied } from '../apply/applied-resources.repository.js';
+import { loadSyncInputs } from '../decision/sync-inputs.repository.js';
+import {
+  appendOperationEvents,
+  finishOperationIn,
+  requeueOperation,
+  type ClaimedOperation,
+} from './operations.repository.js';
+
+type SyncTrx = Transaction<SyncDatabase & EventStoreDatabase>;
 
 export interface SyncRunnerDeps {
   db: SyncDb;
@@ -56,7 +67,19 @@ export async function runOperation(
     causationId: op.triggerEventId,
     ...(op.correlationId ? { correlationId: op.correlationId } : {}),
   };
+  // Events of this attempt not yet committed: `sync.started` goes with the decision row, the rest
+  // with the terminal state.
   const events: Envelope[] = [];
+  const startedEvent: Envelope = newEvent(
+    syncStarted.type,
+    { operationId: op.operationId, application: app, dryRun: request.dryRun, attempt: op.attempt },
+    meta,
+  );
+  let startedOnRecord = false;
+  const unsent = () => (startedOnRecord ? events : [startedEvent, ...events]);
+  // The operation stream's version: empty before the first attempt; read from the stream on later
+  // ones (an earlier attempt may have appended its started event or not).
+  let streamVersion: number | undefined = op.attempt === 1 ? 0 : undefined;
   let identity: { impersonation: boolean; username: string | null } | null = null;
   const log = deps.logger.child({
     operationId: op.operationId,
@@ -75,6 +98,25 @@ export async function runOperation(
     if (batch.length > 0 && auditRef) await recordResourceResults(deps.audit, auditRef, batch);
   };
 
+  /**
+   * The results not yet on record, the operation's terminal state and this attempt's events, in one
+   * transaction (group-committed with other syncs'); false when the operation is not ours any more
+   * (the results are recorded all the same).
+   */
+  const finish = (
+    status: 'succeeded' | 'failed',
+    reason: string,
+    inTransaction?: (trx: SyncTrx) => Promise<void>,
+  ): Promise<boolean> => {
+    const batch = pending;
+    pending = [];
+    const work = (trx: Transaction<unknown>) =>
+      finishOperationIn(trx as SyncTrx, op, status, reason, unsent(), streamVersion, inTransaction);
+    return auditRef
+      ? recordResourceResults(deps.audit, auditRef, batch, work)
+      : deps.audit.append('resource_results', [], work);
+  };
+
   const fail = async (phase: Phase, reason: string) => {
     log.warn({ phase, reason }, 'sync failed');
     events.push(
@@ -86,9 +128,7 @@ export async function runOperation(
     );
     // What this attempt did goes on record whatever happens next (even if the operation is no
     // longer ours: our lease expired and another runner took over, so the terminal event is theirs).
-    // Its own transaction: the audit chain's lock is not held across the terminal transaction.
-    await writePending();
-    return (await finishOperation(deps.db, op, 'failed', reason, events)) ? 'failed' : 'lost';
+    return (await finish('failed', reason)) ? 'failed' : 'lost';
   };
 
   try {
@@ -101,7 +141,8 @@ export async function runOperation(
       timings[name] = Math.round((now - mark) * 10) / 10;
       mark = now;
     };
-    const decided = await decideSync(deps.db, request, deps.manifests, deps.settings);
+    const inputs = await loadSyncInputs(deps.db, app);
+    const decided = await decideSync(inputs, request, deps.manifests, deps.settings);
     lap('decideMs');
     const auditCtx = {
       syncId: op.operationId,
@@ -112,8 +153,15 @@ export async function runOperation(
       impersonation: deps.settings.impersonation,
       strict: deps.settings.strict,
     };
-    // The decision is on record before anything touches the cluster, whatever it is.
-    await recordDecision(deps.audit, auditCtx, 'decision' in decided ? decided.decision : decided);
+    // The decision is on record before anything touches the cluster, whatever it is; the started
+    // event commits with it.
+    streamVersion = await recordDecision<number | undefined>(
+      deps.audit,
+      auditCtx,
+      'decision' in decided ? decided.decision : decided,
+      (trx) => appendOperationEvents(trx as SyncTrx, op.operationId, [startedEvent], streamVersion),
+    );
+    startedOnRecord = true;
     lap('auditMs');
     if (!('decision' in decided)) return await fail('decision', decided.reason);
     const { decision, rendered } = decided;
@@ -260,7 +308,7 @@ export async function runOperation(
       throw err;
     }
     const prune = request.prune || decided.application.spec.syncPolicy?.automated?.prune === true;
-    const previouslyApplied = await loadApplied(deps.db, app, server);
+    const previouslyApplied = inputs.applied.get(server) ?? [];
     lap('discoveryMs');
     const access = await preflight(
       cluster,
@@ -304,15 +352,11 @@ export async function runOperation(
       ),
     );
     lap('applyMs');
-    await writePending();
-    const finished = await finishOperation(deps.db, op, 'succeeded', 'synced', events, async (trx) => {
-      if (!request.dryRun)
-        await replaceApplied(
-          trx,
-          app,
-          server,
-          plan.resources.map((o) => o.ref),
-        );
+    const applied = plan.resources.map((o) => o.ref);
+    const finished = await finish('succeeded', 'synced', async (trx) => {
+      // Usually a sync applies what it applied last time: nothing to rewrite then.
+      if (!request.dryRun && !sameRefs(previouslyApplied, applied))
+        await replaceApplied(trx, app, server, applied);
     });
     lap('finishMs');
     log.info(
@@ -331,8 +375,21 @@ export async function runOperation(
     if (isUnreachable(err) && op.attempt < deps.settings.maxAttempts) {
       const delayMs = Math.min(60_000, 1_000 * 2 ** (op.attempt - 1));
       log.warn({ err: (err as Error).message, delayMs }, 'target unreachable: sync requeued');
-      await writePending();
-      await requeueOperation(deps.db, op, delayMs, `unreachable: ${(err as Error).message}`);
+      const batch = pending;
+      pending = [];
+      const work = async (trx: Transaction<unknown>) => {
+        const ours = await requeueOperation(
+          trx as SyncTrx,
+          op,
+          delayMs,
+          `unreachable: ${(err as Error).message}`,
+        );
+        if (ours && !startedOnRecord)
+          await appendOperationEvents(trx as SyncTrx, op.operationId, [startedEvent], streamVersion);
+      };
+      await (auditRef
+        ? recordResourceResults(deps.audit, auditRef, batch, work)
+        : deps.audit.append('resource_results', [], work));
       return 'requeued';
     }
     const message = err instanceof Error ? err.message : String(err);
@@ -341,4 +398,10 @@ export async function runOperation(
       isUnreachable(err) ? `target cluster unreachable after ${op.attempt} attempts: ${message}` : message,
     );
   }
+}
+
+function sameRefs(a: readonly ObjectRef[], b: readonly ObjectRef[]): boolean {
+  if (a.length !== b.length) return false;
+  const keys = new Set(a.map(refKey));
+  return keys.size === a.length && b.every((r) => keys.has(refKey(r)));
 }

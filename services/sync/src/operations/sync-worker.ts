@@ -5,10 +5,8 @@
 // a replica that died are taken over when their lease expires.
 import { decodeArgoObject, type Application } from '@capstan/policy';
 import {
-  newEvent,
   repositoryRevisionChanged,
   syncRequest,
-  syncStarted,
   type Bus,
   type DeadLetterStore,
   type RunningConsumer,
@@ -129,33 +127,11 @@ export function startWorkers(
       sleepers.add(done);
     });
 
-  const started = (op: ClaimedOperation) => {
-    const request = op.request as { application: { namespace: string; name: string }; dryRun: boolean };
-    return [
-      newEvent(
-        syncStarted.type,
-        {
-          operationId: op.operationId,
-          application: request.application,
-          dryRun: request.dryRun,
-          attempt: op.attempt,
-        },
-        {
-          subject: `applications/${request.application.namespace}/${request.application.name}`,
-          actor: op.actor,
-          source: 'capstan/sync',
-          causationId: op.triggerEventId,
-          ...(op.correlationId ? { correlationId: op.correlationId } : {}),
-        },
-      ),
-    ];
-  };
-
   const loop = async (worker: number) => {
     while (!stopping) {
       let op: ClaimedOperation | undefined;
       try {
-        op = await claimOperation(deps.db, options.leaseMs, started);
+        op = await claimOperation(deps.db, options.leaseMs);
       } catch (err) {
         deps.logger.error({ err, worker }, 'claiming a sync operation failed');
         await sleep(1_000);
@@ -183,7 +159,8 @@ export function startWorkers(
       } finally {
         clearInterval(renew);
       }
-      wake();
+      // No wake-up of another worker here: this one claims again at once, and finds the next
+      // operation of this Application too, now that this one is no longer running.
     }
   };
 

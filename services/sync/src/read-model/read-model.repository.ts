@@ -82,20 +82,6 @@ export async function findApplication(db: Db, namespace: string, name: string): 
   return row?.manifest;
 }
 
-/** Every project (a chain may reach any of them; there are few). */
-export async function allProjects(db: Db): Promise<{ name: string; manifest: unknown }[]> {
-  return db.withSchema('sync').selectFrom('projects').select(['name', 'manifest']).execute();
-}
-
-export async function allClusters(db: Db): Promise<ClusterRef[]> {
-  const rows = await db
-    .withSchema('sync')
-    .selectFrom('clusters')
-    .select(['server', 'name', 'project'])
-    .execute();
-  return rows.map((r) => ({ server: r.server, name: r.name, ...(r.project ? { project: r.project } : {}) }));
-}
-
 export async function allApplications(
   db: Db,
 ): Promise<{ namespace: string; name: string; manifest: unknown }[]> {
