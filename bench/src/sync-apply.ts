@@ -4,10 +4,12 @@
 //  - throughput: Applications synced per second with 50 requests in flight, side by side with a
 //    bare server-side-apply loop of the same objects, as the same ServiceAccount, with the same
 //    concurrency, against the same API server in the same run. Goal ≥ 0.8× the bare loop.
+//  - where the time goes: CPU per Application of the API server and etcd, this database's
+//    PostgreSQL backends, NATS and this process, during the sync rounds and the bare rounds. All of
+//    them share the machine, so the throughput ratio follows the ratio of these totals.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import { KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
@@ -159,6 +161,7 @@ async function bareApplyLoop(
 }
 
 export async function main(): Promise<void> {
+  const loadAverageAtStart = loadavg();
   const cluster = await startCluster({ name: 'bench-sync', log: () => {} });
   const database = await createTestDatabase('capstan_bench_sync');
   const testBus = await createTestBus('bsync');
@@ -363,6 +366,7 @@ export async function main(): Promise<void> {
       identity: SA,
       rounds: { sync: syncRates, bare: bareRates, bareDefaultConnections: bareDefaultRates },
       cpuMsPerApplication: { sync: syncCpu, bare: bareCpu },
+      loadAverageAtStart,
       loadAverageAtEnd: loadavg(),
       latencySamples: lat.n,
     });
