@@ -87,8 +87,10 @@ export async function startOutboxRelay<DB>(options: OutboxRelayOptions<DB>): Pro
     let total = 0;
     for (;;) {
       const n = await publishBatch();
-      if (n <= 0) return total;
-      total += n;
+      if (n > 0) total += n;
+      // A short batch emptied the outbox as of its read: stop without an empty round trip. Rows
+      // committed since then sent a notification, which brings the loop straight back.
+      if (n < batchSize) return total;
     }
   };
   const drainOnce = () => {
