@@ -15,13 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
-import {
-  CONTROL_PLANE_USERNAME,
-  effectiveUser,
-  seedTenant,
-  startCluster,
-  type KubeCluster,
-} from '@capstan/test/kube';
+import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
 import { startRepoProcess, type RepoProcess } from './repo-harness.js';
 
@@ -233,7 +227,7 @@ describe('sync story: from git to the cluster as the tenant ServiceAccount', () 
     expect(names).toEqual(expect.arrayContaining(['guestbook-ui', 'guestbook-settings']));
 
     const events = await cluster.audit.flush({ since });
-    const bySync = events.filter((e) => e.user.username === CONTROL_PLANE_USERNAME);
+    const bySync = events.filter((e) => e.user.username === cluster.controlPlaneUsername);
     expect(bySync.length).toBeGreaterThan(0);
     expect(bySync.filter((e) => e.impersonatedUser === undefined)).toEqual([]);
     expect(new Set(bySync.map(effectiveUser))).toEqual(new Set([SA]));

@@ -10,7 +10,6 @@ import {
   ensureClusterRole,
   ensureClusterRoleBinding,
   seedTenant,
-  CONTROL_PLANE_USERNAME,
   type KubeCluster,
 } from '@capstan/test/kube';
 import { startSyncHarness, type SyncHarness } from './test-support/harness.js';
@@ -71,7 +70,7 @@ describe('sync with impersonation on', () => {
 
     // The API server saw every request of the sync as the ServiceAccount, none as the control plane itself.
     const audit = await a.audit.flush({ since });
-    const fromSync = audit.filter((e) => e.user.username === CONTROL_PLANE_USERNAME);
+    const fromSync = audit.filter((e) => e.user.username === a.controlPlaneUsername);
     expect(fromSync.length).toBeGreaterThan(0);
     expect(
       fromSync.every((e) => e.impersonatedUser?.username === 'system:serviceaccount:team-a:deployer'),
@@ -125,7 +124,7 @@ describe('sync with impersonation on', () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]!.data).toMatchObject({ phase: 'apply' });
     // The pre-flight access review (made as the ServiceAccount) refused before any write.
-    const audit = (await a.audit.flush({ since })).filter((e) => e.user.username === CONTROL_PLANE_USERNAME);
+    const audit = (await a.audit.flush({ since })).filter((e) => e.user.username === a.controlPlaneUsername);
     expect(audit.filter((e) => e.verb === 'patch')).toEqual([]);
     expect(
       audit.filter((e) => e.objectRef?.resource === 'selfsubjectaccessreviews').map(effectiveUser),
@@ -174,7 +173,7 @@ describe('sync with impersonation on', () => {
       select decision, project_chain from audit.sync_decisions where sync_id = ${op}`.execute(h.db);
     expect(row.rows).toEqual([{ decision: 'deny', project_chain: ['team-a-self', 'tenants'] }]);
     const touched = (await a.audit.flush({ since })).filter(
-      (e) => e.user.username === CONTROL_PLANE_USERNAME,
+      (e) => e.user.username === a.controlPlaneUsername,
     );
     expect(touched).toEqual([]);
   });
@@ -280,7 +279,7 @@ describe('sync with impersonation off', () => {
     });
     // The test cluster's control-plane identity may only impersonate: the pre-flight access review,
     // made as itself (nothing impersonated), says it may not write, so no write is even attempted.
-    const audit = (await a.audit.flush({ since })).filter((e) => e.user.username === CONTROL_PLANE_USERNAME);
+    const audit = (await a.audit.flush({ since })).filter((e) => e.user.username === a.controlPlaneUsername);
     expect(audit.length).toBeGreaterThan(0);
     expect(audit.filter((e) => e.impersonatedUser !== undefined)).toEqual([]);
     expect(audit.some((e) => e.objectRef?.resource === 'selfsubjectaccessreviews')).toBe(true);
