@@ -8,6 +8,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { credentials } from '@grpc/grpc-js';
 import { apiv1, bearer, unary } from '@capstan/proto';
 import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +29,7 @@ const apiMain = resolve(dirname(fileURLToPath(import.meta.url)), '../../services
 
 async function startApiProcess(
   env: Record<string, string>,
-): Promise<{ grpcPort: number; opsPort: number; stop(): Promise<void> }> {
+): Promise<{ grpcPort: number; opsPort: number; cpuMs(): number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [...API_NODE_ARGS, apiMain], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -56,7 +57,14 @@ async function startApiProcess(
   return {
     grpcPort,
     opsPort,
+    // user + system CPU of the api process so far (Linux /proc; clock ticks of 10 ms).
+    cpuMs: () => {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    },
     stop: async () => {
+      // API_OUTPUT=<file> keeps the api's output (e.g. with API_NODE_ARGS=--trace-gc).
+      if (process.env.API_OUTPUT) child.once('exit', () => writeFileSync(process.env.API_OUTPUT!, output));
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
@@ -65,9 +73,41 @@ async function startApiProcess(
   };
 }
 
-/** Cumulative bucket counts of the api's request histogram for one operation (gRPC, OK). */
-async function histogram(opsPort: number, operation: string): Promise<Map<number, number>> {
+interface Scrape {
+  /** Cumulative bucket counts of the api's request histogram for one operation (gRPC, OK). */
+  buckets: Map<number, number>;
+  /** The api's longest event-loop delay since the previous scrape (prom-client resets it per scrape). */
+  loopDelayMaxMs: number;
+  /** Cumulative garbage-collection time and pauses over 10 ms. */
+  gcMs: number;
+  gcPausesOver10ms: number;
+}
+
+const metricValue = (text: string, re: RegExp) =>
+  [...text.matchAll(re)].reduce((sum, m) => sum + Number(m[1]), 0);
+
+async function histogram(opsPort: number, operation: string): Promise<Scrape> {
   const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+  const gcCount = metricValue(text, /^nodejs_gc_duration_seconds_count\{[^}]*\} (\S+)/gm);
+  const gcUnder10 = metricValue(text, /^nodejs_gc_duration_seconds_bucket\{le="0\.01"[^}]*\} (\S+)/gm);
+  return {
+    buckets: requestBuckets(text, operation),
+    loopDelayMaxMs: metricValue(text, /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)/gm) * 1000,
+    gcMs: metricValue(text, /^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)/gm) * 1000,
+    gcPausesOver10ms: gcCount - gcUnder10,
+  };
+}
+
+/** What the api itself went through between two scrapes. */
+function apiStalls(before: Scrape, after: Scrape) {
+  return {
+    loopDelayMaxMs: after.loopDelayMaxMs,
+    gcMs: after.gcMs - before.gcMs,
+    gcPausesOver10ms: after.gcPausesOver10ms - before.gcPausesOver10ms,
+  };
+}
+
+function requestBuckets(text: string, operation: string): Map<number, number> {
   const out = new Map<number, number>();
   const re = new RegExp(`^capstan_api_request_duration_seconds_bucket\\{([^}]*)\\} (\\d+)`, 'gm');
   for (const m of text.matchAll(re)) {
@@ -85,7 +125,8 @@ async function histogram(opsPort: number, operation: string): Promise<Map<number
 }
 
 /** A percentile (ms) of the calls between two histogram snapshots, interpolated within its bucket. */
-function serverPercentile(before: Map<number, number>, after: Map<number, number>, p: number): number {
+function serverPercentile(b: Scrape, a: Scrape, p: number): number {
+  const [before, after] = [b.buckets, a.buckets];
   const bounds = [...after.keys()].sort((a, b) => a - b);
   const counts = bounds.map((b) => (after.get(b) ?? 0) - (before.get(b) ?? 0));
   const total = counts.at(-1) ?? 0;
@@ -126,7 +167,16 @@ async function openLoop(
   seconds: number,
   rate: number,
   call: (i: number) => Promise<unknown>,
-): Promise<{ p50: number; p99: number; achieved: number; clientStallMs: number }> {
+  apiCpuMs: () => number,
+): Promise<{
+  p50: number;
+  p99: number;
+  achieved: number;
+  clientStallMs: number;
+  cpuMsPerCall: { api: number; client: number };
+}> {
+  const apiCpuBefore = apiCpuMs();
+  const clientCpuBefore = process.cpuUsage();
   const eld = monitorEventLoopDelay({ resolution: 2 });
   eld.enable();
   const start = performance.now();
@@ -142,15 +192,21 @@ async function openLoop(
   await Promise.all(pending);
   eld.disable();
   const s = summarize(latencies);
+  const clientCpu = process.cpuUsage(clientCpuBefore);
   return {
     p50: s.p50,
     p99: s.p99,
     achieved: total / ((performance.now() - start) / 1000),
     clientStallMs: eld.max / 1e6,
+    cpuMsPerCall: {
+      api: (apiCpuMs() - apiCpuBefore) / total,
+      client: (clientCpu.user + clientCpu.system) / 1000 / total,
+    },
   };
 }
 
 export async function main(): Promise<void> {
+  const loadAverageAtStart = loadavg();
   const db = await createTestDatabase('capstan_bench_api');
   const bus = await createTestBus('benchapi');
   const api = await startApiProcess({
@@ -250,22 +306,25 @@ export async function main(): Promise<void> {
     await closedLoop(2, 16, get); // warm-up: JIT, connection pool, RBAC cache
     const getThroughput = await closedLoop(5, 16, get);
     let before = await histogram(api.opsPort, 'ApplicationService.Get');
-    const getOpen = await openLoop(10, RATE, get);
+    const getOpen = await openLoop(10, RATE, get, api.cpuMs);
     let after = await histogram(api.opsPort, 'ApplicationService.Get');
     const getServer = { p50: serverPercentile(before, after, 50), p99: serverPercentile(before, after, 99) };
+    const getStalls = apiStalls(before, after);
     const list100Throughput = await closedLoop(5, 16, list100);
     before = await histogram(api.opsPort, 'ApplicationService.List');
-    const list100Open = await openLoop(10, RATE, list100);
+    const list100Open = await openLoop(10, RATE, list100, api.cpuMs);
     after = await histogram(api.opsPort, 'ApplicationService.List');
     const list100Server = {
       p50: serverPercentile(before, after, 50),
       p99: serverPercentile(before, after, 99),
     };
+    const list100Stalls = apiStalls(before, after);
     const listAllThroughput = await closedLoop(5, 4, listAll);
     before = await histogram(api.opsPort, 'ApplicationService.List');
-    const listAllOpen = await openLoop(10, 20, listAll);
+    const listAllOpen = await openLoop(10, 20, listAll, api.cpuMs);
     after = await histogram(api.opsPort, 'ApplicationService.List');
     const listAllServer = { p99: serverPercentile(before, after, 99) };
+    const listAllStalls = apiStalls(before, after);
 
     const goal = (p99: number): Pick<Figure, 'goal' | 'met'> => ({
       goal: '< 10 ms at 500 req/s',
@@ -323,6 +382,15 @@ export async function main(): Promise<void> {
         list100: list100Open.clientStallMs,
         listAll: listAllOpen.clientStallMs,
       },
+      // The api's own longest event-loop delay and garbage collection in each open-loop phase.
+      apiStalls: { get: getStalls, list100: list100Stalls, listAll: listAllStalls },
+      // CPU per call in each open-loop phase (api process; load generator incl. decoding answers).
+      cpuMsPerCall: {
+        get: getOpen.cpuMsPerCall,
+        list100: list100Open.cpuMsPerCall,
+        listAll: listAllOpen.cpuMsPerCall,
+      },
+      loadAverageAtStart,
       loadAverage: loadavg(),
     });
   } finally {

@@ -26,12 +26,12 @@ import {
 import { validateApplication } from './application.validation.js';
 import { ApplicationCache } from './application-cache.js';
 import { ApplicationVisibility } from './application-visibility.js';
+import { ApplicationStampPages } from './application-stamp-pages.js';
 import {
   deleteApplicationRow,
   findApplication,
   findSyncOperation,
   insertSyncOperation,
-  pageApplicationStamps,
   type ApplicationStamp,
   syncHistory,
   upsertApplicationRow,
@@ -78,9 +78,11 @@ function decodePageToken(token: string): { namespace: string; name: string } | u
 
 export class ApplicationsService {
   private readonly cache: ApplicationCache;
+  private readonly stampPages: ApplicationStampPages;
 
   constructor(private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer }) {
     this.cache = new ApplicationCache(deps.db);
+    this.stampPages = new ApplicationStampPages(deps.db);
   }
 
   private object(project: string, name: string): string {
@@ -240,7 +242,7 @@ export class ApplicationsService {
     // RBAC filters rows out, so pages of stamps are read until the caller's page is full or rows run
     // out; only the allowed applications are then taken (from the cache or PostgreSQL).
     for (;;) {
-      const page = await pageApplicationStamps(this.deps.db, { projects: q.projects, labels, after, limit });
+      const page = await this.stampPages.read({ projects: q.projects, labels, after, limit });
       scanned += page.length;
       for (const s of page) {
         after = { namespace: s.namespace, name: s.name };
