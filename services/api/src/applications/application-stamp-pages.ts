@@ -10,10 +10,12 @@ import {
   type ApplicationStamp,
 } from './application.repository.js';
 
-const MAX_PAGES = 1000;
+/** Stamps held across all pages (a page holds up to 1,000); beyond this, start afresh. */
+const MAX_STAMPS = 50_000;
 
 export class ApplicationStampPages {
   private readonly parsed = new Map<string, { hash: string; stamps: readonly ApplicationStamp[] }>();
+  private held = 0;
 
   constructor(private readonly db: Kysely<ApiDatabase>) {}
 
@@ -26,7 +28,11 @@ export class ApplicationStampPages {
     const stamps = (JSON.parse(page) as [string, string, string, string][]).map(
       ([namespace, name, project, stamp]) => ({ namespace, name, project, stamp }),
     );
-    if (this.parsed.size >= MAX_PAGES) this.parsed.clear();
+    this.held += stamps.length - (this.parsed.get(key)?.stamps.length ?? 0);
+    if (this.held > MAX_STAMPS) {
+      this.parsed.clear();
+      this.held = stamps.length;
+    }
     this.parsed.set(key, { hash, stamps });
     return stamps;
   }
