@@ -133,6 +133,37 @@ describe('durable consumer', () => {
     await consumer.stop();
   });
 
+  it('retries the dead-lettering itself when recording it fails, without calling the handler again', async () => {
+    const e = increment('counters/dl', 1);
+    let handled = 0;
+    let recordAttempts = 0;
+    const recorded: string[] = [];
+    const consumer = await bus.consume({
+      durable: 'dlq-retry-test',
+      types: ['io.capstan.counter.incremented.v1'],
+      maxDeliver: 1,
+      backoff: { baseMs: 20, maxMs: 20 },
+      handle: async (event) => {
+        if (event.id !== e.id) return;
+        handled++;
+        throw new TerminalError('project does not exist');
+      },
+      deadLetters: {
+        record: async (entry) => {
+          if (!entry.payload.includes(e.id)) return;
+          if (++recordAttempts === 1) throw new Error('database restarting');
+          recorded.push(entry.reason);
+        },
+      },
+    });
+    await bus.publish(e);
+    await waitFor('the dead letter recorded on the second try', () => recorded.length === 1);
+    expect(handled).toBe(1);
+    expect(recordAttempts).toBe(2);
+    expect(recorded).toEqual(['project does not exist']);
+    await consumer.stop();
+  });
+
   it('leaves one effect when an event is redelivered after its effect committed', async () => {
     await db.schema
       .withSchema('svc')

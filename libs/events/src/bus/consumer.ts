@@ -85,7 +85,10 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
     durable_name: options.durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    max_deliver: maxDeliver,
+    // The bound on deliveries is enforced here, not by the server: a message whose last try failed
+    // must still reach the dead-letter subject, and if that publish fails too (NATS restarting), the
+    // server has to deliver it once more for the dead-lettering to be retried.
+    max_deliver: -1,
     ack_wait: (options.ackWaitMs ?? 30_000) * 1e6,
     filter_subject: filterSubject,
     max_ack_pending: Math.max(1000, maxBatch * 4),
@@ -137,6 +140,20 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
     m.term(reason.slice(0, 256));
   };
 
+  // Why a message is being dead-lettered, kept while the dead-lettering itself is retried (the
+  // redelivery carries no reason; another replica that gets it says only that the tries ran out).
+  const pendingReasons = new Map<number, string>();
+  const deadLetterOrRetry = async (m: JsMsg, reason: string) => {
+    try {
+      await deadLetter(m, reason);
+      pendingReasons.delete(m.info.streamSequence);
+    } catch (err) {
+      pendingReasons.set(m.info.streamSequence, reason);
+      options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'nak' });
+      m.nak(backoffDelay(m.info.deliveryCount, backoff));
+    }
+  };
+
   const fail = async (m: JsMsg, err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
     const exhausted = m.info.deliveryCount >= maxDeliver;
@@ -146,7 +163,7 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
         err instanceof TerminalError
           ? message
           : `gave up after ${m.info.deliveryCount} deliveries: ${message}`;
-      await deadLetter(m, reason);
+      await deadLetterOrRetry(m, reason);
     } else {
       options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'nak' });
       m.nak(backoffDelay(m.info.deliveryCount, backoff));
@@ -172,6 +189,14 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
   const processBatch = async (batch: JsMsg[]) => {
     const valid: { m: JsMsg; event: Envelope }[] = [];
     for (const m of batch) {
+      if (m.info.deliveryCount > maxDeliver) {
+        // The handler had its tries; only the dead-lettering failed before.
+        await deadLetterOrRetry(
+          m,
+          pendingReasons.get(m.info.streamSequence) ?? `gave up after ${maxDeliver} deliveries`,
+        );
+        continue;
+      }
       try {
         const event = decodeEvent(m.data, bus.catalog);
         if (wanted.has(event.type)) valid.push({ m, event });
@@ -201,7 +226,13 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
         wake = undefined;
         continue;
       }
-      await processBatch(queue.splice(0, maxBatch));
+      const batch = queue.splice(0, maxBatch);
+      try {
+        await processBatch(batch);
+      } catch (err) {
+        // Nothing a batch does may stop the consumer; its messages come back after ack_wait.
+        options.onError?.(err, { durable: options.durable, subject: batch[0]?.subject ?? '', action: 'nak' });
+      }
     }
   })();
 
