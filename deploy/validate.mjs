@@ -54,6 +54,16 @@ function checkEnvironment(where, service, env) {
   const known = envNames(service);
   for (const name of Object.keys(env))
     check(known.has(name) || entrypointEnv.has(name), `${where}: ${service} does not read ${name}`);
+  // The loaders take keyrings as strings and parse them at start; a quoting slip in an env file
+  // (quotes kept or lost) would only show there, so parse them here as the services will.
+  for (const [name, value] of Object.entries(env).filter(([n]) => n.endsWith('_ENCRYPTION_KEYS'))) {
+    try {
+      const ring = JSON.parse(value);
+      check(Buffer.from(ring.keys[ring.active], 'base64').length === 32, `${where}: ${name}: active key`);
+    } catch {
+      failures.push(`${where}: ${name} is not keyring JSON`);
+    }
+  }
   try {
     loadConfig({ ...commonSettings, ...settingsOf[service] }, { argv: [], env });
   } catch (err) {
