@@ -2,7 +2,7 @@
 // (application.validation.ts); decide holds existence and optimistic concurrency.
 import { AlreadyExistsError, NotFoundError } from '@capstan/service';
 import type { Application } from '@capstan/policy';
-import { sameManifest } from '../support/canonical.js';
+import { changedFields, sameManifest } from '../support/canonical.js';
 import { VersionMismatchError } from '../support/errors.js';
 
 export const APPLICATION_CREATED = 'io.capstan.application.created.v1';
@@ -28,21 +28,6 @@ export type ApplicationCommand =
   | { type: 'create'; application: Application; upsert: boolean; uid: string }
   | { type: 'update'; application: Application; expectedVersion: number }
   | { type: 'delete'; name: string; namespace: string; cascade: boolean };
-
-function changedFields(before: Application, after: Application): string[] {
-  const keys = new Set([...Object.keys(before.spec), ...Object.keys(after.spec)]);
-  const out = [...keys]
-    .filter(
-      (k) =>
-        !sameManifest(
-          (before.spec as Record<string, unknown>)[k],
-          (after.spec as Record<string, unknown>)[k],
-        ),
-    )
-    .map((k) => `spec.${k}`);
-  if (!sameManifest(before.metadata, after.metadata)) out.push('metadata');
-  return out.sort();
-}
 
 const label = (a: Application) => `${a.metadata.namespace ?? 'argocd'}/${a.metadata.name}`;
 

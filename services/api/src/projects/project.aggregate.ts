@@ -4,7 +4,7 @@
 // change what widens a tenant's reach.
 import { AlreadyExistsError, NotFoundError, PermissionDeniedError } from '@capstan/service';
 import type { AppProject } from '@capstan/policy';
-import { sameManifest } from '../support/canonical.js';
+import { changedFields, sameManifest } from '../support/canonical.js';
 import { VersionMismatchError } from '../support/errors.js';
 
 export const PROJECT_CREATED = 'io.capstan.project.created.v1';
@@ -39,22 +39,6 @@ export function privilegedChanges(before: AppProject | undefined, after: AppProj
     if (empty(a) && empty(b)) return false;
     return !sameManifest(a, b);
   }).map((f) => `spec.${f}`);
-}
-
-/** Top-level spec fields that differ, for the update event (consumers can skip what they ignore). */
-function changedFields(before: AppProject, after: AppProject): string[] {
-  const keys = new Set([...Object.keys(before.spec), ...Object.keys(after.spec)]);
-  const out = [...keys]
-    .filter(
-      (k) =>
-        !sameManifest(
-          (before.spec as Record<string, unknown>)[k],
-          (after.spec as Record<string, unknown>)[k],
-        ),
-    )
-    .map((k) => `spec.${k}`);
-  if (!sameManifest(before.metadata, after.metadata)) out.push('metadata');
-  return out.sort();
 }
 
 function requireAdminFor(before: AppProject | undefined, after: AppProject, isAdmin: boolean): void {
