@@ -1,7 +1,7 @@
 // Turns the policy library's field-path issues and zod errors into the workspace's ValidationError,
 // so every transport reports bad input the same way: `spec.destinationServiceAccounts[2].namespace: invalid glob`.
 import { ValidationError, type FieldViolation } from '@capstan/service';
-import { issuesFromZod, ManifestError, ManifestErrors, type PolicyIssue } from '@capstan/policy';
+import { issuesFromZod, type PolicyIssue } from '@capstan/policy';
 import type { z } from 'zod';
 
 export function violationsOf(issues: readonly PolicyIssue[], prefix = ''): FieldViolation[] {
@@ -27,19 +27,4 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, pre
   const result = schema.safeParse(value);
   if (!result.success) throw new ValidationError(violationsOf(issuesFromZod(result.error), prefix));
   return result.data;
-}
-
-/** Re-throws the policy library's manifest errors as a ValidationError; other errors pass through. */
-export function asValidationError(err: unknown, prefix = ''): unknown {
-  if (err instanceof ManifestError)
-    return new ValidationError(violationsOf(err.issues, prefix), { cause: err });
-  if (err instanceof ManifestErrors) {
-    return new ValidationError(
-      err.errors.flatMap((e) =>
-        violationsOf(e.issues, prefix).map((v) => ({ ...v, field: `${e.origin}: ${v.field}` })),
-      ),
-      { cause: err },
-    );
-  }
-  return err;
 }
