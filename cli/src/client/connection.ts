@@ -1,6 +1,6 @@
 // How a command reaches the api: the server and token come from flags, the environment
 // (CAPSTAN_SERVER, CAPSTAN_AUTH_TOKEN: never argv for a token) or the current context.
-import { credentials, type Metadata } from '@grpc/grpc-js';
+import { credentials } from '@grpc/grpc-js';
 import { apiv1, bearer, unary, type UnaryMethod } from '@capstan/proto';
 import type { Command } from 'commander';
 import { configPath, currentContext, readConfig } from '../config/context-store.js';
@@ -14,8 +14,6 @@ export interface GlobalOptions {
 
 export interface Connection {
   server: string;
-  token: string;
-  metadata(): Metadata;
   call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req): Promise<Res>;
   projects: apiv1.ProjectServiceClient;
   applications: apiv1.ApplicationServiceClient;
@@ -46,8 +44,6 @@ export function clientsFor(server: string, token: string): Connection {
   };
   return {
     server,
-    token,
-    metadata: () => bearer(token),
     call: (method, request) => unary(method, request, { metadata: bearer(token) }),
     ...clients,
     close: () => Object.values(clients).forEach((c) => c.close()),
