@@ -22,7 +22,7 @@ import {
   type SyncRequestData,
 } from '../decision/decide.js';
 import { recordDecision, recordResourceResults, type ResourceResult } from '../decision/audit.js';
-import type { AuditWriter } from '../decision/audit-writer.js';
+import type { AuditWork, AuditWriter } from '../decision/audit-writer.js';
 import type { ManifestSource, KubeObject } from '../manifests/manifest-source.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import { ImpersonationError, isUnreachable, type SyncIdentity } from '../kube/target-cluster.js';
@@ -97,6 +97,14 @@ export async function runOperation(
     pending = [];
     if (batch.length > 0 && auditRef) await recordResourceResults(deps.audit, auditRef, batch);
   };
+  /** `work` and the results not yet on record, in one group-committed transaction. */
+  const commitWithPending = <R>(work: AuditWork<R>): Promise<R> => {
+    const batch = pending;
+    pending = [];
+    return auditRef
+      ? recordResourceResults(deps.audit, auditRef, batch, work)
+      : deps.audit.append('resource_results', [], work);
+  };
 
   /**
    * The results not yet on record, the operation's terminal state and this attempt's events, in one
@@ -107,15 +115,10 @@ export async function runOperation(
     status: 'succeeded' | 'failed',
     reason: string,
     inTransaction?: (trx: SyncTrx) => Promise<void>,
-  ): Promise<boolean> => {
-    const batch = pending;
-    pending = [];
-    const work = (trx: Transaction<unknown>) =>
-      finishOperationIn(trx as SyncTrx, op, status, reason, unsent(), streamVersion, inTransaction);
-    return auditRef
-      ? recordResourceResults(deps.audit, auditRef, batch, work)
-      : deps.audit.append('resource_results', [], work);
-  };
+  ): Promise<boolean> =>
+    commitWithPending((trx) =>
+      finishOperationIn(trx as SyncTrx, op, status, reason, unsent(), streamVersion, inTransaction),
+    );
 
   const fail = async (phase: Phase, reason: string) => {
     log.warn({ phase, reason }, 'sync failed');
@@ -166,10 +169,8 @@ export async function runOperation(
     if (!('decision' in decided)) return await fail('decision', decided.reason);
     const { decision, rendered } = decided;
 
-    if (
-      !decision.impersonation &&
-      decision.warnings.some((w) => w.includes('ignored because impersonation is off'))
-    ) {
+    // With impersonation off, every destinationServiceAccounts rule of the chain is ignored.
+    if (!decision.impersonation && decision.rules.length > 0) {
       const projects = decision.rules.reduce<Record<string, number>>(
         (acc, r) => ({ ...acc, [r.project]: (acc[r.project] ?? 0) + 1 }),
         {},
@@ -307,7 +308,7 @@ export async function runOperation(
       if (err instanceof PlanError) return await fail('decision', `invalid manifests: ${err.message}`);
       throw err;
     }
-    const prune = request.prune || decided.application.spec.syncPolicy?.automated?.prune === true;
+    const prune = request.prune || syncPolicy?.automated?.prune === true;
     const previouslyApplied = inputs.applied.get(server) ?? [];
     lap('discoveryMs');
     const access = await preflight(
@@ -375,9 +376,7 @@ export async function runOperation(
     if (isUnreachable(err) && op.attempt < deps.settings.maxAttempts) {
       const delayMs = Math.min(60_000, 1_000 * 2 ** (op.attempt - 1));
       log.warn({ err: (err as Error).message, delayMs }, 'target unreachable: sync requeued');
-      const batch = pending;
-      pending = [];
-      const work = async (trx: Transaction<unknown>) => {
+      await commitWithPending(async (trx) => {
         const ours = await requeueOperation(
           trx as SyncTrx,
           op,
@@ -386,10 +385,7 @@ export async function runOperation(
         );
         if (ours && !startedOnRecord)
           await appendOperationEvents(trx as SyncTrx, op.operationId, [startedEvent], streamVersion);
-      };
-      await (auditRef
-        ? recordResourceResults(deps.audit, auditRef, batch, work)
-        : deps.audit.append('resource_results', [], work));
+      });
       return 'requeued';
     }
     const message = err instanceof Error ? err.message : String(err);
