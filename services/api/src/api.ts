@@ -63,7 +63,6 @@ export interface ApiConfig {
   /** host:port of the repo service; empty: repository calls answer UNAVAILABLE. */
   repoAddress?: string;
   repoServiceToken?: string;
-  repoBackend?: RepoBackend;
   /** Where request metrics go (the service's /metrics registry). */
   metrics?: Registry;
   /** Rebuild the projections from the event store before serving. */
@@ -130,8 +129,8 @@ export async function startApi(
   const projects = new ProjectsService({ db, authz, policy });
   const applications = new ApplicationsService({ db, authz });
   const clusters = new ClustersService({ db, authz, keyring, credentialReaders: config.credentialReaders });
-  let backend: RepoBackend = config.repoBackend ?? new UnconfiguredRepoBackend();
-  if (!config.repoBackend && config.repoAddress) {
+  let backend: RepoBackend = new UnconfiguredRepoBackend();
+  if (config.repoAddress) {
     const grpcRepo = new GrpcRepoBackend(config.repoAddress, config.repoServiceToken ?? '');
     defer('repo client', () => grpcRepo.close());
     backend = grpcRepo;

@@ -3,5 +3,4 @@
 export { startApi, type ApiConfig, type RunningApi } from './api.js';
 export { apiSettings } from './config.js';
 export { generateKeyringJson } from './support/keyring.js';
-export type { RepoBackend, RepositoryView } from './repositories/repositories.service.js';
 export { rebuildProjections, type RebuildResult } from './projections/rebuild.js';
