@@ -43,8 +43,3 @@ export interface CredentialInput {
   /** Explicit name (declarative secrets keep theirs); defaults to the Argo CD-compatible name. */
   name?: string;
 }
-
-/** A credential's scope as recorded in audit rows and errors: never a secret. */
-export function scopeOf(credential: Pick<CredentialMetadata, 'project'>): string {
-  return credential.project === '' ? 'unscoped' : `project:${credential.project}`;
-}
