@@ -121,7 +121,7 @@ export class CheckoutStore {
       if (FULL_SHA.test(revision) && (await this.hasCommit(mirror, revision))) return revision.toLowerCase();
       await this.fetch(req, key, mirror, what);
       let sha = await this.lookup(mirror, revision);
-      if (!sha && /^[0-9a-f]{40}$/i.test(revision)) sha = await this.fetchCommit(req, mirror, revision, what);
+      if (!sha && FULL_SHA.test(revision)) sha = await this.fetchCommit(req, mirror, revision, what);
       if (!sha) throw new RevisionNotFoundError(`revision ${revision} not found in ${repository}`);
       this.refs.set(`${key}\n${revision}`, { sha, at: Date.now() });
       return sha;
@@ -184,15 +184,14 @@ export class CheckoutStore {
   }
 
   private async fetch(req: CheckoutRequest, key: string, mirror: string, what: string): Promise<void> {
-    const operation = (await access(mirror).then(
+    const exists = await access(mirror).then(
       () => true,
       () => false,
-    ))
-      ? 'fetch'
-      : 'clone';
+    );
+    const operation = exists ? 'fetch' : 'clone';
     const started = performance.now();
     try {
-      await this.fetchOnce(req, key, mirror, what);
+      await this.fetchOnce(req, key, mirror, exists, what);
       this.opts.observer?.gitOperation(operation, 'ok', (performance.now() - started) / 1000);
     } catch (err) {
       this.opts.observer?.gitOperation(operation, outcomeOf(err), (performance.now() - started) / 1000);
@@ -200,14 +199,16 @@ export class CheckoutStore {
     }
   }
 
-  private async fetchOnce(req: CheckoutRequest, key: string, mirror: string, what: string): Promise<void> {
+  private async fetchOnce(
+    req: CheckoutRequest,
+    key: string,
+    mirror: string,
+    exists: boolean,
+    what: string,
+  ): Promise<void> {
     this.urlsByKey.set(key, normalizeRepoUrl(req.url));
     this.fetchCounts.set(key, (this.fetchCounts.get(key) ?? 0) + 1);
     const auth = req.credential?.auth ?? null;
-    const exists = await access(mirror).then(
-      () => true,
-      () => false,
-    );
     let adopt = async (): Promise<void> => undefined;
     let discard = async (): Promise<void> => undefined;
     if (!exists) {
