@@ -368,23 +368,11 @@ export class CredentialService {
     origin: 'api' | 'declarative',
   ): Promise<CredentialRow> {
     const id = randomUUID();
-    const sealed = sealSecret(this.keyring, id, input.secret);
     return insertCredential(trx, {
       id,
       name: input.name ?? credentialSecretName(input.url, input.project),
-      url: input.url,
-      normalized_url: normalizeRepoUrl(input.url),
-      project: input.project,
-      type: input.type,
-      display_name: input.displayName,
-      username: input.username,
-      insecure: input.insecure,
-      has_password: Boolean(input.secret.password),
-      has_ssh_private_key: Boolean(input.secret.sshPrivateKey),
+      ...this.storedColumns(id, input),
       origin,
-      key_id: sealed.keyId,
-      nonce: sealed.nonce,
-      ciphertext: sealed.ciphertext,
       created_by: caller.actor,
     });
   }
@@ -394,8 +382,13 @@ export class CredentialService {
     existing: CredentialRow,
     input: CredentialInput,
   ): Promise<CredentialRow> {
-    const sealed = sealSecret(this.keyring, existing.id, input.secret);
-    return updateCredential(trx, existing.id, {
+    return updateCredential(trx, existing.id, this.storedColumns(existing.id, input));
+  }
+
+  /** The columns a create and a replace both write: the metadata and the secret sealed for `id`. */
+  private storedColumns(id: string, input: CredentialInput) {
+    const sealed = sealSecret(this.keyring, id, input.secret);
+    return {
       url: input.url,
       normalized_url: normalizeRepoUrl(input.url),
       project: input.project,
@@ -408,7 +401,7 @@ export class CredentialService {
       key_id: sealed.keyId,
       nonce: sealed.nonce,
       ciphertext: sealed.ciphertext,
-    });
+    };
   }
 
   private async audit(db: RepoDb | Kysely<RepoDatabase>, row: Decision): Promise<void> {
