@@ -1,5 +1,4 @@
-// Builders for tests: Argo CD objects from YAML, decoded by the same code as production input.
-import { parseArgoManifests, type ArgoManifests } from '../manifests/parse.js';
+// Builders for tests: Argo CD objects decoded by the same schemas as production input.
 import {
   AppProjectSchema,
   ApplicationSchema,
@@ -9,10 +8,6 @@ import {
 import { ProjectChain } from '../project/chain.js';
 
 export const IN_CLUSTER_URL = 'https://kubernetes.default.svc';
-
-export function yamlManifests(text: string): ArgoManifests {
-  return parseArgoManifests(text, 'test.yaml');
-}
 
 export function project(name: string, spec: Record<string, unknown> = {}): AppProject {
   return AppProjectSchema.parse({
