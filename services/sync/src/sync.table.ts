@@ -55,7 +55,8 @@ export interface AppliedResourceRow {
 
 /** The service's database: its own tables and the event store's, in schema `sync`. */
 export type SyncDb = Kysely<SyncDatabase & EventStoreDatabase>;
-export type SyncDbOrTrx = SyncDb | Transaction<SyncDatabase & EventStoreDatabase>;
+export type SyncTrx = Transaction<SyncDatabase & EventStoreDatabase>;
+export type SyncDbOrTrx = SyncDb | SyncTrx;
 
 export interface SyncDatabase {
   projects: ProjectRow;

@@ -4,12 +4,9 @@
 // another replica take over the syncs of one that died; and the terminal event is appended in the
 // same transaction that moves the row out of `running`, guarded by the attempt number, so every
 // operation gets exactly one terminal event however often it is delivered or retried.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { appendToStream, streamVersion, type Envelope, type EventStoreDatabase } from '@capstan/events';
-import type { OperationRow, SyncDatabase } from '../sync.table.js';
-
-type Db = Kysely<SyncDatabase & EventStoreDatabase>;
-type DbOrTrx = Db | Transaction<SyncDatabase & EventStoreDatabase>;
+import type { OperationRow, SyncDb, SyncDbOrTrx, SyncTrx } from '../sync.table.js';
 
 export interface ClaimedOperation {
   operationId: string;
@@ -28,7 +25,7 @@ export function operationStream(operationId: string): string {
 
 /** Records a request; returns false when this operationId was seen before. */
 export async function enqueueOperation(
-  db: DbOrTrx,
+  db: SyncDbOrTrx,
   op: {
     operationId: string;
     appNamespace: string;
@@ -63,7 +60,7 @@ export async function enqueueOperation(
  * `sync.started` event is the runner's to append (with its decision, see sync-runner.ts), so a claim
  * costs one round trip.
  */
-export async function claimOperation(db: Db, leaseMs: number): Promise<ClaimedOperation | undefined> {
+export async function claimOperation(db: SyncDb, leaseMs: number): Promise<ClaimedOperation | undefined> {
   try {
     const claimed = await sql<OperationRow & { attempts: number }>`
       with picked as (
@@ -106,7 +103,7 @@ export async function claimOperation(db: Db, leaseMs: number): Promise<ClaimedOp
 }
 
 /** Keeps the lease while a sync runs; false when the operation is no longer ours. */
-export async function renewLease(db: Db, op: ClaimedOperation, leaseMs: number): Promise<boolean> {
+export async function renewLease(db: SyncDb, op: ClaimedOperation, leaseMs: number): Promise<boolean> {
   const res = await db
     .withSchema('sync')
     .updateTable('operations')
@@ -123,7 +120,7 @@ export async function renewLease(db: Db, op: ClaimedOperation, leaseMs: number):
  * Returns false when the operation is not ours any more.
  */
 export async function requeueOperation(
-  db: DbOrTrx,
+  db: SyncDbOrTrx,
   op: ClaimedOperation,
   delayMs: number,
   reason: string,
@@ -150,12 +147,12 @@ export async function requeueOperation(
  * operation is not ours any more (finished already, or taken over after our lease expired).
  */
 export async function finishOperation(
-  db: Db,
+  db: SyncDb,
   op: ClaimedOperation,
   status: 'succeeded' | 'failed',
   reason: string,
   events: Envelope[],
-  inTransaction?: (trx: Transaction<SyncDatabase & EventStoreDatabase>) => Promise<void>,
+  inTransaction?: (trx: SyncTrx) => Promise<void>,
 ): Promise<boolean> {
   return db
     .transaction()
@@ -167,13 +164,13 @@ export async function finishOperation(
  * the operation stream's version when the caller knows it (read from the stream otherwise).
  */
 export async function finishOperationIn(
-  trx: Transaction<SyncDatabase & EventStoreDatabase>,
+  trx: SyncTrx,
   op: ClaimedOperation,
   status: 'succeeded' | 'failed',
   reason: string,
   events: Envelope[],
   knownVersion: number | undefined,
-  inTransaction?: (trx: Transaction<SyncDatabase & EventStoreDatabase>) => Promise<void>,
+  inTransaction?: (trx: SyncTrx) => Promise<void>,
 ): Promise<boolean> {
   const res = await trx
     .withSchema('sync')
@@ -195,7 +192,7 @@ export async function finishOperationIn(
  * Returns the stream's version after the append.
  */
 export async function appendOperationEvents(
-  trx: Transaction<SyncDatabase & EventStoreDatabase>,
+  trx: SyncTrx,
   operationId: string,
   events: Envelope[],
   knownVersion?: number,
@@ -206,13 +203,4 @@ export async function appendOperationEvents(
   const version = knownVersion ?? (await streamVersion(es, 'sync', stream));
   await appendToStream(es, { schema: 'sync', streamId: stream, expectedVersion: version, events });
   return version + events.length;
-}
-
-export async function operationStatus(db: Db, operationId: string) {
-  return db
-    .withSchema('sync')
-    .selectFrom('operations')
-    .selectAll()
-    .where('operation_id', '=', operationId)
-    .executeTakeFirst();
 }

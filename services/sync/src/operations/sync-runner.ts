@@ -10,11 +10,9 @@ import {
   syncStarted,
   syncSucceeded,
   type Envelope,
-  type EventStoreDatabase,
 } from '@capstan/events';
-import type { Transaction } from 'kysely';
 import type { Logger } from '@capstan/service';
-import type { SyncDatabase, SyncDb } from '../sync.table.js';
+import type { SyncDb, SyncTrx } from '../sync.table.js';
 import {
   checkResources,
   decideSync,
@@ -38,8 +36,6 @@ import {
   requeueOperation,
   type ClaimedOperation,
 } from './operations.repository.js';
-
-type SyncTrx = Transaction<SyncDatabase & EventStoreDatabase>;
 
 export interface SyncRunnerDeps {
   db: SyncDb;
