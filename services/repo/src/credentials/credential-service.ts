@@ -12,10 +12,12 @@ import { candidatesOf, decisionBase, messageOf, scopeText, type Decision } from 
 import {
   credentialById,
   credentialByName,
+  credentialIdsSealedWithOtherKey,
   credentialsForUrl,
   deleteCredential,
   insertCredential,
   listCredentialRows,
+  setSealedSecret,
   toMetadata,
   updateCredential,
   type RepoDb,
@@ -252,36 +254,19 @@ export class CredentialService {
    * it, the old key can be dropped from the keyring.
    */
   async resealWithActiveKey(): Promise<number> {
-    const stale = await this.db
-      .withSchema('repo')
-      .selectFrom('credentials')
-      .select('id')
-      .where('key_id', '<>', this.keyring.activeKeyId)
-      .execute();
+    const stale = await credentialIdsSealedWithOtherKey(this.db, this.keyring.activeKeyId);
     let resealed = 0;
-    for (const { id } of stale) {
+    for (const id of stale) {
       await this.db.transaction().execute(async (trx) => {
-        const row = await trx
-          .withSchema('repo')
-          .selectFrom('credentials')
-          .selectAll()
-          .where('id', '=', id)
-          .forUpdate()
-          .executeTakeFirst();
+        const row = await credentialById(trx, id, { forUpdate: true });
         if (!row || !needsResealing(this.keyring, { keyId: row.key_id })) return;
         const secret = openSecret(this.keyring, row.id, {
           keyId: row.key_id,
           nonce: row.nonce,
           ciphertext: row.ciphertext,
         });
-        const sealed = sealSecret(this.keyring, row.id, secret);
         // updated_at stays: the credential itself did not change, so checkouts keep their cache.
-        await trx
-          .withSchema('repo')
-          .updateTable('credentials')
-          .set({ key_id: sealed.keyId, nonce: sealed.nonce, ciphertext: sealed.ciphertext })
-          .where('id', '=', row.id)
-          .execute();
+        await setSealedSecret(trx, row.id, sealSecret(this.keyring, row.id, secret));
         resealed += 1;
       });
     }

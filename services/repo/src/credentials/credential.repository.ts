@@ -3,6 +3,7 @@
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { CredentialMetadata } from './credential.js';
 import type { CredentialRow, CredentialTable, RepoDatabase } from './credential.table.js';
+import type { SealedSecret } from './sealed-secret.js';
 
 export type RepoDb = Kysely<RepoDatabase> | Transaction<RepoDatabase>;
 
@@ -31,8 +32,29 @@ export async function credentialByName(db: RepoDb, name: string): Promise<Creden
   return schema(db).selectFrom('credentials').selectAll().where('name', '=', name).executeTakeFirst();
 }
 
-export async function credentialById(db: RepoDb, id: string): Promise<CredentialRow | undefined> {
-  return schema(db).selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst();
+/** One credential by id; `forUpdate` locks its row for the rest of the caller's transaction. */
+export async function credentialById(
+  db: RepoDb,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<CredentialRow | undefined> {
+  const query = schema(db).selectFrom('credentials').selectAll().where('id', '=', id);
+  return (opts.forUpdate ? query.forUpdate() : query).executeTakeFirst();
+}
+
+/** Ids of the credentials whose secret is sealed with a key other than `keyId` (key rotation). */
+export async function credentialIdsSealedWithOtherKey(db: RepoDb, keyId: string): Promise<string[]> {
+  const rows = await schema(db).selectFrom('credentials').select('id').where('key_id', '<>', keyId).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Replaces only the sealed secret (re-sealing): updated_at stays, the credential did not change. */
+export async function setSealedSecret(db: RepoDb, id: string, sealed: SealedSecret): Promise<void> {
+  await schema(db)
+    .updateTable('credentials')
+    .set({ key_id: sealed.keyId, nonce: sealed.nonce, ciphertext: sealed.ciphertext })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function insertCredential(db: RepoDb, row: Insertable<CredentialTable>): Promise<CredentialRow> {
