@@ -1,5 +1,5 @@
 export { createDb, pingDb, type DbOptions } from './connection.js';
-export { migrateToLatest, ensureSchema, MigrationError, type Migrations } from './migrate.js';
+export { migrateToLatest, MigrationError, type Migrations } from './migrate.js';
 export * from './audit/audit.table.js';
 export {
   appendAudit,
@@ -8,5 +8,4 @@ export {
   migrateAudit,
   type ChainVerification,
 } from './audit/audit.repository.js';
-export { canonicalJson, GENESIS_HASH } from './audit/hash-chain.js';
 export type { Kysely, Transaction } from 'kysely';

@@ -3,10 +3,8 @@ export * from './catalog/define.js';
 export * from './catalog/index.js';
 export * from './bus/errors.js';
 export { connectBus, type Bus, type BusOptions } from './bus/bus.js';
-export { decodeEvent } from './bus/decode.js';
-export { streamName, deadLetterSubject, provisionStreams, type StreamKind } from './bus/streams.js';
+export type { StreamKind } from './bus/streams.js';
 export {
-  backoffDelay,
   type ConsumerOptions,
   type RunningConsumer,
   type DeadLetter,
@@ -18,7 +16,6 @@ export {
   appendToStream,
   readStream,
   streamVersion,
-  outboxChannel,
   type StoredEvent,
 } from './outbox/event-store.repository.js';
 export { handleCommand, type CommandHandlerOptions, type CommandResult } from './outbox/command-handler.js';

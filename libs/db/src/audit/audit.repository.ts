@@ -70,29 +70,27 @@ async function appendInTransaction<T extends AuditTableName>(
 }
 
 /**
- * Appends one row to an audit table. Given a transaction, the row commits (or not) with the caller's
- * other writes; given a plain connection, it commits on its own.
+ * Appends rows to one audit table in order, with one lock, one read of the chain's head and one
+ * INSERT. Given a transaction, the rows commit (or not) with the caller's other writes; given a plain
+ * connection, they commit on their own.
  */
-export async function appendAudit<T extends AuditTableName>(
-  db: Kysely<unknown> | Transaction<unknown>,
-  table: T,
-  row: AuditRow<T>,
-): Promise<StoredAuditRow<T>> {
-  if (db.isTransaction) return (await appendInTransaction(db as Transaction<unknown>, table, [row]))[0]!;
-  return (await db.transaction().execute((trx) => appendInTransaction(trx, table, [row])))[0]!;
-}
-
-/**
- * Appends several rows to one audit table in order, with one lock, one read of the chain's head and
- * one INSERT (for writers that batch, such as the api's allowed-read decisions).
- */
-export async function appendAuditBatch<T extends AuditTableName>(
-  db: Kysely<unknown> | Transaction<unknown>,
+export async function appendAuditBatch<DB, T extends AuditTableName>(
+  db: Kysely<DB> | Transaction<DB>,
   table: T,
   rows: readonly AuditRow<T>[],
 ): Promise<StoredAuditRow<T>[]> {
-  if (db.isTransaction) return appendInTransaction(db as Transaction<unknown>, table, rows);
-  return db.transaction().execute((trx) => appendInTransaction(trx, table, rows));
+  const any = db as unknown as Kysely<unknown>;
+  if (any.isTransaction) return appendInTransaction(any as Transaction<unknown>, table, rows);
+  return any.transaction().execute((trx) => appendInTransaction(trx, table, rows));
+}
+
+/** Appends one row to an audit table (see appendAuditBatch). */
+export async function appendAudit<DB, T extends AuditTableName>(
+  db: Kysely<DB> | Transaction<DB>,
+  table: T,
+  row: AuditRow<T>,
+): Promise<StoredAuditRow<T>> {
+  return (await appendAuditBatch(db, table, [row]))[0]!;
 }
 
 export interface ChainVerification {
@@ -104,8 +102,8 @@ export interface ChainVerification {
 }
 
 /** Walks a table in id order and recomputes every link of the chain. */
-export async function verifyAuditChain(
-  db: Kysely<unknown>,
+export async function verifyAuditChain<DB>(
+  db: Kysely<DB>,
   table: AuditTableName,
   options: { batchSize?: number } = {},
 ): Promise<ChainVerification> {
@@ -114,7 +112,7 @@ export async function verifyAuditChain(
   let lastId = 0;
   let checked = 0;
   for (;;) {
-    const rows = (await (db as Kysely<AuditDatabase>)
+    const rows = (await (db as unknown as Kysely<AuditDatabase>)
       .withSchema('audit')
       .selectFrom(table)
       .selectAll()

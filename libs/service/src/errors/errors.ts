@@ -85,7 +85,3 @@ export class UnavailableError extends CapstanError {
     super('UNAVAILABLE', message, { ...options, retryable: true });
   }
 }
-
-export function isRetryable(err: unknown): boolean {
-  return err instanceof CapstanError ? err.retryable : false;
-}
