@@ -1,15 +1,9 @@
 // Starts the real repo service as its own process (services/repo/dist/main.js, configured through
 // the environment as in production) and gives stories a gRPC client and everything it logged.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { repov1, unary, type UnaryMethod } from '@capstan/proto';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const repoMain = path.resolve(here, '../../services/repo/dist/main.js');
+import { loggedPort, startServiceProcess } from './service-process.js';
 
 export interface RepoProcess {
   grpcAddress: string;
@@ -34,56 +28,27 @@ export async function startRepoProcess(opts: {
   cacheDir: string;
   env?: Record<string, string>;
 }): Promise<RepoProcess> {
-  if (!existsSync(repoMain))
-    throw new Error(`${repoMain} is missing: build first (npx turbo run build --filter=@capstan/repo...)`);
   const tokens = {
     api: randomBytes(24).toString('hex'),
     sync: randomBytes(24).toString('hex'),
     appset: randomBytes(24).toString('hex'),
   };
   const keyring = JSON.stringify({ active: 'k1', keys: { k1: randomBytes(32).toString('base64') } });
-  const child: ChildProcess = spawn(process.execPath, [repoMain], {
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? '/root',
-      ...(process.env.CAPSTAN_CACHE ? { CAPSTAN_CACHE: process.env.CAPSTAN_CACHE } : {}),
-      DATABASE_URL: opts.databaseUrl,
-      NATS_URL: opts.natsUrl,
-      CAPSTAN_BUS_NAMESPACE: opts.namespace,
-      CAPSTAN_GRPC_PORT: '0',
-      CAPSTAN_HTTP_PORT: '0',
-      CAPSTAN_LOG_LEVEL: 'debug',
-      CAPSTAN_AUTH_SERVICE_TOKENS: Object.entries(tokens)
-        .map(([s, t]) => `${s}=${t}`)
-        .join(','),
-      CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: keyring,
-      CAPSTAN_CACHE_DIR: opts.cacheDir,
-      ...opts.env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const service = await startServiceProcess('repo', {
+    ...(process.env.CAPSTAN_CACHE ? { CAPSTAN_CACHE: process.env.CAPSTAN_CACHE } : {}),
+    DATABASE_URL: opts.databaseUrl,
+    NATS_URL: opts.natsUrl,
+    CAPSTAN_BUS_NAMESPACE: opts.namespace,
+    CAPSTAN_GRPC_PORT: '0',
+    CAPSTAN_LOG_LEVEL: 'debug',
+    CAPSTAN_AUTH_SERVICE_TOKENS: Object.entries(tokens)
+      .map(([s, t]) => `${s}=${t}`)
+      .join(','),
+    CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: keyring,
+    CAPSTAN_CACHE_DIR: opts.cacheDir,
+    ...opts.env,
   });
-  let output = '';
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  const grpcPort = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`repo service did not start in time:\n${output}`)),
-      60_000,
-    );
-    const check = () => {
-      const m = /"grpcPort":(\d+)/.exec(output);
-      if (m && /service started/.test(output)) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    };
-    child.stdout?.on('data', check);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`repo service exited with ${code}:\n${output}`));
-    });
-  });
-  const grpcAddress = `127.0.0.1:${grpcPort}`;
+  const grpcAddress = `127.0.0.1:${loggedPort(service, 'grpcPort')}`;
   const client = new repov1.RepoServiceClient(grpcAddress, credentials.createInsecure());
   return {
     grpcAddress,
@@ -94,18 +59,14 @@ export async function startRepoProcess(opts: {
       if (callOpts.actor) md.set('x-capstan-actor', callOpts.actor);
       return unary(method.bind(client), request, { metadata: md, timeoutMs: 60_000 });
     },
-    output: () => output,
+    output: service.output,
     async metrics() {
-      const opsPort = /"opsPort":(\d+)/.exec(output)?.[1];
-      const res = await fetch(`http://127.0.0.1:${opsPort}/metrics`);
+      const res = await fetch(`http://127.0.0.1:${loggedPort(service, 'opsPort')}/metrics`);
       return res.text();
     },
     async stop() {
       client.close();
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      await service.stop();
     },
   };
 }

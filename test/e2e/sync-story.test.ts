@@ -3,13 +3,10 @@
 // (projects, Applications, clusters and their credentials), the repo service (checkouts with the
 // project's credential, rendering) and the sync service (`--enable-impersonation`), on real
 // PostgreSQL, NATS, a real git server and a real API server whose audit log says who wrote what.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -18,58 +15,13 @@ import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } fr
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
 import { startRepoProcess, type RepoProcess } from './repo-harness.js';
+import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const syncMain = path.resolve(here, '../../services/sync/dist/main.js');
 const GIT_PASSWORD = `git-${randomBytes(8).toString('hex')}`;
 const SA = 'system:serviceaccount:team-a-prod:deployer';
 
 const configMap = (name: string) =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  greeting: hello\n`;
-
-interface SyncProcess {
-  output(): string;
-  stop(): Promise<void>;
-}
-
-async function startSyncProcess(env: Record<string, string>, args: string[]): Promise<SyncProcess> {
-  if (!existsSync(syncMain))
-    throw new Error(`${syncMain} is missing: build first (npx turbo run build --filter=@capstan/sync...)`);
-  const child: ChildProcess = spawn(process.execPath, [syncMain, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? '/root',
-      CAPSTAN_HTTP_PORT: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sync did not start in time:\n${output}`)), 60_000);
-    child.stdout?.on('data', () => {
-      if (/service started/.test(output)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sync exited with ${code}:\n${output}`));
-    });
-  });
-  return {
-    output: () => output,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 describe('sync story: from git to the cluster as the tenant ServiceAccount', () => {
   let cluster: KubeCluster;
@@ -80,7 +32,7 @@ describe('sync story: from git to the cluster as the tenant ServiceAccount', () 
   let dir: string;
   let repo: RepoProcess;
   let api: ApiProcess;
-  let sync: SyncProcess;
+  let sync: ServiceProcess;
   let config: string;
   const as = (args: string[], input?: string) => capstan(config, [...args, '--context', 'admin'], input);
 
@@ -122,7 +74,8 @@ describe('sync story: from git to the cluster as the tenant ServiceAccount', () 
       namespace: bus.namespace,
       env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.api },
     });
-    sync = await startSyncProcess(
+    sync = await startServiceProcess(
+      'sync',
       {
         DATABASE_URL: db.url,
         NATS_URL: bus.url,

@@ -1,0 +1,66 @@
+// Starts a built service (services/<name>/dist/main.js) as its own process, configured through the
+// environment as in production, and waits for its "service started" log line. The stories' harnesses
+// (api, repo, sync) differ only in the settings they pass and the ports they read from that output.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export interface ServiceProcess {
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function startServiceProcess(
+  name: 'api' | 'repo' | 'sync',
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<ServiceProcess> {
+  const main = path.resolve(here, `../../services/${name}/dist/main.js`);
+  if (!existsSync(main))
+    throw new Error(`${main} is missing: build first (npx turbo run build --filter=@capstan/${name}...)`);
+  const child = spawn(process.execPath, [main, ...args], {
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/root',
+      CAPSTAN_HTTP_PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start in time:\n${output}`)), 60_000);
+    child.stdout.on('data', () => {
+      if (/service started/.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A number the service logged as `"<key>":<n>` (its listening ports). */
+export function loggedPort(service: ServiceProcess, key: string): number {
+  const m = new RegExp(`"${key}":(\\d+)`).exec(service.output());
+  if (!m) throw new Error(`no ${key} in the service's output:\n${service.output()}`);
+  return Number(m[1]);
+}
