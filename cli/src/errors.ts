@@ -19,11 +19,6 @@ const HINTS: Partial<Record<number, string>> = {
 
 export function describeError(err: unknown): { message: string; exitCode: number } {
   if (err instanceof CliError) return { message: err.message, exitCode: err.exitCode };
-  // Other commands' own error classes carry their exit status the same way.
-  const withExit = err as { exitCode?: unknown; message?: unknown; code?: unknown };
-  if (typeof withExit.exitCode === 'number' && typeof withExit.code !== 'number') {
-    return { message: String(withExit.message), exitCode: withExit.exitCode };
-  }
   const e = err as Partial<ServiceError>;
   if (typeof e.code === 'number' && e.details !== undefined) {
     const lines = [`${status[e.code] ?? e.code}: ${e.details}${HINTS[e.code] ?? ''}`];

@@ -30,19 +30,12 @@ import {
 } from '@capstan/policy';
 import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
+import { CliError } from '../errors.js';
 
 const EXIT_INPUT = 1;
 const EXIT_USAGE = 2;
-
-/** A problem with how the command was called or with what it was given; never a refusal. */
-class CommandError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
-    super(message);
-  }
-}
+// A CliError here is a problem with how the command was called or with what it was given; never a
+// refusal (that is `allowed: false`, exit status 0).
 
 interface ExplainOptions {
   offline?: boolean;
@@ -91,23 +84,18 @@ export function syncCommand(): Command {
       '\nA refusal prints allowed: false and exits 0; usage errors exit 2; unreadable or invalid files exit 1.',
     )
     .action(async (opts: ExplainOptions, cmd: Command) => {
-      try {
-        const decision = opts.offline ? explainOffline(opts) : await explainOnline(opts, cmd);
-        process.stdout.write(
-          opts.output === 'json' ? `${JSON.stringify(decision, null, 2)}\n` : renderTable(decision),
-        );
-      } catch (err) {
-        if (!(err instanceof CommandError)) throw err;
-        process.stderr.write(`error: ${err.message}\n`);
-        process.exitCode = err.exitCode;
-      }
+      // A CliError reaches main.ts, which prints it and exits with its status.
+      const decision = opts.offline ? explainOffline(opts) : await explainOnline(opts, cmd);
+      process.stdout.write(
+        opts.output === 'json' ? `${JSON.stringify(decision, null, 2)}\n` : renderTable(decision),
+      );
     });
   return sync;
 }
 
 function explainOffline(opts: ExplainOptions): SyncDecision {
-  if (opts.file.length === 0) throw new CommandError('--offline needs at least one -f FILE', EXIT_USAGE);
-  if (!opts.app) throw new CommandError('--app NAME is required', EXIT_USAGE);
+  if (opts.file.length === 0) throw new CliError('--offline needs at least one -f FILE', EXIT_USAGE);
+  if (!opts.app) throw new CliError('--app NAME is required', EXIT_USAGE);
   const extraClusters = opts.cluster.map(parseClusterFlag);
   const manifests = readManifests(opts.file);
   const app = findApplication(manifests.applications, opts.app);
@@ -130,14 +118,14 @@ function explainOffline(opts: ExplainOptions): SyncDecision {
  */
 async function explainOnline(opts: ExplainOptions, cmd: Command): Promise<SyncDecision> {
   if (opts.file.length > 0) {
-    throw new CommandError(
+    throw new CliError(
       '-f FILE is for --offline; online, the Application, its projects and clusters come from the api',
       EXIT_USAGE,
     );
   }
   if (opts.cluster.length > 0)
-    throw new CommandError('--cluster is for --offline; online, the api knows the clusters', EXIT_USAGE);
-  if (!opts.app) throw new CommandError('--app NAME is required', EXIT_USAGE);
+    throw new CliError('--cluster is for --offline; online, the api knows the clusters', EXIT_USAGE);
+  if (!opts.app) throw new CliError('--app NAME is required', EXIT_USAGE);
   const slash = opts.app.indexOf('/');
   const appNamespace = slash >= 0 ? opts.app.slice(0, slash) : '';
   const name = slash >= 0 ? opts.app.slice(slash + 1) : opts.app;
@@ -166,7 +154,7 @@ async function explainOnline(opts: ExplainOptions, cmd: Command): Promise<SyncDe
   } catch (err) {
     const e = err as { code?: unknown; details?: unknown };
     if (typeof e.code === 'number' && typeof e.details === 'string') {
-      throw new CommandError(`${grpcStatus[e.code] ?? e.code}: ${e.details}`, EXIT_INPUT);
+      throw new CliError(`${grpcStatus[e.code] ?? e.code}: ${e.details}`, EXIT_INPUT);
     }
     throw err;
   }
@@ -187,7 +175,7 @@ function decodeFromApi(
       `${kind} ${o.name} from the api`,
     ).value as AppProject | Application;
   } catch (err) {
-    if (err instanceof ManifestError) throw new CommandError(err.message, EXIT_INPUT);
+    if (err instanceof ManifestError) throw new CliError(err.message, EXIT_INPUT);
     throw err;
   }
 }
@@ -244,19 +232,19 @@ function parseClusterFlag(value: string): ClusterRef {
   const name = value.slice(0, eq);
   const server = value.slice(eq + 1);
   if (eq <= 0 || server === '') {
-    throw new CommandError(`--cluster ${JSON.stringify(value)}: expected NAME=SERVER_URL`, EXIT_USAGE);
+    throw new CliError(`--cluster ${JSON.stringify(value)}: expected NAME=SERVER_URL`, EXIT_USAGE);
   }
   let url: URL;
   try {
     url = new URL(server);
   } catch {
-    throw new CommandError(
+    throw new CliError(
       `--cluster ${JSON.stringify(value)}: ${JSON.stringify(server)} is not a URL`,
       EXIT_USAGE,
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new CommandError(`--cluster ${JSON.stringify(value)}: the server URL must be http(s)`, EXIT_USAGE);
+    throw new CliError(`--cluster ${JSON.stringify(value)}: the server URL must be http(s)`, EXIT_USAGE);
   }
   return { name, server };
 }
@@ -267,7 +255,7 @@ function filesOf(path: string): string[] {
   try {
     isDir = statSync(path).isDirectory();
   } catch (err) {
-    throw new CommandError(
+    throw new CliError(
       `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
       EXIT_INPUT,
     );
@@ -287,7 +275,7 @@ function readManifests(paths: string[]): ArgoManifests {
     try {
       text = readFileSync(file === '-' ? 0 : file, 'utf8');
     } catch (err) {
-      throw new CommandError(
+      throw new CliError(
         `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
         EXIT_INPUT,
       );
@@ -299,8 +287,7 @@ function readManifests(paths: string[]): ArgoManifests {
       problems.push(...err.errors.map((e) => e.message));
     }
   }
-  if (problems.length > 0)
-    throw new CommandError(`invalid manifests:\n  ${problems.join('\n  ')}`, EXIT_INPUT);
+  if (problems.length > 0) throw new CliError(`invalid manifests:\n  ${problems.join('\n  ')}`, EXIT_INPUT);
   return out;
 }
 
@@ -316,13 +303,13 @@ function findApplication(apps: Application[], ref: string): Application {
   if (found.length === 0) {
     const known =
       apps.map((a) => `${a.metadata.namespace ?? 'argocd'}/${a.metadata.name}`).join(', ') || 'none';
-    throw new CommandError(
+    throw new CliError(
       `Application ${JSON.stringify(ref)} is not in the given files (found: ${known})`,
       EXIT_INPUT,
     );
   }
   if (found.length > 1) {
-    throw new CommandError(
+    throw new CliError(
       `Application ${JSON.stringify(ref)} exists in several namespaces; use --app NAMESPACE/NAME`,
       EXIT_USAGE,
     );
