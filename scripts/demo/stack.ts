@@ -45,7 +45,7 @@ export const story = {
   namespace: 'guestbook',
   serviceAccount: 'guestbook-deployer',
   application: 'guestbook',
-  /** Aimed outside the project's destinations: its sync is refused. */
+  /** Aimed outside the project's destinations: the api refuses it when it is written. */
   refusedApplication: 'guestbook-kube-system',
   repository: 'guestbook.git',
   repositoryPath: 'guestbook',
@@ -54,4 +54,3 @@ export const story = {
 
 /** Start order; `down` stops in reverse. */
 export const components = ['kube', 'git', 'repo', 'api', 'sync', 'appset'] as const;
-export type Component = (typeof components)[number];
