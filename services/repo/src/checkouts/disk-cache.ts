@@ -67,11 +67,6 @@ export class DiskCache {
     };
   }
 
-  touch(dir: string): void {
-    const entry = this.entries.get(dir);
-    if (entry) entry.lastUsed = ++this.clock;
-  }
-
   /** Removes an entry now (e.g. a mirror that turned out too large). */
   async remove(dir: string): Promise<void> {
     const entry = this.entries.get(dir);

@@ -31,8 +31,8 @@ describe('DiskCache', () => {
     expect(cache.usedBytes).toBe(400);
     const release = cache.lease(a); // oldest, but held
     busy.add(b); // e.g. being fetched
-    cache.touch(c);
-    // Idle ones go oldest first (d, then the touched c) until 400 -> 200 fits under 250.
+    cache.lease(c)(); // a use, released at once
+    // Idle ones go oldest first (d, then c, used since) until 400 -> 200 fits under 250.
     expect(await cache.evict()).toEqual([d, c]);
     expect(cache.usedBytes).toBe(200);
     await expect(stat(d)).rejects.toThrow();
