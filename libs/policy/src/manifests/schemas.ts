@@ -134,6 +134,11 @@ export type ApplicationDestination = z.output<typeof ApplicationDestinationSchem
 export type DestinationServiceAccount = z.output<typeof DestinationServiceAccountSchema>;
 export type GroupKind = z.output<typeof GroupKindSchema>;
 
+/** Every source of an Application: `source` and `sources`, in that order. */
+export function applicationSources(app: Application): ApplicationSource[] {
+  return [...(app.spec.source ? [app.spec.source] : []), ...(app.spec.sources ?? [])];
+}
+
 /** A target cluster as the policy needs it: never its credentials. */
 export interface ClusterRef {
   readonly name: string;

@@ -3,7 +3,7 @@
 // it): every check, every destinationServiceAccounts rule considered, the identity and why.
 import { formatIssues } from '../issues.js';
 import type { AppProject, Application, ClusterRef } from '../manifests/schemas.js';
-import { DEFAULT_CONTROL_NAMESPACE } from '../manifests/schemas.js';
+import { applicationSources, DEFAULT_CONTROL_NAMESPACE } from '../manifests/schemas.js';
 import { ProjectChain, type ProjectLookup } from '../project/chain.js';
 import { applicationIssues } from '../project/validate.js';
 import {
@@ -192,8 +192,7 @@ export function explainSync(input: ExplainSyncInput): SyncDecision {
       ...nsCheck,
       ...(nsCheck.deniedBy ? { project: nsCheck.deniedBy } : {}),
     });
-    const sources = [...(app.spec.source ? [app.spec.source] : []), ...(app.spec.sources ?? [])];
-    for (const src of sources) {
+    for (const src of applicationSources(app)) {
       const c = chain.permitsSource(src.repoURL);
       checks.push({
         check: 'source-repository',

@@ -4,7 +4,7 @@
 // keep using them (inlineOr).
 import { credentials as grpcCredentials } from '@grpc/grpc-js';
 import { bearer, repov1, unary } from '@capstan/proto';
-import type { ApplicationSource } from '@capstan/policy';
+import { applicationSources } from '@capstan/policy';
 import {
   inlineManifests,
   ManifestSourceError,
@@ -27,10 +27,7 @@ export function repoManifests(options: {
   );
   return {
     async render(app, request) {
-      const sources: ApplicationSource[] = [
-        ...(app.spec.source ? [app.spec.source] : []),
-        ...(app.spec.sources ?? []),
-      ];
+      const sources = applicationSources(app);
       if (sources.length === 0)
         throw new ManifestSourceError(`Application ${app.metadata.name} has no source`);
       const objects: KubeObject[] = [];

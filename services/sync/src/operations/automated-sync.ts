@@ -2,7 +2,7 @@
 // every Application with syncPolicy.automated whose source is that repository and revision gets a
 // sync request of its own. The operationId is derived from the event and the Application, so a
 // redelivered event queues nothing twice.
-import { normalizeGitUrl, type Application } from '@capstan/policy';
+import { applicationSources, normalizeGitUrl, type Application } from '@capstan/policy';
 
 export interface RevisionChange {
   repoURL: string;
@@ -21,8 +21,7 @@ export function applicationsToSync(apps: readonly Application[], change: Revisio
     if (!automated || automated.enabled === false) return false;
     // The project whose credential resolved the revision must be this Application's ('' = unscoped).
     if (change.project !== '' && change.project !== app.spec.project) return false;
-    const sources = [...(app.spec.source ? [app.spec.source] : []), ...(app.spec.sources ?? [])];
-    return sources.some(
+    return applicationSources(app).some(
       (s) => normalizeGitUrl(s.repoURL) === url && sameRevision(s.targetRevision, change.revision),
     );
   });
