@@ -1,37 +1,13 @@
 // capstan apply -f: Argo CD manifests from files, directories (their *.yaml, *.yml, *.json) or stdin.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command } from 'commander';
 import { apiv1 } from '@capstan/proto';
 import { withConnection } from '../client/connection.js';
 import { CliError } from '../errors.js';
+import { manifestFiles, readManifestFile } from '../input/manifest-files.js';
 import { outputOption, printList, type OutputFormat } from '../output/format.js';
 
 export function readManifestSources(paths: string[], recursive: boolean): string {
-  const docs: string[] = [];
-  const read = (p: string, depth: number): void => {
-    if (p === '-') {
-      docs.push(readFileSync(0, 'utf8'));
-      return;
-    }
-    let st;
-    try {
-      st = statSync(p);
-    } catch {
-      throw new CliError(`cannot read ${p}`);
-    }
-    if (st.isDirectory()) {
-      for (const name of readdirSync(p).sort()) {
-        const child = join(p, name);
-        if (statSync(child).isDirectory()) {
-          if (recursive) read(child, depth + 1);
-        } else if (/\.(ya?ml|json)$/.test(name)) read(child, depth + 1);
-      }
-      return;
-    }
-    docs.push(readFileSync(p, 'utf8'));
-  };
-  for (const p of paths) read(p, 0);
+  const docs = manifestFiles(paths, recursive).map(readManifestFile);
   if (docs.length === 0) throw new CliError('no manifests found');
   return docs.map((d) => d.replace(/\n?$/, '\n')).join('---\n');
 }

@@ -8,8 +8,6 @@
 // matchedRule, fallback and reason. A refusal is `allowed: false` with exit status 0; usage errors
 // exit 2, unreadable or invalid files exit 1. Without --offline the same decision is made from what
 // the api holds (`capstan sync explain --app NAME`), with the caller's rights.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import Table from 'cli-table3';
 import { status as grpcStatus } from '@grpc/grpc-js';
@@ -31,6 +29,7 @@ import {
 import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
 import { CliError } from '../errors.js';
+import { manifestFiles, readManifestFile } from '../input/manifest-files.js';
 
 const EXIT_INPUT = 1;
 const EXIT_USAGE = 2;
@@ -249,37 +248,11 @@ function parseClusterFlag(value: string): ClusterRef {
   return { name, server };
 }
 
-function filesOf(path: string): string[] {
-  if (path === '-') return [path];
-  let isDir: boolean;
-  try {
-    isDir = statSync(path).isDirectory();
-  } catch (err) {
-    throw new CliError(
-      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
-      EXIT_INPUT,
-    );
-  }
-  if (!isDir) return [path];
-  return readdirSync(path)
-    .filter((f) => /\.(ya?ml|json)$/.test(f))
-    .sort()
-    .map((f) => join(path, f));
-}
-
 function readManifests(paths: string[]): ArgoManifests {
   const out: ArgoManifests = { projects: [], applications: [], clusters: [] };
   const problems: string[] = [];
-  for (const file of paths.flatMap(filesOf)) {
-    let text: string;
-    try {
-      text = readFileSync(file === '-' ? 0 : file, 'utf8');
-    } catch (err) {
-      throw new CliError(
-        `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
-        EXIT_INPUT,
-      );
-    }
+  for (const file of manifestFiles(paths)) {
+    const text = readManifestFile(file);
     try {
       parseArgoManifests(text, file === '-' ? '<stdin>' : file, out);
     } catch (err) {
