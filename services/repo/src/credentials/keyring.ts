@@ -59,7 +59,7 @@ export async function loadKeyring(opts: {
   value?: string | undefined;
   file?: string | undefined;
 }): Promise<Keyring> {
-  if (opts.value) return parseKeyring(opts.value, 'credentials.encryptionKeys');
+  if (opts.value) return parseKeyring(opts.value, 'credentials.encryption-keys');
   if (opts.file) {
     let text: string;
     try {
@@ -68,16 +68,16 @@ export async function loadKeyring(opts: {
       throw new ValidationError(
         [
           {
-            field: 'credentials.encryptionKeyFile',
+            field: 'credentials.encryption-key-file',
             description: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
           },
         ],
         { cause: err },
       );
     }
-    return parseKeyring(text, 'credentials.encryptionKeyFile');
+    return parseKeyring(text, 'credentials.encryption-key-file');
   }
   throw new ValidationError([
-    { field: 'credentials.encryptionKeys', description: 'is required (or credentials.encryptionKeyFile)' },
+    { field: 'credentials.encryption-keys', description: 'is required (or credentials.encryption-key-file)' },
   ]);
 }
