@@ -5,20 +5,20 @@
 # Neither is committed (deploy/.gitignore). Existing files are kept unless --force is given, since
 # replacing the encryption keys makes the credentials already sealed in PostgreSQL unreadable.
 #
-# Usage: deploy/generate-secrets.sh [--force] [--database-url URL]
-#   --database-url  the PostgreSQL URL the kustomize secrets hand the services (default: a URL on
-#                   the host postgres.invalid, which never resolves: replace it before applying)
+# Usage: [CAPSTAN_DEPLOY_DATABASE_URL=...] deploy/generate-secrets.sh [--force]
+#   CAPSTAN_DEPLOY_DATABASE_URL  the PostgreSQL URL the kustomize secrets hand the services; from the
+#                   environment, never a flag, since it holds a password and argv is visible to every
+#                   user of the machine (default: a URL on the host postgres.invalid, which never
+#                   resolves: replace it before applying)
 # Needs openssl. Files are written mode 600.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
 force=0
-database_url=''
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --force) force=1 ;;
-    --database-url) database_url="$2"; shift ;;
-    *) echo "usage: $0 [--force] [--database-url URL]" >&2; exit 64 ;;
+    *) echo "usage: [CAPSTAN_DEPLOY_DATABASE_URL=...] $0 [--force]" >&2; exit 64 ;;
   esac
   shift
 done
@@ -45,7 +45,7 @@ api_to_repo=$(token)
 sync_to_repo=$(token)
 appset_to_repo=$(token)
 k3s_token=$(token)
-database_url=${database_url:-postgres://capstan:${postgres_password}@postgres.invalid:5432/capstan}
+database_url=${CAPSTAN_DEPLOY_DATABASE_URL:-postgres://capstan:${postgres_password}@postgres.invalid:5432/capstan}
 
 umask 077
 mkdir -p k8s/secrets

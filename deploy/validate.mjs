@@ -126,15 +126,13 @@ try {
     recursive: true,
     filter: (src) => !/[/\\](\.env|\.k3s|secrets)$/.test(src),
   });
-  execFileSync(
-    'bash',
-    [
-      path.join(scratch, 'generate-secrets.sh'),
-      '--database-url',
-      'postgres://capstan:placeholder@postgres.invalid:5432/capstan',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  execFileSync('bash', [path.join(scratch, 'generate-secrets.sh')], {
+    env: {
+      ...process.env,
+      CAPSTAN_DEPLOY_DATABASE_URL: 'postgres://capstan:placeholder@postgres.invalid:5432/capstan',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const kustomize = execFileSync(
     'bash',
     [path.join(repoRoot, 'test/scripts/obtain-kustomize.sh'), '--print-path'],
