@@ -14,6 +14,7 @@ import {
 } from '@kubernetes/client-node';
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import { CapstanError } from '@capstan/service';
+import type { ObjectRef } from '../apply/plan.js';
 
 /** A target cluster's control-plane credentials, as the api hands them out (never logged). */
 export interface ClusterConnection {
@@ -106,13 +107,6 @@ class ObjectApi extends KubernetesObjectApi {
   describe(apiVersion: string, kind: string): Promise<V1APIResource | undefined> {
     return this.resource(apiVersion, kind);
   }
-}
-
-export interface ObjectRef {
-  apiVersion: string;
-  kind: string;
-  namespace?: string | undefined;
-  name: string;
 }
 
 /** A request the target cluster did not answer in time: retried like an unreachable cluster. */
