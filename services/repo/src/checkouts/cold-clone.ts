@@ -2,10 +2,10 @@
 // apart with --separate-git-dir) and, in the same process and network round, the tree of the
 // requested branch or tag (or the default branch), so a cold checkout costs what a plain
 // `git clone` costs. The tree becomes an ordinary exported tree; the mirror serves later fetches.
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitAuth, GitRunner } from './git-process.js';
-import { FULL_SHA } from './revision.js';
+import { readCommitRef } from './local-refs.js';
 
 export interface ClonedRepository {
   /** The commit checked out into `treeDir`, or null when nothing was (empty repository). */
@@ -61,17 +61,8 @@ export async function cloneWithTree(
   // The tree is an export, not a work tree: drop the link to the git directory and the index.
   await rm(path.join(opts.treeDir, '.git'), { force: true });
   await rm(path.join(opts.mirrorDir, 'index'), { force: true });
-  return { treeSha: await checkedOutCommit(opts.mirrorDir) };
-}
-
-async function checkedOutCommit(gitDir: string): Promise<string | null> {
-  const head = (await readFile(path.join(gitDir, 'HEAD'), 'utf8')).trim();
-  if (FULL_SHA.test(head)) return head.toLowerCase();
-  if (!head.startsWith('ref: ')) return null;
-  const ref = head.slice(5).trim();
-  const loose = await readFile(path.join(gitDir, ref), 'utf8').catch(() => null);
-  if (loose !== null && FULL_SHA.test(loose.trim())) return loose.trim().toLowerCase();
-  return null;
+  // The clone's HEAD names the checked-out commit (detached for a tag, else through the branch).
+  return { treeSha: (await readCommitRef(opts.mirrorDir, 'HEAD'))?.toLowerCase() ?? null };
 }
 
 async function cleanup(opts: { mirrorDir: string; treeDir: string }): Promise<void> {
