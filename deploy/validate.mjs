@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Checks deploy/ without a container engine (the project's machines run none):
+//  0. the Dockerfile pins kustomize and helm at the versions test/scripts/obtain-*.sh test with;
 //  1. `kustomize build deploy/k8s` succeeds, in a scratch copy whose secrets/*.env come from
 //     deploy/generate-secrets.sh (nothing is written into deploy/ itself);
 //  2. the built objects are what the base promises (kinds, non-root read-only Pods, probes, only
@@ -117,6 +118,21 @@ function spawnResult(command, args) {
   } catch (err) {
     return { status: err.status ?? 1, stdout: err.stdout ?? '', stderr: err.stderr ?? err.message };
   }
+}
+
+// --- 0: the image builds kustomize and helm at the versions the repo service is tested with ------
+const dockerfile = readFileSync(path.join(deployDir, 'Dockerfile'), 'utf8');
+for (const [tool, arg] of [
+  ['kustomize', 'KUSTOMIZE_VERSION'],
+  ['helm', 'HELM_VERSION'],
+]) {
+  const script = readFileSync(path.join(repoRoot, `test/scripts/obtain-${tool}.sh`), 'utf8');
+  const tested = new RegExp(`\\$\\{${arg}:-([^}]+)\\}`).exec(script)?.[1];
+  const imaged = new RegExp(`^ARG ${arg}=(\\S+)$`, 'm').exec(dockerfile)?.[1];
+  check(
+    tested !== undefined && tested === imaged,
+    `Dockerfile: ${arg}=${imaged}, test/scripts/obtain-${tool}.sh uses ${tested}`,
+  );
 }
 
 // --- 1 and 2: kustomize ---------------------------------------------------------------------------
