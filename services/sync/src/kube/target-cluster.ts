@@ -215,13 +215,16 @@ export class TargetCluster {
   }
 
   async apply(obj: KubernetesObject, options: { dryRun: boolean }): Promise<KubernetesObject> {
-    return this.api.patch(
-      obj,
-      undefined,
-      options.dryRun ? 'All' : undefined,
-      FIELD_MANAGER,
-      true,
-      PatchStrategy.ServerSideApply,
+    return this.bounded(
+      `apply of ${obj.kind} ${obj.metadata?.name}`,
+      this.api.patch(
+        obj,
+        undefined,
+        options.dryRun ? 'All' : undefined,
+        FIELD_MANAGER,
+        true,
+        PatchStrategy.ServerSideApply,
+      ),
     );
   }
 
