@@ -6,6 +6,12 @@ set -euo pipefail
 pg_up() { pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; }
 nats_up() { (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; }
 
+# On a machine that lacks a server, install it from Debian's packages (the project's machines have both).
+need_pkg() { command -v "$1" >/dev/null || [ -x "$2" ] || { echo "capstan: installing $3"; apt-get update -qq && apt-get install -y -qq "$3" >/dev/null; }; }
+command -v pg_isready >/dev/null || need_pkg pg_isready /usr/bin/pg_isready postgresql-client
+need_pkg pg_ctlcluster /usr/bin/pg_ctlcluster postgresql
+need_pkg nats-server /usr/sbin/nats-server nats-server
+
 if ! pg_up; then
   echo "capstan: starting PostgreSQL"
   pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -1)" main start || true
