@@ -216,6 +216,52 @@ describe('api: authentication, RBAC and validation', () => {
     expect((await http('GET', '/api/v1/session/userinfo', apiToken)).status).toBe(401);
   });
 
+  it('refuses a parentProject that does not exist or that makes a cycle, naming the field', async () => {
+    const orphan = await grpcError(
+      unary(
+        c.projects.create.bind(c.projects),
+        {
+          project: apiv1.Project.fromJSON({
+            metadata: { name: 'orphan' },
+            spec: { sourceRepos: ['*'], parentProject: 'nowhere' },
+          }),
+          upsert: false,
+        },
+        { metadata: bearer(admin) },
+      ),
+    );
+    expect(orphan.code).toBe(status.INVALID_ARGUMENT);
+    expect(fieldViolationsOf(orphan)).toEqual([
+      { field: 'spec.parentProject', description: 'project nowhere does not exist' },
+    ]);
+    await unary(
+      c.projects.create.bind(c.projects),
+      {
+        project: apiv1.Project.fromJSON({
+          metadata: { name: 'team-b-child' },
+          spec: { sourceRepos: ['*'], parentProject: 'team-b' },
+        }),
+        upsert: false,
+      },
+      { metadata: bearer(admin) },
+    );
+    const getTeamB = () =>
+      unary(c.projects.get.bind(c.projects), { name: 'team-b' }, { metadata: bearer(admin) });
+    const teamB = await getTeamB();
+    const underChild = { ...teamB, spec: { ...teamB.spec!, parentProject: 'team-b-child' } };
+    const cycle = await grpcError(
+      unary(c.projects.update.bind(c.projects), { project: underChild }, { metadata: bearer(admin) }),
+    );
+    expect(cycle.code).toBe(status.INVALID_ARGUMENT);
+    expect(fieldViolationsOf(cycle)).toEqual([
+      { field: 'spec.parentProject', description: 'makes a cycle through team-b' },
+    ]);
+    expect((await http('GET', '/api/v1/projects/orphan', admin)).status).toBe(404);
+    const unchanged = await getTeamB();
+    expect(unchanged.spec?.parentProject).toBe('');
+    expect(unchanged.metadata?.resourceVersion).toBe(teamB.metadata?.resourceVersion);
+  });
+
   it('refuses unknown fields, bad types and oversized bodies over HTTP, writing nothing', async () => {
     const unknown = await http('POST', '/api/v1/applications', admin, {
       application: guestbook('team-a', 'x'),

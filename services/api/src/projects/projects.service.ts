@@ -143,19 +143,21 @@ export class ProjectsService {
     await this.run(ctx, name, { type: 'delete', name, namespace: 'argocd', expectedVersion: 0 });
   }
 
-  /** A parent must exist when named (a missing parent would refuse every sync of the child). */
+  /**
+   * Walks up from the parent, reading each ancestor once: the parent must exist when named (a missing
+   * parent would refuse every sync of the child), and reaching this project again would make a loop.
+   */
   private async requireParent(project: AppProject): Promise<void> {
     const parent = project.spec.parentProject;
-    if (parent && !(await findProject(this.deps.db, parent))) {
-      throw invalid('spec.parentProject', `project ${parent} does not exist`);
-    }
-    // Cycles: walk up from the parent; reaching this project again would make a loop.
-    let cursor = parent;
     const seen = new Set([project.metadata.name]);
+    let cursor = parent;
     while (cursor) {
       if (seen.has(cursor)) throw invalid('spec.parentProject', `makes a cycle through ${cursor}`);
       seen.add(cursor);
-      cursor = (await findProject(this.deps.db, cursor))?.project.spec.parentProject;
+      const found = await findProject(this.deps.db, cursor);
+      if (!found && cursor === parent)
+        throw invalid('spec.parentProject', `project ${parent} does not exist`);
+      cursor = found?.project.spec.parentProject;
     }
   }
 }
