@@ -12,6 +12,7 @@ import { authenticateCall, type CallerIdentity, type ServiceTokens } from './ser
 import { toServiceError } from './rpc-errors.js';
 import type { RepoMetrics } from '../observability/repo-metrics.js';
 import { FULL_SHA } from '../checkouts/revision.js';
+import { validateRepoUrl } from '../credentials/repo-url.js';
 
 export interface RepoRpcDeps {
   tokens: ServiceTokens;
@@ -73,6 +74,14 @@ function applicationOf(app: repov1.ApplicationRef | undefined): {
 function required(value: string | undefined, field: string): string {
   if (!value) throw new ValidationError([{ field, description: 'is required' }]);
   return value;
+}
+
+/**
+ * A repository URL a checkout will fetch: required, and refused when it carries a password (it
+ * would reach git's argv) or is not an http(s)/ssh URL.
+ */
+function repoUrl(value: string | undefined, field: string): string {
+  return validateRepoUrl(required(value, field), field);
 }
 
 export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoServiceServer {
@@ -158,7 +167,7 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
       }),
     ),
     resolveRevision: unary('resolveRevision', async (req: repov1.ResolveRevisionRequest, caller) => {
-      const url = required(req.repoUrl, 'repoUrl');
+      const url = repoUrl(req.repoUrl, 'repoUrl');
       return withCredential(url, req.application, caller, async (lookup, project) => {
         const sha = await deps.checkouts.resolveRevision({
           url,
@@ -171,7 +180,7 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
     }),
     generateManifests: unary('generateManifests', async (req: repov1.GenerateManifestsRequest, caller) => {
       const source = req.source;
-      const url = required(source?.repoUrl, 'source.repoUrl');
+      const url = repoUrl(source?.repoUrl, 'source.repoUrl');
       return withCredential(url, req.application, caller, async (lookup, project) => {
         const out = await deps.generator.generate(
           {
@@ -188,7 +197,7 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
       });
     }),
     listDirectories: unary('listDirectories', async (req: repov1.ListDirectoriesRequest, caller) => {
-      const url = required(req.repoUrl, 'repoUrl');
+      const url = repoUrl(req.repoUrl, 'repoUrl');
       return withCredential(url, req.application, caller, (lookup) =>
         deps.listing.listDirectories({
           url,
@@ -199,7 +208,7 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
       );
     }),
     listFiles: unary('listFiles', async (req: repov1.ListFilesRequest, caller) => {
-      const url = required(req.repoUrl, 'repoUrl');
+      const url = repoUrl(req.repoUrl, 'repoUrl');
       return withCredential(url, req.application, caller, async (lookup) => {
         const out = await deps.listing.listFiles({
           url,
