@@ -7,6 +7,7 @@ import {
   decodeArgoObject,
   explainSync,
   ManifestError,
+  type ExplainSyncInput,
   type AppProject,
   type Application,
   type SyncDecision,
@@ -14,7 +15,6 @@ import {
 import type { SyncInputs } from './sync-inputs.repository.js';
 import {
   ManifestSourceError,
-  type KubeObject,
   type ManifestSource,
   type RenderedManifests,
 } from '../manifests/manifest-source.js';
@@ -51,9 +51,9 @@ export interface Decided {
   decision: SyncDecision;
   application: Application;
   rendered: RenderedManifests;
-  /** Looks a project up again for resource checks after discovery. */
-  lookup: (name: string) => AppProject | undefined;
   clusters: ClusterDirectory;
+  /** What the decision was computed from, for the resource checks after discovery. */
+  explainInput: ExplainSyncInput;
 }
 
 class InvalidProjectError extends Error {}
@@ -131,18 +131,18 @@ export async function decideSync(
     }
   }
 
+  const explainInput: ExplainSyncInput = {
+    application,
+    projects: lookup,
+    clusters,
+    impersonation: settings.impersonation,
+    strict: settings.strict,
+    controlNamespace: settings.controlNamespace,
+    requireRegisteredCluster: true,
+  };
   try {
-    const decision = explainSync({
-      application,
-      projects: lookup,
-      clusters,
-      impersonation: settings.impersonation,
-      strict: settings.strict,
-      controlNamespace: settings.controlNamespace,
-      requireRegisteredCluster: true,
-      deliveredProjects: delivered,
-    });
-    return { decision, application, rendered, lookup, clusters };
+    const decision = explainSync({ ...explainInput, deliveredProjects: delivered });
+    return { decision, application, rendered, clusters, explainInput };
   } catch (err) {
     if (err instanceof InvalidProjectError) return { allowed: false, reason: err.message, application };
     throw err;
@@ -152,25 +152,7 @@ export async function decideSync(
 /** Second look, after discovery: each object's kind and namespace against the project chain. */
 export function checkResources(
   decided: Decided,
-  settings: DecisionSettings,
-  resources: {
-    group: string;
-    kind: string;
-    namespaced: boolean;
-    namespace?: string | undefined;
-    name: string;
-  }[],
+  resources: NonNullable<ExplainSyncInput['resources']>,
 ): SyncDecision {
-  return explainSync({
-    application: decided.application,
-    projects: decided.lookup,
-    clusters: decided.clusters,
-    impersonation: settings.impersonation,
-    strict: settings.strict,
-    controlNamespace: settings.controlNamespace,
-    requireRegisteredCluster: true,
-    resources,
-  });
+  return explainSync({ ...decided.explainInput, resources });
 }
-
-export type { KubeObject };

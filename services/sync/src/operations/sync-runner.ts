@@ -279,7 +279,7 @@ export async function runOperation(
       );
     };
     const flush = () => writePending();
-    const checked = checkResources(decided, deps.settings, resources);
+    const checked = checkResources(decided, resources);
     const denied = checked.checks.filter((c) => !c.allowed);
     if (denied.length > 0) {
       for (const c of denied) {
