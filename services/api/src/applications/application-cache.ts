@@ -1,6 +1,7 @@
 // Lists read stamps (version and status) from PostgreSQL and take each application from memory
 // when its stamp is unchanged, so a list does not fetch and parse every manifest again. PostgreSQL
 // stays the source of truth: a changed stamp (a write on any replica) reloads that application.
+import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { Kysely } from 'kysely';
 import type { ApiDatabase } from '../support/db.table.js';
 import { findApplications, type ApplicationStamp, type StoredApplication } from './application.repository.js';
@@ -19,7 +20,7 @@ export class ApplicationCache {
     if (missing.length > 0) {
       if (this.entries.size + missing.length > MAX_ENTRIES) this.entries.clear();
       for (const { stamp, ...app } of await findApplications(this.db, missing)) {
-        const namespace = app.application.metadata.namespace ?? 'argocd';
+        const namespace = app.application.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
         this.entries.set(keyOf({ namespace, name: app.application.metadata.name }), { stamp, app });
       }
     }

@@ -1,7 +1,7 @@
 // The Application aggregate: pure decide/evolve. The manifest is validated before a command is built
 // (application.validation.ts); decide holds existence and optimistic concurrency.
 import { AlreadyExistsError, NotFoundError } from '@capstan/service';
-import type { Application } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, type Application } from '@capstan/policy';
 import { changedFields, sameManifest } from '../support/canonical.js';
 import { VersionMismatchError } from '../support/errors.js';
 
@@ -29,7 +29,7 @@ export type ApplicationCommand =
   | { type: 'update'; application: Application; expectedVersion: number }
   | { type: 'delete'; name: string; namespace: string; cascade: boolean };
 
-const label = (a: Application) => `${a.metadata.namespace ?? 'argocd'}/${a.metadata.name}`;
+const label = (a: Application) => `${a.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${a.metadata.name}`;
 
 export function decideApplication(
   command: ApplicationCommand,

@@ -1,7 +1,7 @@
 // The applications projection (manifest plus the status the api learns from the sync service) and
 // the sync operations it requested.
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { Application } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, type Application } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 
 type Db = Kysely<ApiDatabase> | Transaction<ApiDatabase>;
@@ -49,7 +49,7 @@ export async function upsertApplicationRow(
     .withSchema('api')
     .insertInto('applications')
     .values({
-      namespace: app.metadata.namespace ?? 'argocd',
+      namespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
       name: app.metadata.name,
       project: app.spec.project,
       manifest,

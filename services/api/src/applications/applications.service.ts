@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { appendToStream, newEvent, syncRequest } from '@capstan/events';
 import { NotFoundError, ValidationError, type FieldViolation } from '@capstan/service';
-import { ProjectChain, type Application } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, ProjectChain, type Application } from '@capstan/policy';
 import type { RbacEnforcer } from '@capstan/rbac';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
@@ -40,7 +40,6 @@ import {
 } from './application.repository.js';
 
 export const applicationStream = (namespace: string, name: string) => `applications/${namespace}/${name}`;
-const DEFAULT_NS = 'argocd';
 
 export interface ListQuery {
   projects: readonly string[];
@@ -126,7 +125,7 @@ export class ApplicationsService {
 
   async createValidated(ctx: RequestContext, app: Application, upsert: boolean): Promise<StoredApplication> {
     const { name } = app.metadata;
-    const namespace = app.metadata.namespace ?? DEFAULT_NS;
+    const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
     const existing = await findApplication(this.deps.db, namespace, name);
     if (existing && upsert) {
       await this.deps.authz.check(
@@ -161,7 +160,7 @@ export class ApplicationsService {
 
   async update(ctx: RequestContext, manifest: unknown, expectedVersion: number): Promise<StoredApplication> {
     const app = validateApplication(manifest);
-    const namespace = app.metadata.namespace ?? DEFAULT_NS;
+    const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
     const existing = await this.loadAuthorized(ctx, namespace, app.metadata.name, 'update');
     if (existing.project !== app.spec.project) {
       await this.deps.authz.check(
@@ -188,7 +187,7 @@ export class ApplicationsService {
     action: string,
     project?: string,
   ): Promise<StoredApplication> {
-    const found = await findApplication(this.deps.db, namespace || DEFAULT_NS, name);
+    const found = await findApplication(this.deps.db, namespace || DEFAULT_CONTROL_NAMESPACE, name);
     if (!found || (project && found.project !== project)) {
       await this.deps.authz.check(
         ctx.principal,
@@ -198,7 +197,7 @@ export class ApplicationsService {
         ctx.via,
       );
       throw new NotFoundError(
-        `application ${namespace || DEFAULT_NS}/${name} not found${project ? ` in project ${project}` : ''}`,
+        `application ${namespace || DEFAULT_CONTROL_NAMESPACE}/${name} not found${project ? ` in project ${project}` : ''}`,
       );
     }
     await this.deps.authz.check(
@@ -275,10 +274,10 @@ export class ApplicationsService {
 
   async delete(ctx: RequestContext, namespace: string, name: string, cascade: boolean): Promise<void> {
     await this.loadAuthorized(ctx, namespace, name, 'delete');
-    await this.run(ctx, namespace || DEFAULT_NS, name, {
+    await this.run(ctx, namespace || DEFAULT_CONTROL_NAMESPACE, name, {
       type: 'delete',
       name,
-      namespace: namespace || DEFAULT_NS,
+      namespace: namespace || DEFAULT_CONTROL_NAMESPACE,
       cascade,
     });
   }
@@ -290,7 +289,7 @@ export class ApplicationsService {
     opts: { revision: string; dryRun: boolean; prune: boolean },
   ): Promise<{ operationId: string; application: StoredApplication }> {
     const app = await this.loadAuthorized(ctx, namespace, name, 'sync');
-    const ns = namespace || DEFAULT_NS;
+    const ns = namespace || DEFAULT_CONTROL_NAMESPACE;
     const operationId = randomUUID();
     const actor = actorOf(ctx.principal);
     await this.deps.db.transaction().execute(async (trx) => {
@@ -336,7 +335,7 @@ export class ApplicationsService {
 
   async history(ctx: RequestContext, namespace: string, name: string): Promise<SyncOperationRecord[]> {
     await this.loadAuthorized(ctx, namespace, name, 'get');
-    return syncHistory(this.deps.db, namespace || DEFAULT_NS, name);
+    return syncHistory(this.deps.db, namespace || DEFAULT_CONTROL_NAMESPACE, name);
   }
 
   async operation(
@@ -347,9 +346,9 @@ export class ApplicationsService {
   ): Promise<SyncOperationRecord> {
     await this.loadAuthorized(ctx, namespace, name, 'get');
     const op = await findSyncOperation(this.deps.db, id);
-    if (!op || op.appName !== name || op.appNamespace !== (namespace || DEFAULT_NS)) {
+    if (!op || op.appName !== name || op.appNamespace !== (namespace || DEFAULT_CONTROL_NAMESPACE)) {
       throw new NotFoundError(
-        `sync operation ${id} of application ${namespace || DEFAULT_NS}/${name} not found`,
+        `sync operation ${id} of application ${namespace || DEFAULT_CONTROL_NAMESPACE}/${name} not found`,
       );
     }
     return op;

@@ -3,6 +3,7 @@
 // then write in dependency order (clusters, projects parents-first, repositories, applications).
 // Each object is its own aggregate, so a failure of the store itself in the last pass can leave the
 // objects before it written; the response and the error say which.
+import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { Kysely } from 'kysely';
 import { CapstanError, ValidationError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
@@ -78,7 +79,7 @@ export class ApplyService {
       case 'Application': {
         const existing = await findApplication(
           db,
-          item.value.metadata.namespace ?? 'argocd',
+          item.value.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
           item.value.metadata.name,
         );
         return {
@@ -143,7 +144,7 @@ export class ApplyService {
       const full = rest.join(' ');
       const namespace =
         item.kind === 'Application' || item.kind === 'AppProject'
-          ? (item.value.metadata.namespace ?? 'argocd')
+          ? (item.value.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE)
           : '';
       const name =
         item.kind === 'Application' || item.kind === 'AppProject' ? item.value.metadata.name : full;

@@ -4,7 +4,7 @@
 import { parseAllDocuments } from 'yaml';
 import type { FieldViolation } from '@capstan/service';
 import { ValidationError } from '@capstan/service';
-import type { AppProject, Application } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, type AppProject, type Application } from '@capstan/policy';
 import { z } from 'zod';
 import { validateProject } from '../projects/project.validation.js';
 import { validateApplication } from '../applications/application.validation.js';
@@ -227,7 +227,7 @@ export function identity(item: ApplyItem): string {
     case 'AppProject':
       return `AppProject ${item.value.metadata.name}`;
     case 'Application':
-      return `Application ${item.value.metadata.namespace ?? 'argocd'}/${item.value.metadata.name}`;
+      return `Application ${item.value.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${item.value.metadata.name}`;
     case 'Cluster':
       return `Cluster ${item.value.server}`;
     case 'Repository':

@@ -2,6 +2,7 @@
 // stream with the same evolve functions the write path uses. Runs in one transaction, so readers see
 // the old projection or the new one. What does not come from these events is kept: an application's
 // sync status (from the sync service) and a cluster's sealed credentials.
+import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { sql, type Kysely } from 'kysely';
 import type { ApiDatabase } from '../support/db.table.js';
 import {
@@ -100,7 +101,7 @@ export async function rebuildProjections(db: Kysely<ApiDatabase>): Promise<Rebui
     let a = 0;
     for (const f of applications.values()) {
       if (!f.state.application) continue;
-      const key = `${f.state.application.metadata.namespace ?? 'argocd'}/${f.state.application.metadata.name}`;
+      const key = `${f.state.application.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${f.state.application.metadata.name}`;
       live.add(key);
       await upsertApplicationRow(trx, f.state.application, f.version, f.state.uid!, f.updatedAt, {
         keepStatus: true,

@@ -1,6 +1,6 @@
 // The projects projection: one row per live AppProject, written in the same transaction as its events.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { AppProject } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, type AppProject } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 
 type Db = Kysely<ApiDatabase> | Transaction<ApiDatabase>;
@@ -33,7 +33,7 @@ export async function upsertProjectRow(
     .insertInto('projects')
     .values({
       name: project.metadata.name,
-      namespace: project.metadata.namespace ?? 'argocd',
+      namespace: project.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
       manifest: JSON.stringify(project),
       version,
       uid,

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { FailedPreconditionError, NotFoundError } from '@capstan/service';
-import type { AppProject } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, type AppProject } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { PolicyStore } from '../rbac/policy-store.js';
@@ -140,7 +140,12 @@ export class ProjectsService {
         `project ${name} is the parentProject of ${children.join(', ')}: change or delete them first`,
       );
     }
-    await this.run(ctx, name, { type: 'delete', name, namespace: 'argocd', expectedVersion: 0 });
+    await this.run(ctx, name, {
+      type: 'delete',
+      name,
+      namespace: DEFAULT_CONTROL_NAMESPACE,
+      expectedVersion: 0,
+    });
   }
 
   /**

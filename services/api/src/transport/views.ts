@@ -1,5 +1,6 @@
 // What the API returns: the proto JSON mapping of capstan.api.v1 messages, built from the domain.
 // gRPC turns these into messages with Msg.fromJSON; HTTP sends them as they are.
+import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { StoredProject } from '../projects/project.repository.js';
 import type { StoredApplication, SyncOperationRecord } from '../applications/application.repository.js';
 import type { StoredCluster } from '../clusters/cluster.repository.js';
@@ -16,7 +17,7 @@ function meta(
 ): Json {
   return {
     name: m.name,
-    namespace: m.namespace ?? 'argocd',
+    namespace: m.namespace ?? DEFAULT_CONTROL_NAMESPACE,
     ...(m.labels ? { labels: m.labels } : {}),
     ...(m.annotations ? { annotations: m.annotations } : {}),
     resourceVersion: version,
@@ -66,7 +67,7 @@ export function clusterView(c: StoredCluster): Json {
   const { cluster } = c;
   return {
     metadata: meta(
-      { name: cluster.name, namespace: 'argocd', labels: cluster.labels },
+      { name: cluster.name, namespace: DEFAULT_CONTROL_NAMESPACE, labels: cluster.labels },
       c.version,
       c.uid,
       c.createdAt,

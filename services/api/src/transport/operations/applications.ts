@@ -1,3 +1,4 @@
+import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
 import { bool, int, op, resource, str, strList } from '../operation.js';
@@ -20,7 +21,7 @@ async function complete(
   if (ctx.via !== 'grpc' || typeof meta?.name !== 'string') return manifest;
   const stored = await findApplication(
     s.db,
-    typeof meta.namespace === 'string' && meta.namespace ? meta.namespace : 'argocd',
+    typeof meta.namespace === 'string' && meta.namespace ? meta.namespace : DEFAULT_CONTROL_NAMESPACE,
     meta.name,
   );
   return stored ? keepUnrepresentable(apiv1.Application, stored.application, manifest) : manifest;
