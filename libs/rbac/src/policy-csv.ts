@@ -22,7 +22,7 @@ export interface PolicyProblem {
 }
 
 /** Resources Capstan authorises. `logs` and `exec` are accepted so Argo CD policies load unchanged. */
-export const RESOURCES = [
+const RESOURCES = [
   'applications',
   'applicationsets',
   'projects',
@@ -38,7 +38,7 @@ export const RESOURCES = [
 ] as const;
 
 /** Resources whose objects are `<project>/<name>`. */
-export const PROJECT_SCOPED_RESOURCES = new Set(['applications', 'applicationsets', 'logs', 'exec']);
+const PROJECT_SCOPED_RESOURCES = new Set(['applications', 'applicationsets', 'logs', 'exec']);
 
 export class PolicyError extends Error {
   readonly problems: readonly PolicyProblem[];
