@@ -4,7 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createDb, migrateAudit, migrateToLatest } from '@capstan/db';
-import { eventStoreMigrations, newEvent, syncFailed, syncSucceeded, type Envelope } from '@capstan/events';
+import {
+  eventStoreMigrations,
+  newEvent,
+  readStream,
+  syncFailed,
+  syncSucceeded,
+  type Envelope,
+} from '@capstan/events';
 import { createTestDatabase, type TestDatabase } from '@capstan/test/infra';
 import { syncMigrations } from '../migrations/index.js';
 import type { SyncDb } from '../sync.table.js';
@@ -12,6 +19,7 @@ import {
   claimOperation,
   enqueueOperation,
   finishOperation,
+  operationStream,
   requeueOperation,
   type ClaimedOperation,
 } from './operations.repository.js';
@@ -68,13 +76,9 @@ const terminal = (op: ClaimedOperation, ok: boolean): Envelope[] => [
       ),
 ];
 const terminalsOf = async (operationId: string) =>
-  (
-    await sql<{
-      type: string;
-    }>`select envelope->>'type' as type from sync.events where stream_id = ${`sync-operations/${operationId}`}`.execute(
-      db,
-    )
-  ).rows.filter((r) => /\.(succeeded|failed)\.v1$/.test(r.type));
+  (await readStream(db, 'sync', operationStream(operationId)))
+    .map((e) => ({ type: e.envelope.type }))
+    .filter((r) => /\.(succeeded|failed)\.v1$/.test(r.type));
 
 describe('the sync operation queue', () => {
   it('given the same request twice, when enqueued, then it is queued once', async () => {

@@ -4,7 +4,6 @@
 // the api's ClusterCredentials gRPC fills in production).
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { sql } from 'kysely';
 import { startService, type RunningService } from '@capstan/service';
 import {
   applicationCreated,
@@ -15,6 +14,7 @@ import {
   newEvent,
   projectCreated,
   projectUpdated,
+  readStream,
   syncRequest,
   type Bus,
 } from '@capstan/events';
@@ -25,6 +25,7 @@ import { startSync, type SyncConfig } from '../sync-service.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import type { ManifestSource } from '../manifests/manifest-source.js';
 import type { SyncDb } from '../sync.table.js';
+import { operationStream } from '../operations/operations.repository.js';
 
 export interface SyncHarness {
   db: SyncDb;
@@ -228,11 +229,8 @@ export async function startSyncHarness(
       return row!;
     },
     async eventsOf(operationId) {
-      const rows = await sql<{ envelope: { type: string; data: Record<string, unknown> } }>`
-        select envelope from sync.events where stream_id = ${`sync-operations/${operationId}`} order by version`.execute(
-        db!,
-      );
-      return rows.rows.map((r) => ({ type: r.envelope.type, data: r.envelope.data }));
+      const events = await readStream(db!, 'sync', operationStream(operationId));
+      return events.map((e) => ({ type: e.envelope.type, data: e.envelope.data as Record<string, unknown> }));
     },
     async stop() {
       await bus.close();
