@@ -24,24 +24,18 @@ export function checkDeliveredProjects(
   const byName = new Map(delivered.map((p) => [p.metadata.name, p]));
   // The chains as they will be once this sync has applied its AppProjects.
   const after: ProjectLookup = (name) => byName.get(name) ?? lookup(name);
-  const matchesAllowed = (value: string): boolean =>
-    allowedParents!.some((pattern) => {
-      try {
-        return cachedGlob(pattern).match(value);
-      } catch (err) {
-        if (err instanceof GlobSyntaxError) return false; // reported once below
-        throw err;
-      }
-    });
-
+  // An invalid pattern refuses every delivered AppProject (below), so matching never meets one.
   const badPattern = (allowedParents ?? []).findIndex((p) => {
     try {
       cachedGlob(p);
       return false;
-    } catch {
-      return true;
+    } catch (err) {
+      if (err instanceof GlobSyntaxError) return true;
+      throw err;
     }
   });
+  const matchesAllowed = (value: string): boolean =>
+    allowedParents!.some((pattern) => cachedGlob(pattern).match(value));
 
   return delivered.map((project): DeliveredProjectCheck => {
     const name = project.metadata.name;
