@@ -4,10 +4,11 @@ import { AlreadyExistsError, NotFoundError } from '@capstan/service';
 import { DEFAULT_CONTROL_NAMESPACE, type Application } from '@capstan/policy';
 import { changedFields, sameManifest } from '../support/canonical.js';
 import { VersionMismatchError } from '../support/errors.js';
+import { applicationCreated, applicationUpdated, applicationDeleted } from '@capstan/events';
 
-export const APPLICATION_CREATED = 'io.capstan.application.created.v1';
-export const APPLICATION_UPDATED = 'io.capstan.application.updated.v1';
-export const APPLICATION_DELETED = 'io.capstan.application.deleted.v1';
+export const APPLICATION_CREATED = applicationCreated.type;
+export const APPLICATION_UPDATED = applicationUpdated.type;
+export const APPLICATION_DELETED = applicationDeleted.type;
 
 export type ApplicationEvent =
   | { type: typeof APPLICATION_CREATED; data: { application: Application; uid: string } }

@@ -3,10 +3,11 @@
 import { AlreadyExistsError, NotFoundError } from '@capstan/service';
 import { sameManifest } from '../support/canonical.js';
 import { VersionMismatchError } from '../support/errors.js';
+import { clusterRegistered, clusterUpdated, clusterRemoved } from '@capstan/events';
 
-export const CLUSTER_REGISTERED = 'io.capstan.cluster.registered.v1';
-export const CLUSTER_UPDATED = 'io.capstan.cluster.updated.v1';
-export const CLUSTER_REMOVED = 'io.capstan.cluster.removed.v1';
+export const CLUSTER_REGISTERED = clusterRegistered.type;
+export const CLUSTER_UPDATED = clusterUpdated.type;
+export const CLUSTER_REMOVED = clusterRemoved.type;
 
 export interface ClusterInfo {
   name: string;

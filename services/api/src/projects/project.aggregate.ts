@@ -6,10 +6,11 @@ import { AlreadyExistsError, NotFoundError, PermissionDeniedError } from '@capst
 import type { AppProject } from '@capstan/policy';
 import { changedFields, sameManifest } from '../support/canonical.js';
 import { VersionMismatchError } from '../support/errors.js';
+import { projectCreated, projectUpdated, projectDeleted } from '@capstan/events';
 
-export const PROJECT_CREATED = 'io.capstan.project.created.v1';
-export const PROJECT_UPDATED = 'io.capstan.project.updated.v1';
-export const PROJECT_DELETED = 'io.capstan.project.deleted.v1';
+export const PROJECT_CREATED = projectCreated.type;
+export const PROJECT_UPDATED = projectUpdated.type;
+export const PROJECT_DELETED = projectDeleted.type;
 
 export type ProjectEvent =
   | { type: typeof PROJECT_CREATED; data: { project: AppProject; uid: string } }
