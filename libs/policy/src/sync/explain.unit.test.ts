@@ -234,6 +234,30 @@ describe('explainSync: Applications that deliver AppProjects (allowedParentProje
     expect(d.allowed).toBe(false);
     expect(d.reason).toContain('is itself one of the allowedParentProjects');
   });
+
+  it('given an allowedParentProjects pattern that is not a glob, when explaining, then every delivered AppProject is refused naming the pattern', () => {
+    const d = explainSync({
+      application: application('self-service-projects', {
+        project: 'default',
+        destination: { server: IN_CLUSTER_URL, namespace: 'argocd' },
+        allowedParentProjects: ['no-cluster-resources', '{unclosed'],
+      }),
+      projects: lookupOf(admin, noClusterResources),
+      clusters: [],
+      impersonation: false,
+      strict: false,
+      deliveredProjects: [project('my-app', { parentProject: 'no-cluster-resources' })],
+    });
+    expect(d.allowed).toBe(false);
+    expect(d.checks.filter((c) => c.check === 'delivered-project')).toEqual([
+      {
+        check: 'delivered-project',
+        allowed: false,
+        reason:
+          'AppProject "my-app": spec.allowedParentProjects[1] of Application "self-service-projects" is not a valid glob',
+      },
+    ]);
+  });
 });
 
 describe('explainSync: objects that name their own namespace', () => {
