@@ -78,18 +78,23 @@ export class PolicyStore {
   }
 
   private async refreshIfChanged(): Promise<void> {
-    if ((await this.currentStamp()) !== this.stamp) await this.reload();
+    const stamp = await this.currentStamp();
+    if (stamp !== this.stamp) await this.reload(stamp);
   }
 
-  /** Rebuilds from the projects projection; reloads run one after another, so the newest wins. */
-  reload(): Promise<void> {
-    const next = this.reloading.then(() => this.build());
+  /**
+   * Rebuilds from the projects projection; reloads run one after another, so the newest wins.
+   * `stamp`, when the caller has just read it, is not read again: it was read before the projects
+   * are, so a change in between only makes the next refresh rebuild once more.
+   */
+  reload(stamp?: string): Promise<void> {
+    const next = this.reloading.then(() => this.build(stamp));
     this.reloading = next.catch(() => undefined);
     return next;
   }
 
-  private async build(): Promise<void> {
-    const stamp = await this.currentStamp();
+  private async build(known: string | undefined): Promise<void> {
+    const stamp = known ?? (await this.currentStamp());
     const rows = await this.opts.db
       .withSchema('api')
       .selectFrom('projects')
