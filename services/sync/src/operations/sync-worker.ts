@@ -9,6 +9,7 @@ import {
   syncRequest,
   type Bus,
   type DeadLetterStore,
+  type EventOf,
   type RunningConsumer,
 } from '@capstan/events';
 import type { SyncDb } from '../sync.table.js';
@@ -40,7 +41,8 @@ export function startIntake(
     durable: INTAKE_CONSUMER,
     types: [syncRequest.type],
     handle: async (event) => {
-      const data = syncRequest.data.parse(event.data);
+      // The bus decoded the data against the catalog before handing the event in.
+      const { data } = event as EventOf<typeof syncRequest>;
       const queued = await enqueueOperation(db, {
         operationId: data.operationId,
         appNamespace: data.application.namespace,
@@ -69,7 +71,7 @@ export function startAutomatedTrigger(
     durable: AUTOMATED_CONSUMER,
     types: [repositoryRevisionChanged.type],
     handle: async (event) => {
-      const change = repositoryRevisionChanged.data.parse(event.data);
+      const change = (event as EventOf<typeof repositoryRevisionChanged>).data;
       const apps: Application[] = [];
       for (const row of await allApplications(db)) {
         try {
