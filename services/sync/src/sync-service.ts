@@ -2,7 +2,7 @@
 // events, the request intake and the worker pool. main.ts passes the production ports; tests pass
 // the credentials of the real API servers they start.
 import type { Kysely } from 'kysely';
-import { catalog, postgresDeadLetters, startBackbone, type EventStoreDatabase } from '@capstan/events';
+import { postgresDeadLetters, startBackbone, type EventStoreDatabase } from '@capstan/events';
 import type { CommonConfig, ConfigOf, ServiceContext } from '@capstan/service';
 import type { syncSettings } from './settings.js';
 import type { SyncDatabase } from './sync.table.js';
@@ -26,11 +26,7 @@ export async function startSync(
   ctx: ServiceContext<SyncConfig>,
   ports: SyncPorts = {},
 ): Promise<{ db: Kysely<SyncDatabase & EventStoreDatabase> }> {
-  const { db, bus } = await startBackbone<SyncDatabase>(ctx, {
-    schema: 'sync',
-    migrations: syncMigrations,
-    catalog,
-  });
+  const { db, bus } = await startBackbone<SyncDatabase>(ctx, { schema: 'sync', migrations: syncMigrations });
   const config = ctx.config;
   const impersonation = config['application.sync.impersonation.enabled'];
   ctx.logger.info(
@@ -56,7 +52,7 @@ export async function startSync(
     ctx.onShutdown('repo client', () => repo.close());
     manifests = inlineOr(repo);
   }
-  const deadLetters = postgresDeadLetters(db as unknown as Kysely<EventStoreDatabase>, 'sync');
+  const deadLetters = postgresDeadLetters(db, 'sync');
 
   const workers = startWorkers(
     {
