@@ -12,8 +12,8 @@ import { describeRef, groupOf, type ObjectRef, type PlannedObject, type SyncPlan
 export interface ExecuteOptions {
   dryRun: boolean;
   prune: boolean;
-  /** What the Application applied in its last successful sync. */
-  previouslyApplied: ObjectRef[];
+  /** What prune deletes: applied by the last successful sync, no longer declared (pruneCandidates). */
+  pruneCandidates: ObjectRef[];
   hookTimeoutMs: number;
   /** Called for every operation as it completes. */
   record: (result: ResourceResult) => void;
@@ -201,7 +201,7 @@ export async function executePlan(
     await runWaves(plan.preSync, 'hook');
     await runWaves(plan.sync, 'apply');
     let pruned = 0;
-    if (options.prune) pruned = await prune(cluster, plan, options, result);
+    if (options.prune) pruned = await prune(cluster, options, result);
     await runWaves(plan.postSync, 'hook');
     return { ok: true, applied: plan.resources.length, pruned };
   } catch (err) {
@@ -222,7 +222,6 @@ export async function executePlan(
 
 async function prune(
   cluster: TargetCluster,
-  plan: SyncPlan,
   options: ExecuteOptions,
   result: (
     o: { ref: ObjectRef },
@@ -233,8 +232,7 @@ async function prune(
   ) => ResourceResult,
 ): Promise<number> {
   await options.flush();
-  const keep = new Set(plan.resources.map((o) => key(o.ref)));
-  const stale = options.previouslyApplied.filter((r) => !keep.has(key(r)));
+  const stale = [...options.pruneCandidates];
   const failures: string[] = [];
   let pruned = 0;
   // Reverse kind order would be nicer; deleting namespaced objects before namespaces is enough here.
@@ -261,10 +259,6 @@ async function prune(
   }
   if (failures.length > 0) throw new PhaseFailure('prune', failures.join('; '));
   return pruned;
-}
-
-function key(ref: ObjectRef): string {
-  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
 }
 
 /** Jobs and Pods run to completion; other hook kinds are done once applied. */

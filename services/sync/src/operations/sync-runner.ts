@@ -306,6 +306,7 @@ export async function runOperation(
     }
     const prune = request.prune || syncPolicy?.automated?.prune === true;
     const previouslyApplied = inputs.applied.get(server) ?? [];
+    const stale = prune ? pruneCandidates(previouslyApplied, plan) : [];
     lap('discoveryMs');
     const access = await preflight(
       cluster,
@@ -314,7 +315,7 @@ export async function runOperation(
         createNamespace: createNamespace
           ? { apiVersion: 'v1', kind: 'Namespace', name: createNamespace.metadata.name }
           : undefined,
-        pruneCandidates: prune ? pruneCandidates(previouslyApplied, plan) : [],
+        pruneCandidates: stale,
       },
       record,
     );
@@ -325,7 +326,7 @@ export async function runOperation(
     const outcome = await executePlan(cluster, plan, {
       dryRun: request.dryRun,
       prune,
-      previouslyApplied,
+      pruneCandidates: stale,
       hookTimeoutMs: deps.settings.hookTimeoutMs,
       record,
       flush,
