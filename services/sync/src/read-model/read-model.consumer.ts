@@ -15,6 +15,7 @@ import {
   type Bus,
   type DeadLetterStore,
   type Envelope,
+  type EventOf,
   type RunningConsumer,
 } from '@capstan/events';
 import type { SyncDb } from '../sync.table.js';
@@ -31,7 +32,7 @@ import {
 
 export const READ_MODEL_CONSUMER = 'sync-read-model';
 
-const types = [
+const definitions = [
   projectCreated,
   projectUpdated,
   projectDeleted,
@@ -41,34 +42,35 @@ const types = [
   clusterRegistered,
   clusterUpdated,
   clusterRemoved,
-].map((d) => d.type);
+] as const;
+const types = definitions.map((d) => d.type);
 
-type ArgoObject = { metadata: { name: string; namespace?: string | undefined } };
+/** The events this consumer receives, their data as the bus decoded it against the catalog. */
+type ReadModelEvent = EventOf<(typeof definitions)[number]>;
 
-export async function applyReadModelEvent(db: SyncDb, event: Envelope): Promise<void> {
+export async function applyReadModelEvent(db: SyncDb, envelope: Envelope): Promise<void> {
+  const event = envelope as ReadModelEvent;
   await applyOnce(db, { schema: 'sync', consumer: READ_MODEL_CONSUMER, eventId: event.id }, async (trx) => {
-    const data = event.data as Record<string, unknown>;
     switch (event.type) {
       case projectCreated.type:
       case projectUpdated.type: {
-        const p = data.project as ArgoObject;
+        const p = event.data.project;
         await upsertProject(trx, p.metadata.name, p);
         break;
       }
       case projectDeleted.type:
-        await deleteProject(trx, data.name as string);
+        await deleteProject(trx, event.data.name);
         break;
       case applicationCreated.type:
       case applicationUpdated.type: {
-        const a = data.application as ArgoObject;
+        const a = event.data.application;
         await upsertApplication(trx, a.metadata.namespace ?? 'argocd', a.metadata.name, a);
         break;
       }
       case applicationDeleted.type: {
-        const namespace = data.namespace as string;
-        const name = data.name as string;
+        const { namespace, name, cascade } = event.data;
         const manifest = await findApplication(trx, namespace, name);
-        if (data.cascade === true && manifest !== undefined) {
+        if (cascade && manifest !== undefined) {
           // Cascade: an operation that applies nothing and prunes everything the Application applied,
           // under the identity its project resolves, queued in the same transaction as the deletion.
           const operationId = `delete:${event.id}`;
@@ -94,7 +96,7 @@ export async function applyReadModelEvent(db: SyncDb, event: Envelope): Promise<
       }
       case clusterRegistered.type:
       case clusterUpdated.type: {
-        const c = data.cluster as { name: string; server: string; project?: string };
+        const c = event.data.cluster;
         await upsertCluster(trx, {
           name: c.name,
           server: c.server,
@@ -103,7 +105,7 @@ export async function applyReadModelEvent(db: SyncDb, event: Envelope): Promise<
         break;
       }
       case clusterRemoved.type:
-        await deleteCluster(trx, data.server as string);
+        await deleteCluster(trx, event.data.server);
         break;
     }
   });
