@@ -6,6 +6,7 @@
 //   > `application: { sync: { impersonation: { enabled: true } } }` in the file
 //   > default false.
 import { z } from 'zod';
+import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { booleanSetting, type Settings } from '@capstan/service';
 
 export const syncSettings = {
@@ -31,7 +32,7 @@ export const syncSettings = {
   },
   'sync.control-namespace': {
     schema: z.string().min(1),
-    default: 'argocd',
+    default: DEFAULT_CONTROL_NAMESPACE,
     description:
       "Argo CD's control-plane namespace (Applications elsewhere need their projects' sourceNamespaces)",
   },

@@ -4,7 +4,7 @@
 // keep using them (inlineOr).
 import { credentials as grpcCredentials } from '@grpc/grpc-js';
 import { bearer, repov1, unary } from '@capstan/proto';
-import { applicationSources } from '@capstan/policy';
+import { applicationSources, DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import {
   inlineManifests,
   ManifestSourceError,
@@ -67,7 +67,7 @@ export function repoManifests(options: {
             },
             application: {
               name: app.metadata.name,
-              namespace: app.metadata.namespace ?? 'argocd',
+              namespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
               project: app.spec.project,
             },
           },

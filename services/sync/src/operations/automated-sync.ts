@@ -2,7 +2,12 @@
 // every Application with syncPolicy.automated whose source is that repository and revision gets a
 // sync request of its own. The operationId is derived from the event and the Application, so a
 // redelivered event queues nothing twice.
-import { applicationSources, normalizeGitUrl, type Application } from '@capstan/policy';
+import {
+  applicationSources,
+  DEFAULT_CONTROL_NAMESPACE,
+  normalizeGitUrl,
+  type Application,
+} from '@capstan/policy';
 
 export interface RevisionChange {
   repoURL: string;
@@ -28,5 +33,5 @@ export function applicationsToSync(apps: readonly Application[], change: Revisio
 }
 
 export function automatedOperationId(eventId: string, app: Application): string {
-  return `auto:${eventId}:${app.metadata.namespace ?? 'argocd'}/${app.metadata.name}`;
+  return `auto:${eventId}:${app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${app.metadata.name}`;
 }

@@ -3,7 +3,7 @@
 // operations from PostgreSQL (one running per Application, across replicas), run them while
 // renewing their lease, and finish them with exactly one terminal event. Operations left running by
 // a replica that died are taken over when their lease expires.
-import { decodeArgoObject, type Application } from '@capstan/policy';
+import { decodeArgoObject, DEFAULT_CONTROL_NAMESPACE, type Application } from '@capstan/policy';
 import {
   repositoryRevisionChanged,
   syncRequest,
@@ -84,7 +84,10 @@ export function startAutomatedTrigger(
       let queued = 0;
       for (const app of applicationsToSync(apps, change)) {
         const operationId = automatedOperationId(event.id, app);
-        const application = { namespace: app.metadata.namespace ?? 'argocd', name: app.metadata.name };
+        const application = {
+          namespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
+          name: app.metadata.name,
+        };
         const fresh = await enqueueOperation(db, {
           operationId,
           appNamespace: application.namespace,

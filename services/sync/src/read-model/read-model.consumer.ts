@@ -18,6 +18,7 @@ import {
   type EventOf,
   type RunningConsumer,
 } from '@capstan/events';
+import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { SyncDb } from '../sync.table.js';
 import { enqueueOperation } from '../operations/operations.repository.js';
 import {
@@ -64,7 +65,7 @@ export async function applyReadModelEvent(db: SyncDb, envelope: Envelope): Promi
       case applicationCreated.type:
       case applicationUpdated.type: {
         const a = event.data.application;
-        await upsertApplication(trx, a.metadata.namespace ?? 'argocd', a.metadata.name, a);
+        await upsertApplication(trx, a.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE, a.metadata.name, a);
         break;
       }
       case applicationDeleted.type: {
