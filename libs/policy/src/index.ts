@@ -1,15 +1,6 @@
 // @capstan/policy: the shared domain rules (no I/O) that must give the same answer in the api,
-// the sync service and the CLI: Argo CD manifests, globs, the project chain, ServiceAccount
+// the sync service and the CLI: Argo CD manifests, the project chain, ServiceAccount
 // resolution and the full sync decision.
-export {
-  compileGlob,
-  cachedGlob,
-  globMatch,
-  GlobSyntaxError,
-  MAX_ALTERNATIVES,
-  type Glob,
-  type GlobOptions,
-} from './glob/glob.js';
 export { ManifestError, formatIssue, formatIssues, formatPath, type PolicyIssue } from './issues.js';
 export * from './manifests/schemas.js';
 export {

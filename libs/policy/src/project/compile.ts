@@ -2,7 +2,7 @@
 // problem an operator must fix collected as a field-path issue. The same compilation serves the
 // api's write-time validation (the issues) and the sync's decisions (the matchers), so the two
 // can never disagree about what a pattern means.
-import { compileGlob, GlobSyntaxError, type Glob } from '../glob/glob.js';
+import { compileGlob, GlobSyntaxError, type Glob } from '@capstan/glob';
 import type { PolicyIssue } from '../issues.js';
 import type { AppProject, AppProjectSpec, GroupKind } from '../manifests/schemas.js';
 import { DEFAULT_CONTROL_NAMESPACE } from '../manifests/schemas.js';

@@ -1,6 +1,6 @@
 // Write-time validation, for the api (and anyone else accepting AppProjects and Applications):
 // the shape of Argo CD's object plus the semantic rules, every problem as a field-path issue.
-import { compileGlob, GlobSyntaxError } from '../glob/glob.js';
+import { compileGlob, GlobSyntaxError } from '@capstan/glob';
 import type { PolicyIssue } from '../issues.js';
 import { issuesFromZod } from '../manifests/parse.js';
 import {

@@ -3,7 +3,7 @@
 // parents (patterns allowed) as its parentProject; an AppProject without a parent is not bounded,
 // and one named like an allowed parent would replace it, so both are refused. Every delivered
 // AppProject must be valid and its chain (as it would be after the sync) must resolve.
-import { cachedGlob, GlobSyntaxError } from '../glob/glob.js';
+import { cachedGlob, GlobSyntaxError } from '@capstan/glob';
 import { formatIssues } from '../issues.js';
 import type { AppProject, Application } from '../manifests/schemas.js';
 import { ProjectChain, type ProjectLookup } from '../project/chain.js';
