@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileGlob, globMatch, GlobSyntaxError, MAX_ALTERNATIVES } from './glob.js';
+import { compileGlob, GLOB_LIMITS, globMatch, GlobSyntaxError, MAX_ALTERNATIVES } from './glob.js';
 
 describe('Argo CD globs (gobwas semantics, no separators)', () => {
   const cases: Array<[pattern: string, text: string, expected: boolean]> = [
@@ -93,9 +93,40 @@ describe('patterns that do not compile are errors, not non-matches', () => {
     }
   });
 
-  it('given a pattern that expands to too many alternatives, when compiled, then it throws', () => {
-    const pattern = '{a,b}'.repeat(Math.log2(MAX_ALTERNATIVES) + 1);
-    expect(() => compileGlob(pattern)).toThrow(/alternatives/);
+  it('given groups with more alternatives than the limit all together, when compiled, then it throws', () => {
+    const pattern = '{a,b}'.repeat(MAX_ALTERNATIVES / 2 + 1);
+    expect(() => compileGlob(pattern)).toThrow(GlobSyntaxError);
+    expect(() => compileGlob(pattern)).toThrow(/more than 64 alternatives/);
+    expect(() => compileGlob('{a,b}'.repeat(MAX_ALTERNATIVES / 2))).not.toThrow();
+  });
+});
+
+describe('limits: patterns are tenant input', () => {
+  it('given a pattern one character over the maximum length, when compiled, then it throws naming the limit', () => {
+    expect(() => compileGlob('a'.repeat(GLOB_LIMITS.maxLength))).not.toThrow();
+    expect(() => compileGlob('a'.repeat(GLOB_LIMITS.maxLength + 1))).toThrow(/longer than 1024 characters/);
+    // code points, not UTF-16 units
+    expect(() => compileGlob('😀'.repeat(GLOB_LIMITS.maxLength))).not.toThrow();
+  });
+
+  it('given more stars than the limit, when compiled, then it throws; "**" counts once', () => {
+    expect(() => compileGlob('*a'.repeat(GLOB_LIMITS.maxStars))).not.toThrow();
+    expect(() => compileGlob('*a'.repeat(GLOB_LIMITS.maxStars + 1))).toThrow(/more than 64 "\*"/);
+    expect(() => compileGlob('**a'.repeat(GLOB_LIMITS.maxStars))).not.toThrow();
+  });
+
+  it('given a refused long pattern, when the error is read, then the message quotes only its start', () => {
+    const pattern = 'x'.repeat(2_000);
+    const err = (() => {
+      try {
+        compileGlob(pattern);
+      } catch (e) {
+        return e as GlobSyntaxError;
+      }
+    })();
+    expect(err?.pattern).toBe(pattern);
+    expect(err?.message.length).toBeLessThan(200);
+    expect(err?.message).toMatch(/^invalid glob "x{64}…": longer than 1024 characters$/);
   });
 });
 

@@ -1,9 +1,11 @@
-// @capstan/glob: the one glob engine of the project (Argo CD's gobwas semantics, linear time).
+// @capstan/glob: the one glob engine of the project (Argo CD's gobwas semantics, linear time,
+// bounded patterns). RBAC, project patterns and every other tenant-written glob match through it.
 export {
   compileGlob,
   cachedGlob,
   globMatch,
   GlobSyntaxError,
+  GLOB_LIMITS,
   MAX_ALTERNATIVES,
   type Glob,
   type GlobOptions,

@@ -13,6 +13,10 @@
 // Capstan is stricter than gobwas v0.2.3 in two places, on purpose: an unclosed `{` and a
 // trailing `\` are compile errors (gobwas silently closes the group / drops the backslash). A
 // pattern whose meaning is a guess must not decide which identity a sync runs as.
+//
+// Limits (patterns are tenant input): at most GLOB_LIMITS.maxLength characters, maxStars `*`/`**`
+// and maxAlternatives alternatives in all `{...}` groups together; beyond them the pattern does not
+// compile (GlobSyntaxError naming the limit).
 
 export type GlobNode =
   | { readonly kind: 'text'; readonly text: string }
@@ -23,13 +27,27 @@ export type GlobNode =
   | { readonly kind: 'range'; readonly lo: number; readonly hi: number; readonly not: boolean }
   | { readonly kind: 'anyOf'; readonly alternatives: readonly GlobNode[][] };
 
+/** Limits on one pattern, checked when it compiles. */
+export const GLOB_LIMITS = Object.freeze({
+  /** Characters (code points) in a pattern. */
+  maxLength: 1024,
+  /** `*` and `**` in a pattern (`**` counts once). */
+  maxStars: 64,
+  /** Alternatives of every `{...}` group together (`{a,b}{c,d,e}` has 5). */
+  maxAlternatives: 64,
+});
+
+/** Patterns quoted in messages are cut here: an error must stay readable when the pattern is 1 KiB. */
+const QUOTED_PREFIX = 64;
+
 export class GlobSyntaxError extends Error {
   override readonly name = 'GlobSyntaxError';
   constructor(
     readonly pattern: string,
     readonly detail: string,
   ) {
-    super(`invalid glob ${JSON.stringify(pattern)}: ${detail}`);
+    const quoted = pattern.length > QUOTED_PREFIX ? `${pattern.slice(0, QUOTED_PREFIX)}…` : pattern;
+    super(`invalid glob ${JSON.stringify(quoted)}: ${detail}`);
   }
 }
 
@@ -44,15 +62,28 @@ export function parseGlob(pattern: string): GlobNode[] {
 class GlobParser {
   private readonly chars: string[];
   private pos = 0;
+  private stars = 0;
+  private alternatives = 0;
 
   constructor(private readonly pattern: string) {
+    // Checked on UTF-16 length first so that a huge string is refused before it is split.
+    if (pattern.length > 2 * GLOB_LIMITS.maxLength) this.tooLong();
     // Code points, not UTF-16 units: `?` and `[...]` match one character as a person counts them.
     this.chars = Array.from(pattern);
+    if (this.chars.length > GLOB_LIMITS.maxLength) this.tooLong();
+  }
+
+  private tooLong(): never {
+    this.fail(`longer than ${GLOB_LIMITS.maxLength} characters`);
+  }
+
+  private star(kind: 'any' | 'super'): GlobNode {
+    if (++this.stars > GLOB_LIMITS.maxStars) this.fail(`more than ${GLOB_LIMITS.maxStars} "*"`);
+    return { kind };
   }
 
   parse(): GlobNode[] {
-    const seq = this.sequence(0);
-    return seq;
+    return this.sequence(0);
   }
 
   private fail(detail: string): never {
@@ -86,9 +117,9 @@ class GlobParser {
         this.pos++;
         if (this.peek() === '*') {
           this.pos++;
-          nodes.push({ kind: 'super' });
+          nodes.push(this.star('super'));
         } else {
-          nodes.push({ kind: 'any' });
+          nodes.push(this.star('any'));
         }
       } else {
         const text = this.text(depth > 0 ? TERMS_BREAKERS : TEXT_BREAKERS);
@@ -100,6 +131,8 @@ class GlobParser {
   private group(depth: number): GlobNode {
     const alternatives: GlobNode[][] = [];
     for (;;) {
+      if (++this.alternatives > GLOB_LIMITS.maxAlternatives)
+        this.fail(`more than ${GLOB_LIMITS.maxAlternatives} alternatives in "{...}"`);
       alternatives.push(this.sequence(depth));
       const c = this.peek();
       this.pos++;
