@@ -3,7 +3,7 @@
 // Capstan differs from Argo CD in one place on purpose: an explicit deny for the principal also
 // beats the default role (Argo CD consults the default role first and lets it allow).
 import { newEnforcer, newModelFromString, type Enforcer } from 'casbin';
-import { globMatch } from './glob.js';
+import { rbacMatch } from './glob.js';
 import { RBAC_MODEL } from './model.js';
 import type { PolicyLine } from './policy-csv.js';
 
@@ -66,7 +66,7 @@ export class RbacEnforcer {
     const bySubject = new Map<string, Enforcer>();
     for (const [subject, rules] of policies) {
       const casbin = await newEnforcer(newModelFromString(RBAC_MODEL));
-      casbin.addFunction('argoGlob', (value: string, pattern: string) => globMatch(value, pattern));
+      casbin.addFunction('argoGlob', rbacMatch);
       await casbin.addPolicies(rules);
       bySubject.set(subject, casbin);
     }

@@ -1,14 +1,18 @@
-// Argo CD matches RBAC patterns as globs without path separators: `*` spans any run of characters,
-// `/` included, so `team-a/*` matches every application of team-a and `*` matches `a/b`. minimatch
-// treats `/` as a separator, so both sides are compared with `/` swapped for a character that never
-// appears in names; `?`, `[...]` and `{a,b}` keep their meaning.
-import { minimatch } from 'minimatch';
+// RBAC patterns match through the project's one glob engine (@capstan/glob), as Argo CD matches
+// them with gobwas/glob in glob mode: no separators, so `*` spans any run of characters, `/`
+// included (`team-a/*` matches every application of team-a, `*` matches `a/b`); `?`, `[...]` and
+// `{a,b}` as gobwas has them. A pattern that does not compile matches nothing, as in Argo CD;
+// parsePolicyCsv refuses such patterns at write time, so that only happens to stored lines that
+// predate a stricter rule. Linear in pattern × value whatever the pattern (issue 10: minimatch
+// backtracked for minutes on `*a*a*a*a*a*a*a*a*a*a*a*b`).
+import { cachedGlob, GlobSyntaxError } from '@capstan/glob';
 
-const SLASH = '\u001f';
-const options = { dot: true, nonegate: true, nocomment: true, noext: true, noglobstar: true } as const;
-
-export function globMatch(value: string, pattern: string): boolean {
-  if (pattern === '*') return true;
-  if (!/[*?[{]/.test(pattern)) return value === pattern;
-  return minimatch(value.replaceAll('/', SLASH), pattern.replaceAll('/', SLASH), options);
+/** Whether `value` (a request's resource, action or object) matches an RBAC `pattern`. */
+export function rbacMatch(value: string, pattern: string): boolean {
+  try {
+    return cachedGlob(pattern).match(value);
+  } catch (err) {
+    if (err instanceof GlobSyntaxError) return false;
+    throw err;
+  }
 }

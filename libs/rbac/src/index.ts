@@ -3,9 +3,10 @@ export {
   parsePolicyCsv,
   projectRoleLines,
   PolicyError,
+  RBAC_LIMITS,
   type PolicyLine,
   type PolicyProblem,
   type ProjectRoleSpec,
 } from './policy-csv.js';
 export { BUILTIN_POLICY_CSV, ADMIN_ROLE } from './builtin-policy.js';
-export { globMatch } from './glob.js';
+export { rbacMatch } from './glob.js';

@@ -1,6 +1,6 @@
 // Argo CD's casbin model (assets/model.conf): requests are (subject, resource, action, object),
 // policies add an effect, roles nest through `g`, and one deny anywhere beats any allow. Argo CD
-// matches resource, action and object as globs; so does Capstan (argoGlob is glob.ts;
+// matches resource, action and object as globs; so does Capstan (argoGlob is glob.ts, @capstan/glob;
 // it is not casbin's own globMatch, which lets '*' stop at '/').
 export const RBAC_MODEL = `
 [request_definition]

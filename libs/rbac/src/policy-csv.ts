@@ -2,6 +2,7 @@
 // parsed with csv-parse (the parser casbin itself uses) so that every line keeps its number: a
 // decision names the exact line that made it.
 import { parse } from 'csv-parse/sync';
+import { compileGlob, GlobSyntaxError } from '@capstan/glob';
 
 export interface PolicyLine {
   kind: 'p' | 'g';
@@ -40,6 +41,22 @@ const RESOURCES = [
 /** Resources whose objects are `<project>/<name>`. */
 const PROJECT_SCOPED_RESOURCES = new Set(['applications', 'applicationsets', 'logs', 'exec']);
 
+/**
+ * Size limits on policy, checked wherever a policy is accepted (tenants write project roles).
+ * Patterns are also bounded by @capstan/glob's GLOB_LIMITS (1024 characters, 64 stars, 64
+ * alternatives). Together they bound one decision: see the rbac README and bench/src/glob.bench.ts.
+ */
+export const RBAC_LIMITS = Object.freeze({
+  /** Characters in one policy line (a project role's policy, or a line of policy.csv). */
+  maxLineLength: 1024,
+  /** Policy lines and group bindings all roles of one AppProject contribute together. */
+  maxProjectRoleLines: 256,
+  /** Characters in all policy lines and group names of one AppProject's roles together. */
+  maxProjectRoleChars: 16 * 1024,
+  /** Bytes of a policy.csv (the operator's file or inline setting). */
+  maxPolicyCsvBytes: 1024 * 1024,
+});
+
 export class PolicyError extends Error {
   readonly problems: readonly PolicyProblem[];
   constructor(problems: readonly PolicyProblem[]) {
@@ -51,6 +68,17 @@ export class PolicyError extends Error {
 
 const isGlob = (s: string) => /[*?[{]/.test(s);
 
+/** A pattern field that does not compile (or exceeds GLOB_LIMITS), named; undefined when it compiles. */
+function patternProblem(field: string, pattern: string): string | undefined {
+  try {
+    compileGlob(pattern);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof GlobSyntaxError)) throw err;
+    return `${field}: ${err.message}`;
+  }
+}
+
 function checkLine(kind: string, fields: string[]): string | undefined {
   if (kind === 'p') {
     if (fields.length !== 5)
@@ -61,7 +89,7 @@ function checkLine(kind: string, fields: string[]): string | undefined {
       return `unknown resource "${res}" (expected one of ${RESOURCES.join(', ')})`;
     }
     if (eft !== 'allow' && eft !== 'deny') return `effect must be allow or deny, got "${eft}"`;
-    return undefined;
+    return patternProblem('resource', res) ?? patternProblem('action', act) ?? patternProblem('object', obj);
   }
   if (kind === 'g') {
     if (fields.length !== 2) return `expected "g, subject, role", got ${fields.length + 1} fields`;
@@ -73,6 +101,15 @@ function checkLine(kind: string, fields: string[]): string | undefined {
 
 /** Parses and validates a policy CSV; every bad line is reported, and none is loaded if any is bad. */
 export function parsePolicyCsv(text: string, source: string): PolicyLine[] {
+  if (Buffer.byteLength(text, 'utf8') > RBAC_LIMITS.maxPolicyCsvBytes) {
+    throw new PolicyError([{ where: source, message: `larger than ${RBAC_LIMITS.maxPolicyCsvBytes} bytes` }]);
+  }
+  const long = text.split('\n').findIndex((l) => l.length > RBAC_LIMITS.maxLineLength);
+  if (long >= 0) {
+    throw new PolicyError([
+      { where: `${source}:${long + 1}`, message: `longer than ${RBAC_LIMITS.maxLineLength} characters` },
+    ]);
+  }
   let records: { record: string[]; info: { lines: number } }[];
   try {
     records = parse(text, {
@@ -114,6 +151,8 @@ export function projectRoleLines(
   project: string,
   roles: readonly ProjectRoleSpec[],
 ): { lines: PolicyLine[]; problems: PolicyProblem[] } {
+  const tooBig = projectRoleSizeProblem(roles);
+  if (tooBig) return { lines: [], problems: [tooBig] };
   const lines: PolicyLine[] = [];
   const problems: PolicyProblem[] = [];
   const source = `project:${project}`;
@@ -151,11 +190,39 @@ export function projectRoleLines(
     });
     role.groups.forEach((group, j) => {
       if (!group.trim()) problems.push({ where: `${at}.groups[${j}]`, message: 'group must not be empty' });
-      else {
+      else if (group.length > RBAC_LIMITS.maxLineLength) {
+        problems.push({
+          where: `${at}.groups[${j}]`,
+          message: `longer than ${RBAC_LIMITS.maxLineLength} characters`,
+        });
+      } else {
         const fields = [group, subject];
         lines.push({ kind: 'g', fields, source, line: lines.length + 1, text: `g, ${fields.join(', ')}` });
       }
     });
   });
   return { lines, problems };
+}
+
+/** The whole of a project's roles over RBAC_LIMITS, checked before any line is parsed. */
+function projectRoleSizeProblem(roles: readonly ProjectRoleSpec[]): PolicyProblem | undefined {
+  let count = 0;
+  let chars = 0;
+  for (const role of roles) {
+    count += role.policies.length + role.groups.length;
+    for (const text of [...role.policies, ...role.groups]) chars += text.length;
+  }
+  if (count > RBAC_LIMITS.maxProjectRoleLines) {
+    return {
+      where: 'spec.roles',
+      message: `${count} policies and groups, more than the ${RBAC_LIMITS.maxProjectRoleLines} a project may have`,
+    };
+  }
+  if (chars > RBAC_LIMITS.maxProjectRoleChars) {
+    return {
+      where: 'spec.roles',
+      message: `${chars} characters of policies and groups, more than the ${RBAC_LIMITS.maxProjectRoleChars} a project may have`,
+    };
+  }
+  return undefined;
 }

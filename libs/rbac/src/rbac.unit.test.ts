@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_POLICY_CSV } from './builtin-policy.js';
 import { RbacEnforcer } from './enforcer.js';
-import { globMatch } from './glob.js';
+import { rbacMatch } from './glob.js';
 import { parsePolicyCsv, PolicyError, projectRoleLines } from './policy-csv.js';
 
 const POLICY = `
@@ -23,18 +23,18 @@ async function enforcer(csv = POLICY, defaultRole = '') {
   );
 }
 
-describe('globMatch', () => {
+describe('rbacMatch', () => {
   it('lets * span slashes, dots and colons as Argo CD does', () => {
-    expect(globMatch('team-a/guestbook', 'team-a/*')).toBe(true);
-    expect(globMatch('team-a/guestbook', '*')).toBe(true);
-    expect(globMatch('team-a/guestbook', '*/guestbook')).toBe(true);
-    expect(globMatch('https://kubernetes.default.svc', 'https://*')).toBe(true);
-    expect(globMatch('team-b/guestbook', 'team-a/*')).toBe(false);
-    expect(globMatch('team-a', 'team-?')).toBe(true);
-    expect(globMatch('team-c', 'team-{a,b}')).toBe(false);
-    expect(globMatch('team-b', 'team-[ab]')).toBe(true);
-    expect(globMatch('', '')).toBe(true);
-    expect(globMatch('x', '')).toBe(false);
+    expect(rbacMatch('team-a/guestbook', 'team-a/*')).toBe(true);
+    expect(rbacMatch('team-a/guestbook', '*')).toBe(true);
+    expect(rbacMatch('team-a/guestbook', '*/guestbook')).toBe(true);
+    expect(rbacMatch('https://kubernetes.default.svc', 'https://*')).toBe(true);
+    expect(rbacMatch('team-b/guestbook', 'team-a/*')).toBe(false);
+    expect(rbacMatch('team-a', 'team-?')).toBe(true);
+    expect(rbacMatch('team-c', 'team-{a,b}')).toBe(false);
+    expect(rbacMatch('team-b', 'team-[ab]')).toBe(true);
+    expect(rbacMatch('', '')).toBe(true);
+    expect(rbacMatch('x', '')).toBe(false);
   });
 });
 
@@ -177,7 +177,7 @@ describe('subject-partitioned evaluation', () => {
     ];
     const ours = await RbacEnforcer.create(parsed);
     const whole = await newEnforcer(newModelFromString(RBAC_MODEL));
-    whole.addFunction('argoGlob', (v: string, p: string) => globMatch(v, p));
+    whole.addFunction('argoGlob', rbacMatch);
     await whole.addPolicies(parsed.filter((l) => l.kind === 'p').map((l) => l.fields));
     await whole.addGroupingPolicies(parsed.filter((l) => l.kind === 'g').map((l) => l.fields));
     const actions = ['get', 'sync', 'delete', 'create'];

@@ -3,7 +3,7 @@
 // application of a project gets the same decision; a list therefore decides once per project unless
 // some policy line could tell that project's applications apart (a line naming an application, or
 // a pattern this module does not analyse), in which case it decides per application.
-import { globMatch, type PolicyLine, type RbacEnforcer } from '@capstan/rbac';
+import { rbacMatch, type PolicyLine, type RbacEnforcer } from '@capstan/rbac';
 
 /** Patterns made of name characters and `*` only; anything else (`?`, `[...]`, `{a,b}`) is not analysed. */
 const ANALYSABLE = /^[A-Za-z0-9._:/*-]*$/;
@@ -21,11 +21,10 @@ export function patternReach(pattern: string, project: string): Reach {
   const literal = star < 0 ? pattern : pattern.slice(0, star);
   // Every match starts with the literal head: if it cannot also start with "<project>/", none can.
   if (!literal.startsWith(prefix) && !prefix.startsWith(literal)) return 'none';
-  // "<head>*" matches every "<project>/<name>" when <head> matches some start of "<project>/".
-  if (pattern.endsWith('*')) {
-    const head = pattern.slice(0, -1);
-    for (let i = 0; i <= prefix.length; i++) if (globMatch(prefix.slice(0, i), head)) return 'every';
-  }
+  // "<head>*" matches every "<project>/<name>" when <head> matches some start of "<project>/",
+  // that is when "<head>*" matches "<project>/" itself (the final star takes the rest): one linear
+  // match instead of one per prefix.
+  if (pattern.endsWith('*') && rbacMatch(prefix, pattern)) return 'every';
   return 'some';
 }
 
@@ -40,8 +39,8 @@ function objectPatterns(enforcer: RbacEnforcer): readonly string[] {
       .filter(
         (l: PolicyLine) =>
           l.kind === 'p' &&
-          globMatch('applications', l.fields[1] ?? '') &&
-          globMatch('get', l.fields[2] ?? ''),
+          rbacMatch('applications', l.fields[1] ?? '') &&
+          rbacMatch('get', l.fields[2] ?? ''),
       )
       .map((l) => l.fields[3] ?? '');
     relevantLines.set(enforcer, patterns);

@@ -1,7 +1,7 @@
 // Deciding once per project must give exactly the per-application decisions: checked against the
 // real enforcer (casbin through @capstan/rbac) and against glob matching name by name.
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_POLICY_CSV, globMatch, parsePolicyCsv, RbacEnforcer } from '@capstan/rbac';
+import { BUILTIN_POLICY_CSV, rbacMatch, parsePolicyCsv, RbacEnforcer } from '@capstan/rbac';
 import { ApplicationVisibility, patternReach, uniformProject } from './application-visibility.js';
 
 const PROJECTS = ['team-0', 'team-1', 'team-10', 'team', 'default'];
@@ -33,7 +33,7 @@ const PATTERNS = [
 describe('patternReach', () => {
   it.each(PATTERNS)('is certain of "every" and "none" only when name by name agrees (%s)', (pattern) => {
     for (const project of PROJECTS) {
-      const matches = NAMES.map((n) => globMatch(`${project}/${n}`, pattern));
+      const matches = NAMES.map((n) => rbacMatch(`${project}/${n}`, pattern));
       const reach = patternReach(pattern, project);
       if (reach === 'every') expect(matches.every(Boolean), `${pattern} on ${project}`).toBe(true);
       if (reach === 'none') expect(matches.some(Boolean), `${pattern} on ${project}`).toBe(false);
