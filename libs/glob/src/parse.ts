@@ -14,9 +14,10 @@
 // trailing `\` are compile errors (gobwas silently closes the group / drops the backslash). A
 // pattern whose meaning is a guess must not decide which identity a sync runs as.
 //
-// Limits (patterns are tenant input): at most GLOB_LIMITS.maxLength characters, maxStars `*`/`**`
-// and maxAlternatives alternatives in all `{...}` groups together; beyond them the pattern does not
-// compile (GlobSyntaxError naming the limit).
+// Limits (patterns are tenant input): at most GLOB_LIMITS.maxLength characters and maxStars
+// `*`/`**` (checked here), at most maxAlternatives expanded alternatives of maxExpandedUnits units
+// in all (checked in glob.ts); beyond them the pattern does not compile (GlobSyntaxError naming
+// the limit).
 
 export type GlobNode =
   | { readonly kind: 'text'; readonly text: string }
@@ -33,8 +34,10 @@ export const GLOB_LIMITS = Object.freeze({
   maxLength: 1024,
   /** `*` and `**` in a pattern (`**` counts once). */
   maxStars: 64,
-  /** Alternatives of every `{...}` group together (`{a,b}{c,d,e}` has 5). */
+  /** Alternatives the `{...}` groups expand to (`{a,b}{c,d,e}` has 6). */
   maxAlternatives: 64,
+  /** Characters and wildcards of all expanded alternatives together: what a match costs per character. */
+  maxExpandedUnits: 4096,
 });
 
 /** Patterns quoted in messages are cut here: an error must stay readable when the pattern is 1 KiB. */
@@ -63,7 +66,6 @@ class GlobParser {
   private readonly chars: string[];
   private pos = 0;
   private stars = 0;
-  private alternatives = 0;
 
   constructor(private readonly pattern: string) {
     // Checked on UTF-16 length first so that a huge string is refused before it is split.
@@ -131,8 +133,7 @@ class GlobParser {
   private group(depth: number): GlobNode {
     const alternatives: GlobNode[][] = [];
     for (;;) {
-      if (++this.alternatives > GLOB_LIMITS.maxAlternatives)
-        this.fail(`more than ${GLOB_LIMITS.maxAlternatives} alternatives in "{...}"`);
+      // a pattern of n characters has fewer than n alternatives; their product is bounded in glob.ts
       alternatives.push(this.sequence(depth));
       const c = this.peek();
       this.pos++;

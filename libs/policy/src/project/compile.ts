@@ -64,7 +64,7 @@ export interface CompiledProject {
   readonly namespaceResourceBlacklist: readonly CompiledGroupKind[] | undefined;
 }
 
-const MATCH_ALL: Glob = { pattern: '*', match: () => true };
+const MATCH_ALL: Glob = { pattern: '*', size: 2, match: () => true };
 
 const compiled = new WeakMap<AppProject, CompiledProject>();
 
