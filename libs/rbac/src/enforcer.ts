@@ -5,7 +5,7 @@
 import { newEnforcer, newModelFromString, type Enforcer } from 'casbin';
 import { rbacMatch } from './glob.js';
 import { RBAC_MODEL } from './model.js';
-import type { PolicyLine } from './policy-csv.js';
+import { RBAC_LIMITS, type PolicyLine } from './policy-csv.js';
 
 export interface Principal {
   name: string;
@@ -81,6 +81,11 @@ export class RbacEnforcer {
   }
 
   enforce(principal: Principal, resource: string, action: string, object: string): Decision {
+    // Matching is linear in pattern × value; the values are bounded here, the patterns at write time.
+    const max = RBAC_LIMITS.maxObjectLength;
+    if (resource.length > max || action.length > max || object.length > max) {
+      return { allowed: false, reason: `resource, action or object longer than ${max} characters` };
+    }
     const groups = principal.groups ?? [];
     const cacheKey = key([principal.name, ...groups, '', resource, action, object]);
     const cached = this.cache.get(cacheKey);

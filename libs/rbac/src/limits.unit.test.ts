@@ -110,3 +110,21 @@ describe('the pattern of issue 10', () => {
     expect(e.enforce(member, 'applications', 'get', `team-a/${'a'.repeat(10)}b`).allowed).toBe(false);
   });
 });
+
+describe('the matching cost of a project is bounded after expansion', () => {
+  it('given few short lines whose {a,b} groups expand past the pattern budget, when derived, then spec.roles is refused', () => {
+    // each object expands to 64 alternatives of 56 units (3648 states): 4 lines fit, 5 do not
+    const obj = (i: number) => `team-a/${'{a,?}'.repeat(6)}${'*a'.repeat(20)}*${i}b`;
+    const policies = (n: number) =>
+      Array.from({ length: n }, (_, i) => `p, proj:team-a:r, applications, get, "${obj(i)}", allow`);
+    expect(projectRoleLines('team-a', [{ name: 'r', policies: policies(3), groups: [] }]).problems).toEqual(
+      [],
+    );
+    const { problems } = projectRoleLines('team-a', [{ name: 'r', policies: policies(5), groups: [] }]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ where: 'spec.roles' });
+    expect(problems[0]?.message).toMatch(
+      /^patterns that expand to \d+ characters and wildcards, more than the 16384/,
+    );
+  });
+});

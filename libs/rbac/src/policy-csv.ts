@@ -2,7 +2,7 @@
 // parsed with csv-parse (the parser casbin itself uses) so that every line keeps its number: a
 // decision names the exact line that made it.
 import { parse } from 'csv-parse/sync';
-import { compileGlob, GlobSyntaxError } from '@capstan/glob';
+import { cachedGlob, compileGlob, GlobSyntaxError } from '@capstan/glob';
 
 export interface PolicyLine {
   kind: 'p' | 'g';
@@ -53,8 +53,15 @@ export const RBAC_LIMITS = Object.freeze({
   maxProjectRoleLines: 256,
   /** Characters in all policy lines and group names of one AppProject's roles together. */
   maxProjectRoleChars: 16 * 1024,
+  /**
+   * Matcher state of all patterns of one AppProject's roles together (@capstan/glob's Glob.size:
+   * characters and wildcards after `{a,b}` expansion): what one decision costs per character.
+   */
+  maxProjectRolePatternSize: 16 * 1024,
   /** Bytes of a policy.csv (the operator's file or inline setting). */
   maxPolicyCsvBytes: 1024 * 1024,
+  /** Characters of a request's resource, action or object; longer ones are denied unmatched. */
+  maxObjectLength: 1024,
 });
 
 export class PolicyError extends Error {
@@ -157,6 +164,7 @@ export function projectRoleLines(
   const problems: PolicyProblem[] = [];
   const source = `project:${project}`;
   const seen = new Set<string>();
+  let patternSize = 0;
   roles.forEach((role, i) => {
     const at = `spec.roles[${i}]`;
     if (!ROLE_NAME.test(role.name)) problems.push({ where: `${at}.name`, message: 'invalid role name' });
@@ -186,7 +194,11 @@ export function projectRoleLines(
         });
       } else if (!obj.startsWith(`${project}/`)) {
         problems.push({ where, message: `object must be inside the project ("${project}/...")` });
-      } else lines.push({ ...line, line: lines.length + 1 });
+      } else {
+        lines.push({ ...line, line: lines.length + 1 });
+        // the line's patterns compiled in parsePolicyCsv
+        patternSize += cachedGlob(res).size + cachedGlob(line.fields[2]!).size + cachedGlob(obj).size;
+      }
     });
     role.groups.forEach((group, j) => {
       if (!group.trim()) problems.push({ where: `${at}.groups[${j}]`, message: 'group must not be empty' });
@@ -201,6 +213,12 @@ export function projectRoleLines(
       }
     });
   });
+  if (patternSize > RBAC_LIMITS.maxProjectRolePatternSize) {
+    problems.push({
+      where: 'spec.roles',
+      message: `patterns that expand to ${patternSize} characters and wildcards, more than the ${RBAC_LIMITS.maxProjectRolePatternSize} a project may have`,
+    });
+  }
   return { lines, problems };
 }
 
