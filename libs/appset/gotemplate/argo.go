@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -171,7 +173,9 @@ func (r *Renderer) DeeplyReplace(v any, params map[string]any) (any, error) {
 		return out, nil
 	case map[string]any:
 		out := make(map[string]any, len(t))
-		for k, e := range t {
+		// Sorted keys: the first error is the same on every run (Argo walks maps in random order).
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			e := t[k]
 			if e == nil {
 				continue
 			}

@@ -48,6 +48,8 @@ export class Bridge {
 
   async items<T>(op: string, body: Record<string, unknown>): Promise<({ value: T } | { error: string })[]> {
     const res = await this.call(op, body);
-    return (res.items ?? []).map((i) => (i.error !== undefined ? { error: i.error } : { value: i.value as T }));
+    return (res.items ?? []).map((i) =>
+      i.error !== undefined ? { error: i.error } : { value: i.value as T },
+    );
   }
 }

@@ -12,7 +12,11 @@ import {
   type PolicyIssue,
 } from '@capstan/policy';
 import { ApplicationSetSchema, type ApplicationSet } from '../manifest/schema.js';
-import { GoTemplateModule, TemplateTimeoutError, type GoTemplateModuleOptions } from '../gotemplate/runtime.js';
+import {
+  GoTemplateModule,
+  TemplateTimeoutError,
+  type GoTemplateModuleOptions,
+} from '../gotemplate/runtime.js';
 import { Bridge, GoSideError, type Params } from './bridge.js';
 import { AppSetError } from './errors.js';
 import { transform, type GeneratorContext } from './generators.js';
@@ -92,8 +96,18 @@ export class AppSetEngine {
       let count = 0;
       for (const [i, gen] of spec.generators.entries()) {
         const path = `spec.generators[${i}]`;
-        const ctx: GeneratorContext = { bridge, providers: req.providers ?? {}, goTemplate: spec.goTemplate, path, reads };
-        const t = await step(() => transform(ctx, gen, spec.template, {}), 'ApplicationParamsGenerationError', path);
+        const ctx: GeneratorContext = {
+          bridge,
+          providers: req.providers ?? {},
+          goTemplate: spec.goTemplate,
+          path,
+          reads,
+        };
+        const t = await step(
+          () => transform(ctx, gen, spec.template, {}),
+          'ApplicationParamsGenerationError',
+          path,
+        );
         count += t.params.length;
         if (count > limits.maxApplications)
           throw new AppSetError('LimitExceeded', [
@@ -121,7 +135,9 @@ export class AppSetEngine {
         );
         for (const item of items) {
           if ('error' in item)
-            throw new AppSetError('RenderTemplateParamsError', [{ path: 'spec.template', message: item.error }]);
+            throw new AppSetError('RenderTemplateParamsError', [
+              { path: 'spec.template', message: item.error },
+            ]);
           total += JSON.stringify(item.value).length;
           if (total > limits.maxTotalOutputBytes)
             throw new AppSetError('LimitExceeded', [
@@ -149,7 +165,12 @@ export class AppSetEngine {
 function timeout(limits: Limits, cause?: unknown): AppSetError {
   return new AppSetError(
     'LimitExceeded',
-    [{ path: 'spec', message: `generating the ApplicationSet took longer than ${limits.timeoutMs} ms (the limit)` }],
+    [
+      {
+        path: 'spec',
+        message: `generating the ApplicationSet took longer than ${limits.timeoutMs} ms (the limit)`,
+      },
+    ],
     { cause },
   );
 }
@@ -192,7 +213,10 @@ function toApplications(appset: ApplicationSet, rendered: { app: Record<string, 
     }
     const nameProblem = dnsSubdomainProblem(name);
     if (nameProblem) {
-      issues.push({ path: `${where}.metadata.name`, message: `Invalid value: ${JSON.stringify(name)}: ${nameProblem}` });
+      issues.push({
+        path: `${where}.metadata.name`,
+        message: `Invalid value: ${JSON.stringify(name)}: ${nameProblem}`,
+      });
       continue;
     }
     if (seen.has(name)) {
@@ -218,19 +242,24 @@ function toApplications(appset: ApplicationSet, rendered: { app: Record<string, 
         namespace,
         ...(nonEmpty(meta.labels) ? { labels: meta.labels } : {}),
         ...(nonEmpty(meta.annotations) ? { annotations: meta.annotations } : {}),
-        ...(Array.isArray(meta.finalizers) && meta.finalizers.length > 0 ? { finalizers: meta.finalizers } : {}),
+        ...(Array.isArray(meta.finalizers) && meta.finalizers.length > 0
+          ? { finalizers: meta.finalizers }
+          : {}),
       },
       spec: app.spec ?? {},
     };
     const v = validateApplication(candidate);
     if (!v.ok) {
-      for (const i of v.issues) issues.push({ path: i.path ? `${where}.${i.path}` : where, message: i.message });
+      for (const i of v.issues)
+        issues.push({ path: i.path ? `${where}.${i.path}` : where, message: i.message });
       continue;
     }
     apps.push(v.value);
   }
   if (issues.length > 0) throw new AppSetError('ApplicationValidationError', issues);
-  return apps.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+  return apps.sort((a, b) =>
+    a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0,
+  );
 }
 
 function nonEmpty(v: unknown): v is Record<string, string> {

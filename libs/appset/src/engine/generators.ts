@@ -85,7 +85,10 @@ async function clusterParams(ctx: GeneratorContext, g: GeneratorSpec): Promise<P
   const spec = g.clusters!;
   if (!ctx.providers.clusters)
     throw new AppSetError('ProviderMissing', [
-      { path: ctx.path, message: 'the clusters generator needs the cluster registry (not available offline)' },
+      {
+        path: ctx.path,
+        message: 'the clusters generator needs the cluster registry (not available offline)',
+      },
     ]);
   ctx.reads.clusters = true;
   const registered = await ctx.providers.clusters.listClusters();
@@ -184,7 +187,9 @@ async function matrixParams(ctx: GeneratorContext, g: GeneratorSpec): Promise<Pa
     g0 = await childParams(ctx, first, {}, `${base}[0]`);
   } catch (err) {
     if (err instanceof AppSetError) throw err;
-    throw new Error(`error failed to get params for first generator in matrix generator: ${(err as Error).message}`);
+    throw new Error(
+      `error failed to get params for first generator in matrix generator: ${(err as Error).message}`,
+    );
   }
   const pairs: [Params, Params][] = [];
   for (const a of g0) {
@@ -193,7 +198,9 @@ async function matrixParams(ctx: GeneratorContext, g: GeneratorSpec): Promise<Pa
       g1 = await childParams(ctx, second, a, `${base}[1]`);
     } catch (err) {
       if (err instanceof AppSetError) throw err;
-      throw new Error(`failed to get params for second generator in the matrix generator: ${(err as Error).message}`);
+      throw new Error(
+        `failed to get params for second generator in the matrix generator: ${(err as Error).message}`,
+      );
     }
     for (const b of g1) pairs.push([a, b]);
   }

@@ -3,10 +3,15 @@
 import type { LabelSelector } from '../manifest/schema.js';
 
 export function isEmptySelector(sel: LabelSelector | undefined): boolean {
-  return !sel || (Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0);
+  return (
+    !sel || (Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0)
+  );
 }
 
-export function selectorMatches(sel: LabelSelector | undefined, labels: Readonly<Record<string, string>>): boolean {
+export function selectorMatches(
+  sel: LabelSelector | undefined,
+  labels: Readonly<Record<string, string>>,
+): boolean {
   if (!sel) return true;
   const has = (k: string) => Object.prototype.hasOwnProperty.call(labels, k);
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (!has(k) || labels[k] !== v) return false;

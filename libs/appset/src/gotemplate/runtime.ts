@@ -99,7 +99,10 @@ export class GoTemplateModule {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new TemplateTimeoutError(`template rendering exceeded the time limit of ${timeoutMs} ms`));
-        this.kill(worker, new TemplateTimeoutError('stopped with another request that exceeded the time limit'));
+        this.kill(
+          worker,
+          new TemplateTimeoutError('stopped with another request that exceeded the time limit'),
+        );
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       worker.postMessage({ id, request });

@@ -79,7 +79,12 @@ const GitSchema = z
   });
 
 /** Generators Argo CD has and Capstan does not run (they reach SCM APIs, CRDs or plugins). */
-export const UNSUPPORTED_GENERATORS = ['scmProvider', 'pullRequest', 'clusterDecisionResource', 'plugin'] as const;
+export const UNSUPPORTED_GENERATORS = [
+  'scmProvider',
+  'pullRequest',
+  'clusterDecisionResource',
+  'plugin',
+] as const;
 export const SUPPORTED_GENERATORS = ['list', 'clusters', 'git', 'matrix', 'merge'] as const;
 
 export interface GeneratorSpec {
@@ -105,8 +110,10 @@ function generatorSchema(depth: number): z.ZodType<GeneratorSpec> {
     git: optional(GitSchema),
     matrix: optional(
       z.strictObject({ generators: children(), template: optional(TemplateSchema) }).superRefine((m, ctx) => {
-        if (m.generators.length > 2) ctx.addIssue({ code: 'custom', path: ['generators'], message: MATRIX_TOO_MANY });
-        if (m.generators.length < 2) ctx.addIssue({ code: 'custom', path: ['generators'], message: MATRIX_TOO_FEW });
+        if (m.generators.length > 2)
+          ctx.addIssue({ code: 'custom', path: ['generators'], message: MATRIX_TOO_MANY });
+        if (m.generators.length < 2)
+          ctx.addIssue({ code: 'custom', path: ['generators'], message: MATRIX_TOO_FEW });
       }),
     ),
     merge: optional(
@@ -117,8 +124,10 @@ function generatorSchema(depth: number): z.ZodType<GeneratorSpec> {
           template: optional(TemplateSchema),
         })
         .superRefine((m, ctx) => {
-          if (m.generators.length < 2) ctx.addIssue({ code: 'custom', path: ['generators'], message: MERGE_TOO_FEW });
-          if (m.mergeKeys.length < 1) ctx.addIssue({ code: 'custom', path: ['mergeKeys'], message: MERGE_NO_KEYS });
+          if (m.generators.length < 2)
+            ctx.addIssue({ code: 'custom', path: ['generators'], message: MERGE_TOO_FEW });
+          if (m.mergeKeys.length < 1)
+            ctx.addIssue({ code: 'custom', path: ['mergeKeys'], message: MERGE_NO_KEYS });
         }),
     ),
     selector: optional(LabelSelectorSchema),
@@ -143,7 +152,11 @@ function generatorSchema(depth: number): z.ZodType<GeneratorSpec> {
       if (set.length === 0 && keys.every((k) => k in shape))
         ctx.addIssue({ code: 'custom', path: [], message: 'names no generator' });
       if (set.length > 1)
-        ctx.addIssue({ code: 'custom', path: [], message: `names more than one generator (${set.join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [],
+          message: `names more than one generator (${set.join(', ')})`,
+        });
     }) as unknown as z.ZodType<GeneratorSpec>;
 }
 
