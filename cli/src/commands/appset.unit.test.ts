@@ -1,4 +1,4 @@
-// `capstan appset generate --offline` as a user runs it: the built binary, a real file, stdout and
+// `capstan appset generate --offline` as a user runs it: the CLI in a child process, a real file, stdout and
 // the exit status (it needs no server: the engine and its Go template module run in-process).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -9,12 +9,13 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const bin = fileURLToPath(new URL('../../bin/capstan.js', import.meta.url));
+// The sources through tsx, so the test never runs a stale dist/.
+const main = fileURLToPath(new URL('../main.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'capstan-appset-'));
 
 async function capstan(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args]);
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', main, ...args]);
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
