@@ -9,6 +9,7 @@ import { appCommand } from './commands/app.js';
 import { repoCommand } from './commands/repo.js';
 import { clusterCommand } from './commands/cluster.js';
 import { applyCommand } from './commands/apply.js';
+import { appsetCommand } from './commands/appset.js';
 import { auditCommand } from './commands/audit.js';
 import { completionCommand } from './commands/completion.js';
 
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   program.addCommand(appCommand());
   program.addCommand(repoCommand());
   program.addCommand(clusterCommand());
+  program.addCommand(appsetCommand());
   program.addCommand(applyCommand());
   program.addCommand(auditCommand());
   program.addCommand(completionCommand(buildProgram));
