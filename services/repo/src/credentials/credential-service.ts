@@ -338,11 +338,9 @@ export class CredentialService {
     if (resolution.outcome === 'found') return resolution.credential;
     const candidates = candidatesOf(resolution.considered);
     if (resolution.outcome === 'ambiguous') {
-      const projects = resolution.considered
-        .map((r) => (r.project === '' ? '(unscoped)' : r.project))
-        .join(', ');
+      // The projects stay in the audit row: the caller may not see them all (the api names the ones it may).
       const err = new FailedPreconditionError(
-        `several credentials exist for ${redactRepoUrl(url)} (projects: ${projects}); name the project`,
+        `several credentials exist for ${redactRepoUrl(url)}; name the project`,
       );
       await this.audit(this.db, {
         ...base,
