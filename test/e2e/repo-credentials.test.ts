@@ -372,9 +372,10 @@ describe('repo service: project-scoped repository credentials', () => {
     };
     const applied = await repo.call(
       repo.client.applyCredentialSecret,
-      { manifestJson: JSON.stringify(secret) },
+      { manifestJson: JSON.stringify(secret), dryRun: false },
       { actor: 'user:admin' },
     );
+    expect(applied.outcome).toBe('created');
     expect(applied.credential).toMatchObject({
       name: 'team-d-apps',
       project: 'team-d',
@@ -389,6 +390,7 @@ describe('repo service: project-scoped repository credentials', () => {
         repo.client.applyCredentialSecret,
         {
           manifestJson: JSON.stringify({ ...secret, stringData: { project: 'team-d', password: CANARY_A } }),
+          dryRun: false,
         },
         { actor: 'user:admin' },
       ),
