@@ -15,6 +15,7 @@ import { status } from '@grpc/grpc-js';
 import type { repov1 } from '@capstan/proto';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
+import { startApiProcess, type ApiProcess } from './api-harness.js';
 import { grpcError, startRepoProcess, type RepoProcess } from './repo-harness.js';
 
 const execFileAsync = promisify(execFile);
@@ -235,9 +236,7 @@ describe('repo service: project-scoped repository credentials', () => {
     // Several credentials and no project: the caller must name the project.
     const ambiguous = await failure(get(shared.url, ''));
     expect(ambiguous.code).toBe(status.FAILED_PRECONDITION);
-    expect(ambiguous.details).toMatch(
-      /several credentials exist for .* \(projects: team-a, team-b, \(unscoped\)\); name the project/,
-    );
+    expect(ambiguous.details).toMatch(/several credentials exist for \S+; name the project$/);
     const a = await get(shared.url, 'team-a');
     expect(a.credential).toMatchObject({ project: 'team-a', username: 'alice-a', hasPassword: true });
     expect((await failure(get(shared.url, 'team-x'))).code).toBe(status.NOT_FOUND);
@@ -373,9 +372,10 @@ describe('repo service: project-scoped repository credentials', () => {
     };
     const applied = await repo.call(
       repo.client.applyCredentialSecret,
-      { manifestJson: JSON.stringify(secret) },
+      { manifestJson: JSON.stringify(secret), dryRun: false },
       { actor: 'user:admin' },
     );
+    expect(applied.outcome).toBe('created');
     expect(applied.credential).toMatchObject({
       name: 'team-d-apps',
       project: 'team-d',
@@ -390,6 +390,7 @@ describe('repo service: project-scoped repository credentials', () => {
         repo.client.applyCredentialSecret,
         {
           manifestJson: JSON.stringify({ ...secret, stringData: { project: 'team-d', password: CANARY_A } }),
+          dryRun: false,
         },
         { actor: 'user:admin' },
       ),
@@ -477,5 +478,134 @@ describe('repo service: project-scoped repository credentials', () => {
     for (const [sink, text] of Object.entries(sinks)) {
       for (const canary of CANARIES) expect(text.includes(canary), `${sink} contains a canary`).toBe(false);
     }
+  });
+});
+
+// Story: two tenants on the real api and repo service. Credential names are predictable (Argo CD's
+// repo-<fnv>), so team-y applies a declarative Secret named like team-x's credential: a conflict
+// that names neither team-x nor anything of its secret, the same verdict in a dry run, and team-x's
+// credential untouched. Project roles grant repositories inside their project, as Argo CD's do.
+describe('api + repo service: a credential cannot be taken over by its name', () => {
+  const CANARY_X = `canary-x-${randomBytes(8).toString('hex')}`;
+  const URL_X = 'https://git.example.com/private/x.git';
+  let db: TestDatabase;
+  let bus: TestBus;
+  let cacheDir: string;
+  let repo: RepoProcess;
+  let api: ApiProcess;
+  let admin: string;
+
+  const http = async (method: string, path: string, token?: string, body?: unknown) => {
+    const res = await fetch(`${api.httpUrl}${path}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown>, text: '' };
+  };
+  const login = async (username: string, password: string) =>
+    String((await http('POST', '/api/v1/session', undefined, { username, password })).body.token);
+  const secret = (name: string, project: string, username: string, password: string, url = URL_X) =>
+    `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\n  namespace: argocd\n  labels: { argocd.argoproj.io/secret-type: repository }\nstringData:\n  url: ${url}\n  project: ${project}\n  username: ${username}\n  password: ${password}\n`;
+  const apply = (token: string, manifests: string, dryRun = false) =>
+    http('POST', '/api/v1/apply', token, { manifests, dryRun, strict: false });
+
+  beforeAll(async () => {
+    db = await createTestDatabase('capstan_takeover_e2e');
+    bus = await createTestBus('takeovere2e');
+    cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-takeover-e2e-'));
+    const repoToken = randomBytes(24).toString('hex');
+    repo = await startRepoProcess({
+      databaseUrl: db.url,
+      natsUrl: bus.url,
+      namespace: bus.namespace,
+      cacheDir,
+      env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoToken}` },
+    });
+    api = await startApiProcess({
+      databaseUrl: db.url,
+      natsUrl: bus.url,
+      namespace: bus.namespace,
+      env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoToken },
+    });
+    admin = await login('admin', api.adminPassword);
+    for (const team of ['team-x', 'team-y']) {
+      const project = await http('POST', '/api/v1/projects', admin, {
+        project: {
+          metadata: { name: team },
+          spec: {
+            sourceRepos: ['*'],
+            roles: [
+              {
+                name: 'admin',
+                policies: ['create', 'update', 'get'].map(
+                  (action) => `p, proj:${team}:admin, repositories, ${action}, ${team}/*, allow`,
+                ),
+                groups: [`tenant-${team}`],
+              },
+            ],
+          },
+        },
+      });
+      expect(project.status, JSON.stringify(project.body)).toBe(200);
+      const account = await http('POST', '/api/v1/account', admin, {
+        name: team.replace('team-', 'user-'),
+        password: `${team}-password`,
+        groups: [`tenant-${team}`],
+        capabilities: ['login'],
+      });
+      expect(account.status, JSON.stringify(account.body)).toBe(200);
+    }
+  });
+
+  afterAll(async () => {
+    await api?.stop();
+    await repo?.stop();
+    await bus?.cleanup();
+    await db?.drop();
+    await rm(cacheDir, { recursive: true, force: true });
+  });
+
+  it("refuses team-y's Secret named like team-x's credential, in a dry run as in the apply", async () => {
+    const x = await login('user-x', 'team-x-password');
+    const y = await login('user-y', 'team-y-password');
+    const created = await http('POST', '/api/v1/repositories', x, {
+      repo: URL_X,
+      project: 'team-x',
+      username: 'xavier',
+      password: CANARY_X,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const name = String(created.body.secretName);
+    expect(name).toBe(argoSecretName(URL_X, 'team-x'));
+
+    for (const dryRun of [true, false]) {
+      const takeOver = await apply(y, secret(name, 'team-y', 'mallory', 'mallory-pw'), dryRun);
+      expect(takeOver.status, JSON.stringify(takeOver.body)).toBe(409);
+      expect(String(takeOver.body.message)).toContain('already exists in another scope');
+      expect(JSON.stringify(takeOver.body)).not.toContain('team-x');
+      expect(JSON.stringify(takeOver.body)).not.toContain(CANARY_X);
+    }
+    // Naming team-x's project instead is not hers to write.
+    expect((await apply(y, secret(name, 'team-x', 'mallory', 'mallory-pw'))).status).toBe(403);
+
+    const still = await http('GET', `/api/v1/repositories/${encodeURIComponent(URL_X)}?project=team-x`, x);
+    expect(still.body).toMatchObject({ project: 'team-x', username: 'xavier', secretName: name });
+    const ys = await http('GET', '/api/v1/repositories', y);
+    expect(JSON.stringify(ys.body)).not.toContain('team-x');
+  });
+
+  it('reports what an apply of her own Secret really did', async () => {
+    const y = await login('user-y', 'team-y-password');
+    const own = secret('team-y-apps', 'team-y', 'yolanda', 'pw-y', 'https://git.example.com/team-y/apps.git');
+    const action = async (dryRun: boolean) =>
+      ((await apply(y, own, dryRun)).body.results as { action: string }[])[0]?.action;
+    expect(await action(true)).toBe('would-create');
+    expect(await action(false)).toBe('created');
+    expect(await action(true)).toBe('would-configure');
+    expect(await action(false)).toBe('configured');
   });
 });

@@ -19,12 +19,21 @@ export {
   type ChainCheck,
   type ChainErrorCode,
 } from './project/chain.js';
-export { normalizeGitUrl } from './project/repo-url.js';
+export {
+  normalizeRepoUrl,
+  sameRepoUrl,
+  isSshUrl,
+  redactRepoUrl,
+  repoUrlProblem,
+  type RepoUrlOptions,
+} from './repository/repo-url.js';
+export { repoPathProblem } from './repository/repo-path.js';
 export {
   validateAppProject,
   validateApplication,
   appProjectIssues,
   applicationIssues,
+  applicationSourceIssues,
   type Validation,
 } from './project/validate.js';
 export {

@@ -38,8 +38,19 @@ const RESOURCES = [
   'write-repositories',
 ] as const;
 
-/** Resources whose objects are `<project>/<name>`. */
-const PROJECT_SCOPED_RESOURCES = new Set(['applications', 'applicationsets', 'logs', 'exec']);
+/**
+ * Resources a project role may grant, on objects `<project>/<name>` inside its project. As in Argo
+ * CD, repositories and clusters are among them: a project-scoped credential or cluster has the
+ * object `<project>/<url>` (an unscoped one just `<url>`, which no project role reaches).
+ */
+const PROJECT_SCOPED_RESOURCES = new Set([
+  'applications',
+  'applicationsets',
+  'repositories',
+  'clusters',
+  'logs',
+  'exec',
+]);
 
 /**
  * Size limits on policy, checked wherever a policy is accepted (tenants write project roles).

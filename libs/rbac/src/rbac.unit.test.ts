@@ -135,6 +135,38 @@ describe('project roles', () => {
     ).toBe(false);
   });
 
+  it('grant project-scoped repositories and clusters as Argo CD project roles do', async () => {
+    const { lines, problems } = projectRoleLines('team-a', [
+      {
+        name: 'admin',
+        policies: [
+          'p, proj:team-a:admin, repositories, create, team-a/*, allow',
+          'p, proj:team-a:admin, repositories, update, team-a/*, allow',
+          'p, proj:team-a:admin, clusters, get, team-a/*, allow',
+        ],
+        groups: ['tenant-a'],
+      },
+    ]);
+    expect(problems).toEqual([]);
+    const e = await RbacEnforcer.create(lines);
+    const dave = { name: 'dave', groups: ['tenant-a'] };
+    const url = 'https://git.example.com/team-a/apps.git';
+    expect(e.enforce(dave, 'repositories', 'create', `team-a/${url}`).allowed).toBe(true);
+    expect(e.enforce(dave, 'repositories', 'update', `team-a/${url}`).allowed).toBe(true);
+    // Another project's credential, and an unscoped one (object: the bare URL), stay out of reach.
+    expect(e.enforce(dave, 'repositories', 'update', `team-b/${url}`).allowed).toBe(false);
+    expect(e.enforce(dave, 'repositories', 'update', url).allowed).toBe(false);
+    expect(e.enforce(dave, 'repositories', 'delete', `team-a/${url}`).allowed).toBe(false);
+    expect(e.enforce(dave, 'clusters', 'get', 'team-a/https://10.0.0.1:6443').allowed).toBe(true);
+    expect(e.enforce(dave, 'clusters', 'get', 'https://10.0.0.1:6443').allowed).toBe(false);
+    const outside = projectRoleLines('team-a', [
+      { name: 'x', policies: ['p, proj:team-a:x, repositories, create, *, allow'], groups: [] },
+    ]);
+    expect(outside.problems.map((p) => p.message)).toEqual([
+      'object must be inside the project ("team-a/...")',
+    ]);
+  });
+
   it('refuse policies that reach outside the project, with field paths', () => {
     const { problems } = projectRoleLines('team-a', [
       {

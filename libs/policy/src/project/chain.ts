@@ -11,7 +11,7 @@ import {
   type CompiledProject,
   type NegatableGlob,
 } from './compile.js';
-import { normalizeGitUrl } from './repo-url.js';
+import { normalizeRepoUrl } from '../repository/repo-url.js';
 
 /** Finds an AppProject by name (AppProjects live in the control-plane namespace). */
 export type ProjectLookup = (name: string) => AppProject | undefined;
@@ -123,7 +123,7 @@ export class ProjectChain {
 
   /** Argo CD's IsSourcePermitted along the chain. */
   permitsSource(repoURL: string): ChainCheck {
-    const normalized = normalizeGitUrl(repoURL);
+    const normalized = normalizeRepoUrl(repoURL);
     return this.every(
       (p) => listPermits(p.sourceRepos, normalized),
       (p) => `source repository ${JSON.stringify(repoURL)} is not permitted by ${this.via(p)} (sourceRepos)`,

@@ -7,7 +7,7 @@ import type { PolicyIssue } from '../issues.js';
 import type { AppProject, AppProjectSpec, GroupKind } from '../manifests/schemas.js';
 import { DEFAULT_CONTROL_NAMESPACE } from '../manifests/schemas.js';
 import { parseServiceAccountRef, type ServiceAccountRef } from '../serviceaccount/names.js';
-import { normalizeGitUrl } from './repo-url.js';
+import { normalizeRepoUrl } from '../repository/repo-url.js';
 
 export interface CompiledServiceAccountRule {
   readonly index: number;
@@ -206,7 +206,7 @@ class ProjectCompiler {
         this.issues.push({ path: at, message: `duplicate source repository ${JSON.stringify(raw)}` });
       seen.add(raw);
       // Argo CD matches repository URLs with '/' as separator, after normalising both sides.
-      return this.negatable(raw, at, '/', normalizeGitUrl);
+      return this.negatable(raw, at, '/', normalizeRepoUrl);
     });
   }
 

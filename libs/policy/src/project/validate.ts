@@ -8,7 +8,10 @@ import {
   ApplicationSchema,
   type AppProject,
   type Application,
+  type ApplicationSource,
 } from '../manifests/schemas.js';
+import { repoPathProblem } from '../repository/repo-path.js';
+import { repoUrlProblem, type RepoUrlOptions } from '../repository/repo-url.js';
 import { compileProject } from './compile.js';
 
 export type Validation<T> =
@@ -19,9 +22,29 @@ export function appProjectIssues(project: AppProject): readonly PolicyIssue[] {
   return compileProject(project).issues;
 }
 
-/** Semantic problems of an already-decoded Application. */
-export function applicationIssues(app: Application): PolicyIssue[] {
+/**
+ * Problems of one source: a repository URL git or ssh could read as an option or a transport
+ * helper (the same rule the repo service applies before fetching), and a path that leaves the
+ * repository (the same rule it applies before rendering).
+ */
+export function applicationSourceIssues(
+  source: ApplicationSource,
+  at: string,
+  opts: RepoUrlOptions = {},
+): PolicyIssue[] {
   const issues: PolicyIssue[] = [];
+  const urlProblem = repoUrlProblem(source.repoURL, opts);
+  if (urlProblem) issues.push({ path: `${at}.repoURL`, message: urlProblem });
+  const pathProblem = source.path === undefined ? undefined : repoPathProblem(source.path);
+  if (pathProblem) issues.push({ path: `${at}.path`, message: pathProblem });
+  return issues;
+}
+
+/** Semantic problems of an already-decoded Application. */
+export function applicationIssues(app: Application, opts: RepoUrlOptions = {}): PolicyIssue[] {
+  const issues: PolicyIssue[] = [];
+  if (app.spec.source) issues.push(...applicationSourceIssues(app.spec.source, 'spec.source', opts));
+  app.spec.sources?.forEach((s, i) => issues.push(...applicationSourceIssues(s, `spec.sources[${i}]`, opts)));
   const { destination, source, sources, sourceHydrator, allowedParentProjects } = app.spec;
   if (destination.server && destination.name) {
     issues.push({
@@ -55,9 +78,9 @@ export function validateAppProject(input: unknown): Validation<AppProject> {
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: parsed.data };
 }
 
-export function validateApplication(input: unknown): Validation<Application> {
+export function validateApplication(input: unknown, opts: RepoUrlOptions = {}): Validation<Application> {
   const parsed = ApplicationSchema.safeParse(input, { reportInput: true });
   if (!parsed.success) return { ok: false, issues: issuesFromZod(parsed.error) };
-  const issues = applicationIssues(parsed.data);
+  const issues = applicationIssues(parsed.data, opts);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: parsed.data };
 }

@@ -139,7 +139,8 @@ export function explainSync(input: ExplainSyncInput): SyncDecision {
     fallback: null,
   };
 
-  const appProblems = applicationIssues(app);
+  // file:// sources are the operator's call, made when the Application is written and when it renders.
+  const appProblems = applicationIssues(app, { allowFileUrls: true });
   checks.push(
     appProblems.length > 0
       ? {

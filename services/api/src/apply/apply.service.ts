@@ -13,10 +13,15 @@ import { sameManifest } from '../support/canonical.js';
 import { findProject } from '../projects/project.repository.js';
 import { findApplication } from '../applications/application.repository.js';
 import { findCluster } from '../clusters/cluster.repository.js';
+import { clusterObject } from '../clusters/clusters.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { ApplicationsService } from '../applications/applications.service.js';
 import type { ClustersService } from '../clusters/clusters.service.js';
-import { repoObject, type RepositoriesService } from '../repositories/repositories.service.js';
+import {
+  repoObject,
+  type RepositoriesService,
+  type SecretPlan,
+} from '../repositories/repositories.service.js';
 import { identity, readManifests, type ApplyItem } from './manifests.js';
 
 export interface ApplyResult {
@@ -25,6 +30,16 @@ export interface ApplyResult {
   namespace: string;
   action: 'created' | 'configured' | 'unchanged' | 'would-create' | 'would-configure';
   message: string;
+}
+
+/** What an item would do and the RBAC check it needs (for a repository Secret, its authorised plan). */
+interface Plan {
+  resource: string;
+  action: string;
+  object: string;
+  exists: boolean;
+  unchanged: boolean;
+  secret?: SecretPlan;
 }
 
 const ORDER: Record<ApplyItem['kind'], number> = { Cluster: 0, AppProject: 1, Repository: 2, Application: 3 };
@@ -61,9 +76,7 @@ export class ApplyService {
   ) {}
 
   /** What each item would do, and the RBAC check it needs. */
-  private async plan(
-    item: ApplyItem,
-  ): Promise<{ resource: string; action: string; object: string; exists: boolean; unchanged: boolean }> {
+  private async plan(ctx: RequestContext, item: ApplyItem): Promise<Plan> {
     const db = this.deps.db;
     switch (item.kind) {
       case 'AppProject': {
@@ -95,19 +108,25 @@ export class ApplyService {
         return {
           resource: 'clusters',
           action: existing ? 'update' : 'create',
-          object: item.value.server,
+          object: clusterObject(item.value.project, item.value.server),
           exists: !!existing,
           unchanged: false,
         };
       }
-      case 'Repository':
+      case 'Repository': {
+        // The repo service says what the Secret's name holds (a name of another scope is a conflict
+        // here, in a dry run as in the apply); planSecret authorises create, and update on the
+        // credential as it is and as it will be.
+        const secret = await this.deps.repositories.planSecret(ctx, item.value);
         return {
           resource: 'repositories',
-          action: 'create',
+          action: secret.outcome === 'configured' ? 'update' : 'create',
           object: repoObject(item.value.project, item.value.repo),
-          exists: false,
+          exists: secret.outcome === 'configured',
           unchanged: false,
+          secret,
         };
+      }
     }
   }
 
@@ -122,8 +141,18 @@ export class ApplyService {
       this.deps.repositories.validate(item.value);
       this.deps.repositories.requireBackend();
     }
-    const plans = new Map<ApplyItem, Awaited<ReturnType<ApplyService['plan']>>>();
-    for (const item of items) plans.set(item, await this.plan(item));
+    const plans = new Map<ApplyItem, Plan>();
+    for (const item of items) {
+      try {
+        plans.set(item, await this.plan(ctx, item));
+      } catch (err) {
+        if (err instanceof CapstanError && !(err instanceof ValidationError))
+          throw new CapstanError(err.code, `document ${item.doc} (${identity(item)}): ${err.message}`, {
+            cause: err,
+          });
+        throw err;
+      }
+    }
     // Every write must be allowed before any is made; the first refusal is audited and refuses all.
     for (const item of items) {
       const p = plans.get(item)!;
@@ -165,9 +194,11 @@ export class ApplyService {
           case 'AppProject':
             await this.deps.projects.createValidated(ctx, item.value, true);
             break;
-          case 'Repository':
-            await this.deps.repositories.create(ctx, item.value, true);
+          case 'Repository': {
+            const applied = await this.deps.repositories.applySecret(ctx, item.value, p.secret!);
+            p.exists = applied.outcome === 'configured';
             break;
+          }
           case 'Application':
             await this.deps.applications.createValidated(ctx, item.value, true);
             break;

@@ -38,6 +38,11 @@ import {
 
 export const clusterStream = (server: string) => `clusters/${server}`;
 
+/** The RBAC object of a cluster, as Argo CD's: `<project>/<server>` when project-scoped, else the server. */
+export const clusterObject = (project: string | undefined, server: string) =>
+  project ? `${project}/${server}` : server;
+const objectOf = (c: StoredCluster) => clusterObject(c.cluster.project, c.cluster.server);
+
 export class ClustersService {
   constructor(
     private readonly deps: {
@@ -109,9 +114,10 @@ export class ClustersService {
       ctx.principal,
       'clusters',
       existing && upsert ? 'update' : 'create',
-      reg.server,
+      clusterObject(reg.project, reg.server),
       ctx.via,
     );
+    if (existing && upsert) await this.checkCurrent(ctx, existing);
     const byName = await findCluster(this.deps.db, { name: reg.name });
     if (byName && byName.cluster.server !== reg.server)
       throw invalid('name', `cluster name ${reg.name} is already used by ${byName.cluster.server}`);
@@ -126,9 +132,16 @@ export class ClustersService {
 
   async update(ctx: RequestContext, input: unknown, expectedVersion: number): Promise<StoredCluster> {
     const reg = validateClusterRegistration(input);
-    await this.deps.authz.check(ctx.principal, 'clusters', 'update', reg.server, ctx.via);
+    await this.deps.authz.check(
+      ctx.principal,
+      'clusters',
+      'update',
+      clusterObject(reg.project, reg.server),
+      ctx.via,
+    );
     const existing = await findCluster(this.deps.db, { server: reg.server });
     if (!existing) throw new NotFoundError(`cluster ${reg.server} not found`);
+    await this.checkCurrent(ctx, existing);
     // An update without a credential keeps the stored one.
     const credentialsChanged = credentialTypeOf(reg.config) !== 'none';
     const info = credentialsChanged
@@ -143,6 +156,20 @@ export class ClustersService {
     return (await findCluster(this.deps.db, { server: reg.server }))!;
   }
 
+  /**
+   * An update is authorised against the cluster as it is today as well as as it will be, so no
+   * one moves another project's cluster into their own. The refusal does not name its project.
+   */
+  private async checkCurrent(ctx: RequestContext, existing: StoredCluster): Promise<void> {
+    const current = objectOf(existing);
+    const d = this.deps.authz.decide(ctx.principal, 'clusters', 'update', current);
+    await this.deps.authz.record(ctx.principal, 'clusters', 'update', current, ctx.via, d);
+    if (!d.allowed)
+      throw new PermissionDeniedError(
+        `permission denied: clusters, update, ${existing.cluster.server} as it is registered today`,
+      );
+  }
+
   private async find(by: { server?: string; name?: string }): Promise<StoredCluster | undefined> {
     if (!by.server && !by.name) throw invalid('server', 'server or name is required');
     return findCluster(this.deps.db, by);
@@ -154,7 +181,7 @@ export class ClustersService {
       ctx.principal,
       'clusters',
       'get',
-      found?.cluster.server ?? by.server ?? by.name ?? '',
+      found ? objectOf(found) : (by.server ?? by.name ?? ''),
       ctx.via,
     );
     if (!found) throw new NotFoundError(`cluster ${by.server || by.name} not found`);
@@ -164,7 +191,7 @@ export class ClustersService {
   async list(ctx: RequestContext): Promise<StoredCluster[]> {
     const all = await listClusters(this.deps.db);
     const visible = all.filter(
-      (c) => this.deps.authz.decide(ctx.principal, 'clusters', 'get', c.cluster.server).allowed,
+      (c) => this.deps.authz.decide(ctx.principal, 'clusters', 'get', objectOf(c)).allowed,
     );
     await this.deps.authz.record(ctx.principal, 'clusters', 'list', '*', ctx.via, {
       allowed: true,
@@ -179,7 +206,7 @@ export class ClustersService {
       ctx.principal,
       'clusters',
       'delete',
-      found?.cluster.server ?? by.server ?? by.name ?? '',
+      found ? objectOf(found) : (by.server ?? by.name ?? ''),
       ctx.via,
     );
     if (!found) throw new NotFoundError(`cluster ${by.server || by.name} not found`);

@@ -5,7 +5,7 @@ import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js'
 import { fieldViolationsOf, repov1, unary } from '@capstan/proto';
 import { CapstanError, UnavailableError, ValidationError, type ErrorCode } from '@capstan/service';
 import type { RepositoryInput } from '../apply/manifests.js';
-import type { RepoBackend, RepositoryView } from './repositories.service.js';
+import type { RepoBackend, RepositoryView, SecretApplyOutcome } from './repositories.service.js';
 
 const CODES: Partial<Record<number, ErrorCode>> = {
   [status.INVALID_ARGUMENT]: 'INVALID_ARGUMENT',
@@ -80,13 +80,25 @@ export class GrpcRepoBackend implements RepoBackend {
     return view(res.credential);
   }
 
-  async applySecret(actor: string, manifest: unknown): Promise<RepositoryView> {
+  async applySecret(
+    actor: string,
+    manifest: unknown,
+    opts: { dryRun: boolean; expectedId?: string },
+  ): Promise<SecretApplyOutcome> {
     const res = await unary(
       this.client.applyCredentialSecret.bind(this.client),
-      { manifestJson: JSON.stringify(manifest) },
+      {
+        manifestJson: JSON.stringify(manifest),
+        dryRun: opts.dryRun,
+        ...(opts.expectedId !== undefined ? { expectedId: opts.expectedId } : {}),
+      },
       { metadata: this.md(actor) },
     ).catch(remote);
-    return view(res.credential);
+    return {
+      credential: res.credential ? view(res.credential) : null,
+      id: res.credential?.id ?? '',
+      outcome: res.outcome === 'configured' ? 'configured' : 'created',
+    };
   }
 
   async get(actor: string, repo: string, project: string): Promise<RepositoryView> {

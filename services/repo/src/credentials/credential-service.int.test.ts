@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { createDb, migrateAudit, migrateToLatest, verifyAuditChain, type Kysely } from '@capstan/db';
 import {
   AlreadyExistsError,
+  ConcurrencyError,
   FailedPreconditionError,
   NotFoundError,
   ValidationError,
@@ -144,15 +145,92 @@ describe('CredentialService on PostgreSQL', () => {
       },
     };
     const created = await service.applySecret(secret, admin);
-    expect(created).toMatchObject({ name: 'team-d-repo', origin: 'declarative', project: 'team-d' });
+    expect(created.outcome).toBe('created');
+    expect(created.credential).toMatchObject({
+      name: 'team-d-repo',
+      origin: 'declarative',
+      project: 'team-d',
+    });
     const again = await service.applySecret(
       { ...secret, stringData: { ...secret.stringData, username: 'd2' } },
       admin,
     );
-    expect(again).toMatchObject({ id: created.id, username: 'd2' });
+    expect(again.outcome).toBe('configured');
+    expect(again.credential).toMatchObject({ id: created.credential?.id, username: 'd2' });
     await expect(
       service.applySecret({ ...secret, stringData: { url: 'https://u:leak@h/x.git' } }, admin),
     ).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('never moves a credential to another scope by its name (take-over is a conflict naming neither side)', async () => {
+    const victim = await service.create(
+      input('team-x', CANARY, 'https://git.example.com/x/private.git'),
+      admin,
+    );
+    const takeOver = (project: string, stringData: Record<string, string> = {}) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: victim.name, labels: { 'argocd.argoproj.io/secret-type': 'repository' } },
+      stringData: {
+        url: 'https://git.example.com/x/private.git',
+        ...(project ? { project } : {}),
+        username: 'mallory',
+        password: 'mallory-pw',
+        ...stringData,
+      },
+    });
+    for (const [project, extra] of [
+      ['team-y', {}],
+      ['', {}],
+      ['team-y', { url: 'https://git.example.com/y/other.git' }],
+    ] as const) {
+      for (const dryRun of [true, false]) {
+        const err = await service
+          .applySecret(takeOver(project, extra), { actor: 'user:mallory' }, { dryRun })
+          .catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(AlreadyExistsError);
+        expect((err as Error).message).toContain('already exists in another scope');
+        expect((err as Error).message).not.toContain('team-x');
+        expect((err as Error).message).not.toContain(CANARY);
+      }
+    }
+    // The victim's credential is untouched: its scope, username and secret.
+    const lookupX = await lookup(
+      { url: 'https://git.example.com/x/private.git', project: 'team-x', application: null },
+      admin,
+    );
+    expect(lookupX.credentialId).toBe(victim.id);
+    expect(lookupX.credential?.auth).toMatchObject({ username: 'bot-team-x', password: CANARY });
+    const lookupY = await lookup(
+      { url: 'https://git.example.com/x/private.git', project: 'team-y', application: null },
+      admin,
+    );
+    expect(lookupY.credentialId).toBeNull();
+    const refusals = (await decisions()).filter(
+      (r) => r.outcome === 'deny' && r.message?.includes('another scope'),
+    );
+    expect(refusals).toHaveLength(6);
+  });
+
+  it('plans a declarative apply without writing, and refuses when the name changed hands since', async () => {
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'team-e-repo', labels: { 'argocd.argoproj.io/secret-type': 'repository' } },
+      stringData: { url: 'https://git.example.com/e.git', project: 'team-e', username: 'e', password: 'pw' },
+    };
+    const plan = await service.applySecret(secret, admin, { dryRun: true });
+    expect(plan).toEqual({ credential: null, outcome: 'created' });
+    expect((await service.list('team-e', admin)).length).toBe(0);
+    const created = await service.applySecret(secret, admin, { expectedId: '' });
+    await expect(service.applySecret(secret, admin, { expectedId: '' })).rejects.toBeInstanceOf(
+      ConcurrencyError,
+    );
+    const replan = await service.applySecret(secret, admin, { dryRun: true });
+    expect(replan.outcome).toBe('configured');
+    expect(replan.credential?.id).toBe(created.credential?.id);
+    const updated = await service.applySecret(secret, admin, { expectedId: created.credential!.id });
+    expect(updated.outcome).toBe('configured');
   });
 
   it('audits every lookup, mutation and refusal with candidates and reasons, never a secret', async () => {

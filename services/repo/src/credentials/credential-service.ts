@@ -4,7 +4,13 @@
 // theirs on their own, because the refused transaction is rolled back.
 import { randomUUID } from 'node:crypto';
 import { appendAudit, type Kysely } from '@capstan/db';
-import { AlreadyExistsError, CapstanError, FailedPreconditionError, NotFoundError } from '@capstan/service';
+import {
+  AlreadyExistsError,
+  CapstanError,
+  ConcurrencyError,
+  FailedPreconditionError,
+  NotFoundError,
+} from '@capstan/service';
 import type { CheckoutCredential } from '../checkouts/checkout-store.js';
 import type { CredentialInput, CredentialMetadata } from './credential.js';
 import { validateCredentialInput } from './credential-input.js';
@@ -44,6 +50,13 @@ export interface LookupResult {
    * but must await it before answering, so no answer goes out without its audit row.
    */
   recorded: Promise<void>;
+}
+
+/** What applying a declarative Secret did (or, in a dry run, would do). */
+export interface SecretApplyResult {
+  /** The credential written; in a dry run the one the name already holds, or null. */
+  credential: CredentialMetadata | null;
+  outcome: 'created' | 'configured';
 }
 
 export class CredentialService {
@@ -160,8 +173,19 @@ export class CredentialService {
     return rows.map(toMetadata);
   }
 
-  /** Applies an Argo CD declarative repository Secret: created, or updated in place by name. */
-  async applySecret(manifest: unknown, caller: Caller): Promise<CredentialMetadata> {
+  /**
+   * Applies an Argo CD declarative repository Secret: created, or updated in place by name. The
+   * name never moves a credential between scopes: a name held by a credential of another project
+   * (or unscoped, or scoped when the Secret is not) is a conflict whose message names neither that
+   * project nor anything of the credential. With `dryRun` nothing is written and the existing
+   * credential of that name (same scope) is returned for the caller's authorisation; `expectedId`
+   * ('' = none) refuses when the name's holder changed since that plan.
+   */
+  async applySecret(
+    manifest: unknown,
+    caller: Caller,
+    opts: { dryRun?: boolean; expectedId?: string } = {},
+  ): Promise<SecretApplyResult> {
     let parsed;
     try {
       parsed = parseRepositorySecret(manifest);
@@ -176,20 +200,46 @@ export class CredentialService {
     const input = await this.validated(parsed.input, base);
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const byName = await credentialByName(trx, parsed.name);
+        const byName = await credentialByName(trx, parsed.name, { forUpdate: true });
         const rows = await credentialsForUrl(trx, normalizeRepoUrl(input.url));
+        const candidates = candidatesOf(
+          byName && !rows.some((r) => r.id === byName.id) ? [...rows, byName] : rows,
+        );
+        if (byName && byName.project !== input.project) {
+          throw new AlreadyExistsError(
+            `a repository credential named ${JSON.stringify(parsed.name)} already exists in another scope; choose another metadata.name`,
+          );
+        }
+        if (opts.expectedId !== undefined && opts.expectedId !== (byName?.id ?? '')) {
+          throw new ConcurrencyError(
+            `the repository credential named ${JSON.stringify(parsed.name)} changed while it was applied; apply again`,
+          );
+        }
+        const outcome = byName ? 'configured' : 'created';
+        if (opts.dryRun) {
+          await this.audit(trx, {
+            ...base,
+            operation: byName ? 'update' : 'create',
+            candidates,
+            chosen_id: byName?.id ?? null,
+            reason: 'exact',
+            outcome: 'allow',
+            message: 'dry run: nothing written',
+          });
+          return { credential: byName ? toMetadata(byName) : null, outcome };
+        }
         const row = byName
           ? await this.replace(trx, byName, input)
           : await this.insert(trx, input, caller, 'declarative');
         await this.audit(trx, {
           ...base,
           operation: byName ? 'update' : 'create',
-          candidates: candidatesOf(rows),
+          candidates,
           chosen_id: row.id,
           reason: 'exact',
           outcome: 'allow',
         });
-        return toMetadata(row);
+        return { credential: toMetadata(row), outcome };
       });
     } catch (err) {
       throw await this.refused(base, err);
@@ -288,11 +338,9 @@ export class CredentialService {
     if (resolution.outcome === 'found') return resolution.credential;
     const candidates = candidatesOf(resolution.considered);
     if (resolution.outcome === 'ambiguous') {
-      const projects = resolution.considered
-        .map((r) => (r.project === '' ? '(unscoped)' : r.project))
-        .join(', ');
+      // The projects stay in the audit row: the caller may not see them all (the api names the ones it may).
       const err = new FailedPreconditionError(
-        `several credentials exist for ${redactRepoUrl(url)} (projects: ${projects}); name the project`,
+        `several credentials exist for ${redactRepoUrl(url)}; name the project`,
       );
       await this.audit(this.db, {
         ...base,

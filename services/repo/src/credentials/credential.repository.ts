@@ -28,8 +28,14 @@ export async function listCredentialRows(
   return query.orderBy('seq').execute();
 }
 
-export async function credentialByName(db: RepoDb, name: string): Promise<CredentialRow | undefined> {
-  return schema(db).selectFrom('credentials').selectAll().where('name', '=', name).executeTakeFirst();
+/** One credential by name; `forUpdate` locks its row for the rest of the caller's transaction. */
+export async function credentialByName(
+  db: RepoDb,
+  name: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<CredentialRow | undefined> {
+  const query = schema(db).selectFrom('credentials').selectAll().where('name', '=', name);
+  return (opts.forUpdate ? query.forUpdate() : query).executeTakeFirst();
 }
 
 /** One credential by id; `forUpdate` locks its row for the rest of the caller's transaction. */

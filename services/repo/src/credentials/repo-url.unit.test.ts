@@ -1,24 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '@capstan/service';
-import { normalizeRepoUrl, redactRepoUrl, sameRepoUrl, validateRepoUrl } from './repo-url.js';
+import { validateRepoUrl } from './repo-url.js';
 
-describe('repository URLs', () => {
-  it('normalises like Argo CD', () => {
-    expect(normalizeRepoUrl(' https://GitHub.com/Org/Repo.git ')).toBe('https://github.com/org/repo');
-    expect(normalizeRepoUrl('git@github.com:org/repo.git')).toBe('git@github.com/org/repo');
-    expect(sameRepoUrl('git@github.com:org/repo.git', 'ssh://git@github.com/org/repo')).toBe(true);
-    expect(sameRepoUrl('https://h/a.git', 'https://h/b.git')).toBe(false);
-  });
-
-  it('accepts http(s), ssh and scp-like URLs', () => {
-    for (const url of [
-      'https://h.example/a.git',
-      'http://127.0.0.1:8080/a.git',
-      'ssh://git@h/a.git',
-      'git@h:org/a.git',
-    ]) {
-      expect(validateRepoUrl(url)).toBe(url);
-    }
+// The rules themselves are @capstan/policy's (repo-url.unit.test.ts there, with Argo CD's vectors);
+// this checks that the service turns them into field-named validation errors.
+describe('validateRepoUrl', () => {
+  it('returns the trimmed URL when it may be stored', () => {
+    expect(validateRepoUrl(' https://h.example/a.git ')).toBe('https://h.example/a.git');
+    expect(validateRepoUrl('git@h:org/a.git')).toBe('git@h:org/a.git');
   });
 
   it('refuses URLs that carry secrets without echoing them', () => {
@@ -32,14 +21,12 @@ describe('repository URLs', () => {
     }
   });
 
-  it('refuses option-like, empty and foreign-scheme URLs with the field named', () => {
+  it('refuses option-like, helper and file URLs with the field named', () => {
     expect(() => validateRepoUrl('--upload-pack=touch /tmp/x', 'url')).toThrow(/url: must not/);
+    expect(() => validateRepoUrl('ssh://-oProxyCommand=touch%20x/r', 'url')).toThrow(/url: .*host beginning/);
     expect(() => validateRepoUrl('', 'url')).toThrow(/url: must not be empty/);
-    expect(() => validateRepoUrl('file:///etc', 'url')).toThrow(/url: must be an http/);
+    expect(() => validateRepoUrl('file:///etc', 'url')).toThrow(/url: must not be a file/);
     expect(() => validateRepoUrl('ext::sh -c touch% /tmp/pwned', 'url')).toThrow(/url:/);
-  });
-
-  it('redacts passwords for display', () => {
-    expect(redactRepoUrl('https://u:p@h/a.git')).toBe('https://u:redacted@h/a.git');
+    expect(validateRepoUrl('file:///srv/git/a', 'url', { allowFileUrls: true })).toBe('file:///srv/git/a');
   });
 });

@@ -3,6 +3,7 @@
 // refuses out-of-bounds symlinks), because a tool following one would read the service's files.
 import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { repoPathProblem } from '@capstan/policy';
 import { PathEscapeError, PathNotFoundError } from './manifest-errors.js';
 
 export function isInside(root: string, candidate: string): boolean {
@@ -15,9 +16,10 @@ export function isInside(root: string, candidate: string): boolean {
  * revision for error messages.
  */
 export async function resolveAppDirectory(root: string, appPath: string, where: string): Promise<string> {
+  // The rule the api applied when the Application was written (@capstan/policy), checked again here.
+  const problem = repoPathProblem(appPath);
+  if (problem) throw new PathEscapeError(`path ${JSON.stringify(appPath)} ${problem} (${where})`);
   const cleaned = appPath.trim() === '' ? '.' : appPath.trim();
-  if (path.isAbsolute(cleaned) || cleaned.includes('\0'))
-    throw new PathEscapeError(`path ${cleaned} must be relative to the repository root (${where})`);
   const target = path.resolve(root, cleaned);
   if (!isInside(root, target)) throw new PathEscapeError(`path ${cleaned} escapes the repository (${where})`);
   let real: string;

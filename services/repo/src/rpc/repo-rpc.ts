@@ -157,7 +157,14 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
         } catch {
           throw new ValidationError([{ field: 'manifestJson', description: 'is not valid JSON' }]);
         }
-        return { credential: toCredential(await deps.credentials.applySecret(manifest, caller)) };
+        const result = await deps.credentials.applySecret(manifest, caller, {
+          dryRun: req.dryRun,
+          ...(req.expectedId !== undefined ? { expectedId: req.expectedId } : {}),
+        });
+        return {
+          ...(result.credential ? { credential: toCredential(result.credential) } : {}),
+          outcome: result.outcome,
+        };
       },
     ),
     lookupCredential: unary('lookupCredential', async (req: repov1.LookupCredentialRequest, caller) =>

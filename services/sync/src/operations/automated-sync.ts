@@ -5,7 +5,7 @@
 import {
   applicationSources,
   DEFAULT_CONTROL_NAMESPACE,
-  normalizeGitUrl,
+  normalizeRepoUrl,
   type Application,
 } from '@capstan/policy';
 
@@ -20,14 +20,14 @@ const sameRevision = (a: string | undefined, b: string) => (a || 'HEAD') === (b 
 
 /** The Applications a revision change should sync (pure). */
 export function applicationsToSync(apps: readonly Application[], change: RevisionChange): Application[] {
-  const url = normalizeGitUrl(change.repoURL);
+  const url = normalizeRepoUrl(change.repoURL);
   return apps.filter((app) => {
     const automated = app.spec.syncPolicy?.automated;
     if (!automated || automated.enabled === false) return false;
     // The project whose credential resolved the revision must be this Application's ('' = unscoped).
     if (change.project !== '' && change.project !== app.spec.project) return false;
     return applicationSources(app).some(
-      (s) => normalizeGitUrl(s.repoURL) === url && sameRevision(s.targetRevision, change.revision),
+      (s) => normalizeRepoUrl(s.repoURL) === url && sameRevision(s.targetRevision, change.revision),
     );
   });
 }

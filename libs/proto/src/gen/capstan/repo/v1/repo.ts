@@ -106,10 +106,25 @@ export interface DeleteCredentialResponse {
 export interface ApplyCredentialSecretRequest {
   /** The Secret manifest as JSON. */
   manifestJson: string;
+  /**
+   * Write nothing: say what would happen and return the credential the name already holds (for
+   * the api to authorise against it). A name held by another scope is ALREADY_EXISTS either way.
+   */
+  dryRun: boolean;
+  /**
+   * The id the name held when the api planned and authorised the apply ("" for none); the apply
+   * is ABORTED when the name's holder changed since. Absent: not checked.
+   */
+  expectedId?: string | undefined;
 }
 
 export interface ApplyCredentialSecretResponse {
-  credential?: Credential | undefined;
+  /** The credential written; in a dry run the one the name already holds (absent when none). */
+  credential?:
+    | Credential
+    | undefined;
+  /** created or configured (what a dry run would do). */
+  outcome: string;
 }
 
 /** The Application a request is made for: its project selects the credential. */
@@ -1445,13 +1460,19 @@ export const DeleteCredentialResponse: MessageFns<DeleteCredentialResponse> = {
 };
 
 function createBaseApplyCredentialSecretRequest(): ApplyCredentialSecretRequest {
-  return { manifestJson: "" };
+  return { manifestJson: "", dryRun: false, expectedId: undefined };
 }
 
 export const ApplyCredentialSecretRequest: MessageFns<ApplyCredentialSecretRequest> = {
   encode(message: ApplyCredentialSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.manifestJson !== "") {
       writer.uint32(10).string(message.manifestJson);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(16).bool(message.dryRun);
+    }
+    if (message.expectedId !== undefined) {
+      writer.uint32(26).string(message.expectedId);
     }
     return writer;
   },
@@ -1477,6 +1498,22 @@ export const ApplyCredentialSecretRequest: MessageFns<ApplyCredentialSecretReque
             message.manifestJson = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.expectedId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1496,6 +1533,16 @@ export const ApplyCredentialSecretRequest: MessageFns<ApplyCredentialSecretReque
         : isSet(object.manifest_json)
         ? globalThis.String(object.manifest_json)
         : "",
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+      expectedId: isSet(object.expectedId)
+        ? globalThis.String(object.expectedId)
+        : isSet(object.expected_id)
+        ? globalThis.String(object.expected_id)
+        : undefined,
     };
   },
 
@@ -1503,6 +1550,12 @@ export const ApplyCredentialSecretRequest: MessageFns<ApplyCredentialSecretReque
     const obj: any = {};
     if (message.manifestJson !== "") {
       obj.manifestJson = message.manifestJson;
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    if (message.expectedId !== undefined) {
+      obj.expectedId = message.expectedId;
     }
     return obj;
   },
@@ -1513,18 +1566,23 @@ export const ApplyCredentialSecretRequest: MessageFns<ApplyCredentialSecretReque
   fromPartial<I extends Exact<DeepPartial<ApplyCredentialSecretRequest>, I>>(object: I): ApplyCredentialSecretRequest {
     const message = createBaseApplyCredentialSecretRequest();
     message.manifestJson = object.manifestJson ?? "";
+    message.dryRun = object.dryRun ?? false;
+    message.expectedId = object.expectedId ?? undefined;
     return message;
   },
 };
 
 function createBaseApplyCredentialSecretResponse(): ApplyCredentialSecretResponse {
-  return { credential: undefined };
+  return { credential: undefined, outcome: "" };
 }
 
 export const ApplyCredentialSecretResponse: MessageFns<ApplyCredentialSecretResponse> = {
   encode(message: ApplyCredentialSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.credential !== undefined) {
       Credential.encode(message.credential, writer.uint32(10).fork()).join();
+    }
+    if (message.outcome !== "") {
+      writer.uint32(18).string(message.outcome);
     }
     return writer;
   },
@@ -1550,6 +1608,14 @@ export const ApplyCredentialSecretResponse: MessageFns<ApplyCredentialSecretResp
             message.credential = Credential.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.outcome = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1563,13 +1629,19 @@ export const ApplyCredentialSecretResponse: MessageFns<ApplyCredentialSecretResp
   },
 
   fromJSON(object: any): ApplyCredentialSecretResponse {
-    return { credential: isSet(object.credential) ? Credential.fromJSON(object.credential) : undefined };
+    return {
+      credential: isSet(object.credential) ? Credential.fromJSON(object.credential) : undefined,
+      outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
+    };
   },
 
   toJSON(message: ApplyCredentialSecretResponse): unknown {
     const obj: any = {};
     if (message.credential !== undefined) {
       obj.credential = Credential.toJSON(message.credential);
+    }
+    if (message.outcome !== "") {
+      obj.outcome = message.outcome;
     }
     return obj;
   },
@@ -1584,6 +1656,7 @@ export const ApplyCredentialSecretResponse: MessageFns<ApplyCredentialSecretResp
     message.credential = (object.credential !== undefined && object.credential !== null)
       ? Credential.fromPartial(object.credential)
       : undefined;
+    message.outcome = object.outcome ?? "";
     return message;
   },
 };
@@ -3292,7 +3365,10 @@ export const RepoServiceService = {
       Buffer.from(DeleteCredentialResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteCredentialResponse => DeleteCredentialResponse.decode(value),
   },
-  /** Applies an Argo CD declarative repository Secret (JSON), keeping its name. */
+  /**
+   * Applies an Argo CD declarative repository Secret (JSON), keeping its name; never moves a
+   * credential from one scope to another (that is ALREADY_EXISTS).
+   */
   applyCredentialSecret: {
     path: "/capstan.repo.v1.RepoService/ApplyCredentialSecret" as const,
     requestStream: false as const,
@@ -3371,7 +3447,10 @@ export interface RepoServiceServer extends UntypedServiceImplementation {
   listCredentials: handleUnaryCall<ListCredentialsRequest, ListCredentialsResponse>;
   /** Same selection as GetCredential. */
   deleteCredential: handleUnaryCall<DeleteCredentialRequest, DeleteCredentialResponse>;
-  /** Applies an Argo CD declarative repository Secret (JSON), keeping its name. */
+  /**
+   * Applies an Argo CD declarative repository Secret (JSON), keeping its name; never moves a
+   * credential from one scope to another (that is ALREADY_EXISTS).
+   */
   applyCredentialSecret: handleUnaryCall<ApplyCredentialSecretRequest, ApplyCredentialSecretResponse>;
   /** Which credential a checkout for an Application would use (metadata only). */
   lookupCredential: handleUnaryCall<LookupCredentialRequest, LookupCredentialResponse>;
@@ -3462,7 +3541,10 @@ export interface RepoServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteCredentialResponse) => void,
   ): ClientUnaryCall;
-  /** Applies an Argo CD declarative repository Secret (JSON), keeping its name. */
+  /**
+   * Applies an Argo CD declarative repository Secret (JSON), keeping its name; never moves a
+   * credential from one scope to another (that is ALREADY_EXISTS).
+   */
   applyCredentialSecret(
     request: ApplyCredentialSecretRequest,
     callback: (error: ServiceError | null, response: ApplyCredentialSecretResponse) => void,
