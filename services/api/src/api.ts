@@ -10,6 +10,7 @@ import {
   type OutboxRelay,
 } from '@capstan/events';
 import type { Logger } from '@capstan/service';
+import { DEFAULT_INPUT_LIMITS, DEFAULT_YAML_LIMITS, type InputLimits } from '@capstan/policy';
 import type { Kysely } from 'kysely';
 import { API_SCHEMA, apiMigrations } from './migrations/index.js';
 import type { ApiDatabase } from './support/db.table.js';
@@ -49,6 +50,8 @@ export interface ApiConfig {
   httpHost: string;
   httpPort: number;
   bodyLimit: number;
+  /** Bounds on request input and applied YAML (defaults: DEFAULT_INPUT_LIMITS of @capstan/policy). */
+  inputLimits?: Partial<InputLimits>;
   policyFile: string;
   policyCsv: string;
   defaultRole: string;
@@ -143,7 +146,9 @@ export async function startApi(
     signer,
     sessionTtlSeconds: config.sessionTtlSeconds,
   });
+  const inputLimits: InputLimits = { ...DEFAULT_INPUT_LIMITS, ...config.inputLimits };
   const services: ApiServices = {
+    inputLimits,
     db,
     authn,
     authz,
@@ -154,7 +159,19 @@ export async function startApi(
     repositories,
     audit: new AuditService({ db: db as unknown as Kysely<unknown>, authz }),
     accounts,
-    apply: new ApplyService({ db, authz, projects, applications, clusters, repositories }),
+    apply: new ApplyService({
+      db,
+      authz,
+      projects,
+      applications,
+      clusters,
+      repositories,
+      yamlLimits: {
+        ...inputLimits,
+        maxBytes: config.bodyLimit,
+        maxAliasCount: DEFAULT_YAML_LIMITS.maxAliasCount,
+      },
+    }),
   };
 
   const admin = await accounts.bootstrapAdmin(config.adminPassword);

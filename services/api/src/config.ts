@@ -29,6 +29,26 @@ export const apiSettings = {
     default: 1024 * 1024,
     description: 'largest request body (HTTP and gRPC message) in bytes; larger ones are refused',
   },
+  'api.input.max-depth': {
+    schema: z.coerce.number().int().min(8).max(1000),
+    default: 64,
+    description: 'deepest nesting of objects and lists in a request or an applied YAML document',
+  },
+  'api.input.max-string-length': {
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024),
+    default: 128 * 1024,
+    description:
+      "longest string in a request (characters); apply's manifests text is bounded by api.body-limit",
+  },
+  'api.input.max-entries': {
+    schema: z.coerce.number().int().min(16).max(1_000_000),
+    default: 10_000,
+    description: 'most entries of one list or object in a request or an applied YAML document',
+  },
   'rbac.policy-file': {
     schema: z.string().default(''),
     default: '',

@@ -34,6 +34,11 @@ await runService({
         httpHost: c['api.http.host'],
         httpPort: c['api.http.port'],
         bodyLimit: c['api.body-limit'],
+        inputLimits: {
+          maxDepth: c['api.input.max-depth'],
+          maxStringLength: c['api.input.max-string-length'],
+          maxEntries: c['api.input.max-entries'],
+        },
         policyFile: c['rbac.policy-file'],
         policyCsv: c['rbac.policy-csv'],
         defaultRole: c['rbac.default-role'],

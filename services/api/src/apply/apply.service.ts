@@ -3,7 +3,7 @@
 // then write in dependency order (clusters, projects parents-first, repositories, applications).
 // Each object is its own aggregate, so a failure of the store itself in the last pass can leave the
 // objects before it written; the response and the error say which.
-import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, type YamlLimits } from '@capstan/policy';
 import type { Kysely } from 'kysely';
 import { CapstanError, ValidationError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
@@ -57,6 +57,7 @@ export class ApplyService {
       applications: ApplicationsService;
       clusters: ClustersService;
       repositories: RepositoriesService;
+      yamlLimits?: YamlLimits;
     },
   ) {}
 
@@ -116,7 +117,7 @@ export class ApplyService {
     manifests: string,
     opts: { dryRun: boolean; strict: boolean },
   ): Promise<ApplyResult[]> {
-    const items = readManifests(manifests, opts.strict);
+    const items = readManifests(manifests, opts.strict, this.deps.yamlLimits);
     for (const item of items) {
       if (item.kind !== 'Repository') continue;
       this.deps.repositories.validate(item.value);

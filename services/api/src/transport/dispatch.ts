@@ -1,10 +1,13 @@
-// What every call goes through, whichever transport brought it: authenticate (a refusal is
-// audited), validate the input against the operation's schema (field paths), run.
-import { UnauthenticatedError, PermissionDeniedError } from '@capstan/service';
+// What every call goes through, whichever transport brought it: bound the input (no NUL or lone
+// surrogate in any string, depth, lengths: refused before anything reaches the database, even for
+// the unauthenticated login), authenticate (a refusal is audited), validate the input against the
+// operation's schema (field paths), run.
+import { UnauthenticatedError, PermissionDeniedError, ValidationError } from '@capstan/service';
+import { inputLimitIssues } from '@capstan/policy';
 import type { ApiServices } from '../services.js';
 import type { Via } from '../rbac/authorizer.js';
 import type { RequestContext } from '../support/request.js';
-import { parseOrThrow } from '../support/validation.js';
+import { parseOrThrow, violationsOf } from '../support/validation.js';
 import type { Operation } from './operation.js';
 
 export interface CallMeta {
@@ -22,6 +25,8 @@ export async function dispatch(
   raw: unknown,
   meta: CallMeta,
 ): Promise<unknown> {
+  const bounded = inputLimitIssues(raw, services.inputLimits, op.largeStrings);
+  if (bounded.length > 0) throw new ValidationError(violationsOf(bounded));
   let ctx: RequestContext = { principal: ANONYMOUS, via: meta.via, correlationId: meta.correlationId };
   if (op.auth !== 'public') {
     try {
