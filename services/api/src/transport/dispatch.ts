@@ -14,6 +14,8 @@ export interface CallMeta {
   authorization: string | undefined;
   onBehalfOf: string | undefined;
   correlationId: string | undefined;
+  /** The caller's address without port. */
+  peer: string | undefined;
   via: Via;
 }
 
@@ -27,7 +29,12 @@ export async function dispatch(
 ): Promise<unknown> {
   const bounded = inputLimitIssues(raw, services.inputLimits, op.largeStrings);
   if (bounded.length > 0) throw new ValidationError(violationsOf(bounded));
-  let ctx: RequestContext = { principal: ANONYMOUS, via: meta.via, correlationId: meta.correlationId };
+  let ctx: RequestContext = {
+    principal: ANONYMOUS,
+    via: meta.via,
+    correlationId: meta.correlationId,
+    peer: meta.peer,
+  };
   if (op.auth !== 'public') {
     try {
       ctx = { ...ctx, principal: await services.authn.authenticate(meta.authorization, meta.onBehalfOf) };
