@@ -1,6 +1,8 @@
 // Declarative apply of Argo CD manifests. Three passes so that bad input writes nothing: read and
 // validate every document; authorise every write (one refusal refuses the whole request, audited);
 // then write in dependency order (clusters, projects parents-first, repositories, applications).
+// A dry run takes the same path (every check of every write, conflicts decided by the aggregates) and
+// skips only the appends, so it gives the verdict the apply would.
 // Each object is its own aggregate, so a failure of the store itself in the last pass can leave the
 // objects before it written; the response and the error say which.
 import { DEFAULT_CONTROL_NAMESPACE, type YamlLimits } from '@capstan/policy';
@@ -9,7 +11,6 @@ import { CapstanError, ValidationError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { RequestContext } from '../support/request.js';
-import { sameManifest } from '../support/canonical.js';
 import { findProject } from '../projects/project.repository.js';
 import { findApplication } from '../applications/application.repository.js';
 import { findCluster } from '../clusters/cluster.repository.js';
@@ -18,6 +19,8 @@ import type { ApplicationsService } from '../applications/applications.service.j
 import type { ClustersService } from '../clusters/clusters.service.js';
 import { repoObject, type RepositoriesService } from '../repositories/repositories.service.js';
 import { identity, readManifests, type ApplyItem } from './manifests.js';
+import type { WriteOutcome } from '../support/aggregate.js';
+import type { PendingObjects } from '../support/write-options.js';
 
 export interface ApplyResult {
   kind: string;
@@ -61,10 +64,8 @@ export class ApplyService {
     },
   ) {}
 
-  /** What each item would do, and the RBAC check it needs. */
-  private async plan(
-    item: ApplyItem,
-  ): Promise<{ resource: string; action: string; object: string; exists: boolean; unchanged: boolean }> {
+  /** The RBAC check each item needs (all are made before anything is written). */
+  private async plan(item: ApplyItem): Promise<{ resource: string; action: string; object: string }> {
     const db = this.deps.db;
     switch (item.kind) {
       case 'AppProject': {
@@ -73,8 +74,6 @@ export class ApplyService {
           resource: 'projects',
           action: existing ? 'update' : 'create',
           object: item.value.metadata.name,
-          exists: !!existing,
-          unchanged: !!existing && sameManifest(existing.project, item.value),
         };
       }
       case 'Application': {
@@ -87,8 +86,6 @@ export class ApplyService {
           resource: 'applications',
           action: existing ? 'update' : 'create',
           object: `${item.value.spec.project}/${item.value.metadata.name}`,
-          exists: !!existing,
-          unchanged: !!existing && sameManifest(existing.application, item.value),
         };
       }
       case 'Cluster': {
@@ -97,8 +94,6 @@ export class ApplyService {
           resource: 'clusters',
           action: existing ? 'update' : 'create',
           object: item.value.server,
-          exists: !!existing,
-          unchanged: false,
         };
       }
       case 'Repository':
@@ -106,9 +101,38 @@ export class ApplyService {
           resource: 'repositories',
           action: 'create',
           object: repoObject(item.value.project, item.value.repo),
-          exists: false,
-          unchanged: false,
         };
+    }
+  }
+
+  /**
+   * One document's write, the same for apply and dry run: every check the write makes (validation,
+   * RBAC, parents, project permissions, conflicts in the aggregate) runs; a dry run skips only the
+   * append. What it brings is added to `pending` for the documents after it.
+   */
+  private async write(
+    ctx: RequestContext,
+    item: ApplyItem,
+    dryRun: boolean,
+    pending: PendingObjects,
+  ): Promise<WriteOutcome> {
+    const opts = { upsert: true, dryRun, pending };
+    switch (item.kind) {
+      case 'Cluster': {
+        const outcome = await this.deps.clusters.put(ctx, item.value, opts);
+        if (item.value.name) pending.clusters.set(item.value.name, item.value.server);
+        return outcome;
+      }
+      case 'AppProject': {
+        const outcome = await this.deps.projects.put(ctx, item.value, opts);
+        pending.projects.set(item.value.metadata.name, item.value);
+        return outcome;
+      }
+      case 'Repository':
+        await this.deps.repositories.create(ctx, item.value, true, { dryRun });
+        return 'created';
+      case 'Application':
+        return this.deps.applications.put(ctx, item.value, opts);
     }
   }
 
@@ -139,8 +163,8 @@ export class ApplyService {
       ...items.filter((i) => i.kind === 'Application'),
     ].sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
     const results: ApplyResult[] = [];
+    const pending: PendingObjects = { projects: new Map(), clusters: new Map() };
     for (const item of ordered) {
-      const p = plans.get(item)!;
       const [kind, ...rest] = identity(item).split(' ');
       const full = rest.join(' ');
       const namespace =
@@ -150,29 +174,19 @@ export class ApplyService {
       const name =
         item.kind === 'Application' || item.kind === 'AppProject' ? item.value.metadata.name : full;
       const base = { kind: kind!, name, namespace };
-      if (opts.dryRun) {
+      try {
+        const outcome = await this.write(ctx, item, opts.dryRun, pending);
         results.push({
           ...base,
-          action: p.unchanged ? 'unchanged' : p.exists ? 'would-configure' : 'would-create',
-          message: '',
+          action:
+            opts.dryRun && outcome !== 'unchanged'
+              ? (`would-${outcome === 'created' ? 'create' : 'configure'}` as const)
+              : outcome,
+          message:
+            opts.dryRun && item.kind === 'Repository'
+              ? 'validated and authorised by the api; the repo service does not answer dry runs yet, so a conflict with an existing credential shows only on apply'
+              : '',
         });
-        continue;
-      }
-      try {
-        switch (item.kind) {
-          case 'Cluster':
-            await this.deps.clusters.createValidated(ctx, item.value, true);
-            break;
-          case 'AppProject':
-            await this.deps.projects.createValidated(ctx, item.value, true);
-            break;
-          case 'Repository':
-            await this.deps.repositories.create(ctx, item.value, true);
-            break;
-          case 'Application':
-            await this.deps.applications.createValidated(ctx, item.value, true);
-            break;
-        }
       } catch (err) {
         if (err instanceof ValidationError) {
           throw new ValidationError(
@@ -187,7 +201,7 @@ export class ApplyService {
           const done = results.map((r) => `${r.kind} ${r.name}`).join(', ');
           throw new CapstanError(
             err.code,
-            `document ${item.doc} (${identity(item)}): ${err.message} (already applied: ${done})`,
+            `document ${item.doc} (${identity(item)}): ${err.message} (${opts.dryRun ? 'checked before it' : 'already applied'}: ${done})`,
             { cause: err },
           );
         }
@@ -197,11 +211,6 @@ export class ApplyService {
           });
         throw err;
       }
-      results.push({
-        ...base,
-        action: p.unchanged ? 'unchanged' : p.exists ? 'configured' : 'created',
-        message: '',
-      });
     }
     return results;
   }

@@ -73,7 +73,13 @@ export class RepositoriesService {
     return input;
   }
 
-  async create(ctx: RequestContext, input: RepositoryInput, upsert: boolean): Promise<RepositoryView> {
+  /** With `dryRun`, everything the api checks (validation, RBAC) and no call to the repo service. */
+  async create(
+    ctx: RequestContext,
+    input: RepositoryInput,
+    upsert: boolean,
+    opts: { dryRun?: boolean } = {},
+  ): Promise<RepositoryView | undefined> {
     this.validate(input);
     await this.deps.authz.check(
       ctx.principal,
@@ -90,6 +96,7 @@ export class RepositoriesService {
         repoObject(input.project, input.repo),
         ctx.via,
       );
+    if (opts.dryRun) return undefined;
     if (input.secretManifest !== undefined) {
       return this.deps.backend.applySecret(actorOf(ctx.principal), input.secretManifest);
     }
