@@ -6,7 +6,7 @@ import { status } from '@grpc/grpc-js';
 import { sql } from 'kysely';
 import { apiv1, fieldViolationsOf } from '@capstan/proto';
 import { ADMIN_PASSWORD, bearer, startHarness, unary, type Harness } from '../test-support/harness.js';
-import { grpcError, httpClient, teamA } from '../test-support/fixtures.js';
+import { grpcError, guestbook, httpClient, teamA } from '../test-support/fixtures.js';
 
 const BILLION_LAUGHS = [
   'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
@@ -162,5 +162,22 @@ describe('api edges: input limits', () => {
     expect(r.body.details).toEqual([
       { field: 'document 1: spec.description', description: 'value must not contain NUL (U+0000)' },
     ]);
+  });
+
+  it('validates namespaces as Kubernetes namespace names (DNS labels), naming the field', async () => {
+    const app = guestbook('team-a', 'ns-check');
+    const r = await http('POST', '/api/v1/applications', admin, {
+      application: {
+        ...app,
+        metadata: { name: 'ns-check', namespace: 'Argo_CD' },
+        spec: { ...app.spec, destination: { ...app.spec.destination, namespace: 'team-a-prod/../x' } },
+      },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.details.map((d: { field: string }) => d.field)).toEqual([
+      'metadata.namespace',
+      'spec.destination.namespace',
+    ]);
+    expect((await http('GET', '/api/v1/applications/ns-check', admin)).status).toBe(404);
   });
 });
