@@ -1,11 +1,10 @@
 // capstan app: Applications, with argocd app's commands and flags. `app sync` follows the operation
 // live (phase changes and each resource as the sync service reports it).
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { parse } from 'yaml';
 import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
 import { CliError } from '../errors.js';
+import { readManifestObject } from '../input/manifest-files.js';
 import {
   outputOption,
   printJsonOrYaml,
@@ -168,7 +167,7 @@ export function appCommand(): Command {
       withConnection(cmd, async (c) => {
         let application: apiv1.Application;
         if (o.file) {
-          application = apiv1.Application.fromJSON(parse(readFileSync(o.file === '-' ? 0 : o.file, 'utf8')));
+          application = apiv1.Application.fromJSON(readManifestObject(o.file));
           if (name && application.metadata) application.metadata.name = name;
         } else {
           if (!name) throw new CliError('an application name or -f is required');

@@ -1,13 +1,12 @@
 // capstan proj: AppProjects, with argocd proj's commands and flags, plus the self-service fields
 // (set-parent, destination service accounts) and project roles for tenants.
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { parse } from 'yaml';
 import { apiv1 } from '@capstan/proto';
 import { withConnection } from '../client/connection.js';
 import { modify } from './project-edit.js';
 import { projRoleCommand } from './proj-role.js';
 import { CliError } from '../errors.js';
+import { readManifestObject } from '../input/manifest-files.js';
 import { outputOption, printList, printObject, type OutputFormat } from '../output/format.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -93,7 +92,7 @@ export function projCommand(): Command {
         withConnection(cmd, async (c) => {
           let project: apiv1.Project;
           if (o.file) {
-            project = apiv1.Project.fromJSON(parse(readFileSync(o.file === '-' ? 0 : o.file, 'utf8')));
+            project = apiv1.Project.fromJSON(readManifestObject(o.file));
             if (name && project.metadata) project.metadata.name = name;
           } else {
             if (!name) throw new CliError('a project name or -f is required');

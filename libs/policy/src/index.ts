@@ -64,3 +64,10 @@ export {
   type RuleEvaluation,
   type CheckName,
 } from './sync/explain.js';
+export {
+  readYamlDocuments,
+  DEFAULT_YAML_LIMITS,
+  type YamlLimits,
+  type YamlDocument,
+} from './manifests/yaml.js';
+export { inputLimitIssues, textProblem, DEFAULT_INPUT_LIMITS, type InputLimits } from './input/limits.js';

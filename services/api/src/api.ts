@@ -10,6 +10,7 @@ import {
   type OutboxRelay,
 } from '@capstan/events';
 import type { Logger } from '@capstan/service';
+import { DEFAULT_INPUT_LIMITS, DEFAULT_YAML_LIMITS, type InputLimits } from '@capstan/policy';
 import type { Kysely } from 'kysely';
 import { API_SCHEMA, apiMigrations } from './migrations/index.js';
 import type { ApiDatabase } from './support/db.table.js';
@@ -31,6 +32,16 @@ import {
 import { GrpcRepoBackend } from './repositories/repo-client.js';
 import { AuditService } from './audit/audit.service.js';
 import { AccountsService } from './accounts/accounts.service.js';
+import {
+  defaultInitialAdminPasswordFile,
+  removeInitialAdminPassword,
+  writeInitialAdminPassword,
+} from './accounts/initial-admin-password.js';
+import {
+  DEFAULT_LOGIN_THROTTLE,
+  LoginThrottle,
+  type LoginThrottleSettings,
+} from './accounts/login-throttle.js';
 import { ApplyService } from './apply/apply.service.js';
 import { startGrpcServer } from './transport/grpc-server.js';
 import { startHttpServer } from './transport/http-server.js';
@@ -49,12 +60,18 @@ export interface ApiConfig {
   httpHost: string;
   httpPort: number;
   bodyLimit: number;
+  /** Bounds on request input and applied YAML (defaults: DEFAULT_INPUT_LIMITS of @capstan/policy). */
+  inputLimits?: Partial<InputLimits>;
   policyFile: string;
   policyCsv: string;
   defaultRole: string;
   sessionTtlSeconds: number;
+  /** Login throttling (defaults: Argo CD's, DEFAULT_LOGIN_THROTTLE). */
+  loginThrottle?: Partial<LoginThrottleSettings>;
   signingKey: string;
   adminPassword: string;
+  /** Where a generated admin password is written (mode 600); empty: defaultInitialAdminPasswordFile(). */
+  initialAdminPasswordFile?: string;
   serviceTokens: string;
   credentialReaders: readonly string[];
   delegatingServices: readonly string[];
@@ -136,14 +153,19 @@ export async function startApi(
     backend = grpcRepo;
   }
   const repositories = new RepositoriesService({ authz, backend });
+  const throttle: LoginThrottleSettings = { ...DEFAULT_LOGIN_THROTTLE, ...config.loginThrottle };
   const accounts = new AccountsService({
     db,
     authz,
     authn,
     signer,
     sessionTtlSeconds: config.sessionTtlSeconds,
+    throttle: new LoginThrottle(db, throttle),
+    failureWindowSeconds: throttle.failureWindowSeconds,
   });
+  const inputLimits: InputLimits = { ...DEFAULT_INPUT_LIMITS, ...config.inputLimits };
   const services: ApiServices = {
+    inputLimits,
     db,
     authn,
     authz,
@@ -154,14 +176,40 @@ export async function startApi(
     repositories,
     audit: new AuditService({ db: db as unknown as Kysely<unknown>, authz }),
     accounts,
-    apply: new ApplyService({ db, authz, projects, applications, clusters, repositories }),
+    apply: new ApplyService({
+      db,
+      authz,
+      projects,
+      applications,
+      clusters,
+      repositories,
+      yamlLimits: {
+        ...inputLimits,
+        maxBytes: config.bodyLimit,
+        maxAliasCount: DEFAULT_YAML_LIMITS.maxAliasCount,
+      },
+    }),
   };
 
-  const admin = await accounts.bootstrapAdmin(config.adminPassword);
-  if (admin.generatedPassword) {
-    // Printed once, to the terminal only: never through the logger, never stored in clear.
-    process.stderr.write(
-      `\ncapstan api: created the bootstrap admin account.\n  username: admin\n  password: ${admin.generatedPassword}\nThis password is shown only once. Change it with: capstan account update-password\n\n`,
+  const passwordFile = config.initialAdminPasswordFile || defaultInitialAdminPasswordFile();
+  const admin = await accounts.bootstrapAdmin(config.adminPassword, {
+    keep: async (password) => {
+      try {
+        await writeInitialAdminPassword(passwordFile, password);
+      } catch (err) {
+        throw new Error(
+          `cannot write the generated admin password to ${passwordFile} (${(err as NodeJS.ErrnoException).code ?? 'error'}): set auth.initial-admin-password-file to a writable path, or auth.admin-password`,
+          { cause: err },
+        );
+      }
+    },
+    discard: () => removeInitialAdminPassword(passwordFile),
+  });
+  if (admin.generated) {
+    // Only where it is: the value itself never reaches a log, stdout or stderr.
+    logger.warn(
+      { file: passwordFile },
+      'created the bootstrap admin account; its generated password is in the file (mode 600): log in as admin, change it (capstan account update-password), then delete the file',
     );
   } else if (admin.created) {
     logger.info('created the bootstrap admin account with the configured password');

@@ -29,6 +29,26 @@ export const apiSettings = {
     default: 1024 * 1024,
     description: 'largest request body (HTTP and gRPC message) in bytes; larger ones are refused',
   },
+  'api.input.max-depth': {
+    schema: z.coerce.number().int().min(8).max(1000),
+    default: 64,
+    description: 'deepest nesting of objects and lists in a request or an applied YAML document',
+  },
+  'api.input.max-string-length': {
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024),
+    default: 128 * 1024,
+    description:
+      "longest string in a request (characters); apply's manifests text is bounded by api.body-limit",
+  },
+  'api.input.max-entries': {
+    schema: z.coerce.number().int().min(16).max(1_000_000),
+    default: 10_000,
+    description: 'most entries of one list or object in a request or an applied YAML document',
+  },
   'rbac.policy-file': {
     schema: z.string().default(''),
     default: '',
@@ -53,6 +73,34 @@ export const apiSettings = {
     default: 3600,
     description: 'lifetime of a login session token',
   },
+  'auth.login.max-fail-count': {
+    schema: z.coerce.number().int().min(1).max(1_000_000),
+    default: 5,
+    description:
+      "failed logins of one account within the failure window before its logins are refused (Argo CD's ARGOCD_SESSION_FAILURE_MAX_FAIL_COUNT)",
+  },
+  'auth.login.max-fail-count-per-address': {
+    schema: z.coerce.number().int().min(1).max(1_000_000),
+    default: 50,
+    description:
+      'failed logins from one source address within the failure window before its logins are refused',
+  },
+  'auth.login.failure-window-seconds': {
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 3600),
+    default: 300,
+    description:
+      "seconds after an account's or address's last failed login during which its failures count (Argo CD's ARGOCD_SESSION_FAILURE_WINDOW_SECONDS)",
+  },
+  'auth.login.max-cache-size': {
+    schema: z.coerce.number().int().min(100).max(10_000_000),
+    default: 10_000,
+    description:
+      "most accounts and addresses whose failed logins are remembered (Argo CD's ARGOCD_SESSION_MAX_CACHE_SIZE)",
+  },
   'auth.signing-key': {
     schema: z.string().default(''),
     default: '',
@@ -66,7 +114,14 @@ export const apiSettings = {
     default: '',
     secret: true,
     env: 'CAPSTAN_ADMIN_PASSWORD',
-    description: 'password of the bootstrap admin created on first start; empty: generated and printed once',
+    description:
+      'password of the bootstrap admin created on first start; empty: generated and written to auth.initial-admin-password-file',
+  },
+  'auth.initial-admin-password-file': {
+    schema: z.string().default(''),
+    default: '',
+    description:
+      'file (mode 600) receiving a generated bootstrap admin password; empty: $XDG_STATE_HOME/capstan/api/initial-admin-password (XDG default ~/.local/state)',
   },
   'auth.service-tokens': {
     schema: z.string().default(''),

@@ -1,5 +1,6 @@
 // The api's use cases, wired once and shared by both transports.
 import type { Kysely } from 'kysely';
+import type { InputLimits } from '@capstan/policy';
 import type { ApiDatabase } from './support/db.table.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { Authorizer } from './rbac/authorizer.js';
@@ -13,6 +14,8 @@ import type { AccountsService } from './accounts/accounts.service.js';
 import type { ApplyService } from './apply/apply.service.js';
 
 export interface ApiServices {
+  /** Bounds on every request's input (dispatch) and every applied YAML document. */
+  inputLimits: InputLimits;
   db: Kysely<ApiDatabase>;
   authn: Authenticator;
   authz: Authorizer;

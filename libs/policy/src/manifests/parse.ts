@@ -1,8 +1,8 @@
 // Reading Argo CD manifests: YAML (several documents per text) or already-decoded objects, into
 // AppProjects, Applications and cluster references, with every problem reported by field path.
-import { parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { formatPath, ManifestError, type PolicyIssue } from '../issues.js';
+import { readYamlDocuments } from './yaml.js';
 import {
   AppProjectSchema,
   ApplicationSchema,
@@ -154,27 +154,27 @@ export function parseArgoManifests(text: string, origin: string, into?: ArgoMani
     ...out.projects.map((p) => identity('AppProject', p)),
     ...out.applications.map((a) => identity('Application', a)),
   ]);
-  const docs = parseAllDocuments(text, { prettyErrors: true });
-  const list = Array.isArray(docs) ? docs : [];
-  list.forEach((doc, i) => {
-    const where = `${origin}: document ${i + 1}`;
-    if (doc.errors.length > 0) {
-      errors.push(
-        new ManifestError(
-          where,
-          doc.errors.map((e) => ({ path: '', message: `invalid YAML: ${e.message.split('\n')[0]}` })),
-        ),
-      );
-      return;
+  let docs;
+  try {
+    docs = readYamlDocuments(text, origin);
+  } catch (err) {
+    if (err instanceof ManifestError) throw new ManifestErrors([err]);
+    throw err;
+  }
+  for (const doc of docs) {
+    const where = `${origin}: document ${doc.index}`;
+    if (doc.issues) {
+      errors.push(new ManifestError(where, doc.issues));
+      continue;
     }
-    const obj: unknown = doc.toJS({ maxAliasCount: 100 });
-    if (obj === null || obj === undefined) return;
+    const obj = doc.value;
+    if (obj === null || obj === undefined) continue;
     const docOrigin = `${where} (${label(obj)})`;
     try {
       const decoded = decodeArgoObject(obj, docOrigin);
       if (decoded.kind === 'Cluster') {
         out.clusters.push(decoded.value);
-        return;
+        continue;
       }
       const key = identity(decoded.kind, decoded.value);
       if (seen.has(key)) {
@@ -184,7 +184,7 @@ export function parseArgoManifests(text: string, origin: string, into?: ArgoMani
             { path: 'metadata.name', message: `duplicate: ${kind} ${ns}/${name} is defined more than once` },
           ]),
         );
-        return;
+        continue;
       }
       seen.add(key);
       if (decoded.kind === 'AppProject') out.projects.push(decoded.value);
@@ -193,7 +193,7 @@ export function parseArgoManifests(text: string, origin: string, into?: ArgoMani
       if (err instanceof ManifestError) errors.push(err);
       else throw err;
     }
-  });
+  }
   if (errors.length > 0) throw new ManifestErrors(errors);
   return out;
 }

@@ -1,9 +1,10 @@
 // Local accounts, login sessions and API tokens. The bootstrap admin is created on first start with
-// the configured password, or a generated one that is printed once (never logged).
+// the configured password, or a generated one that is kept in a mode-600 file (never printed or logged).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import {
   AlreadyExistsError,
+  CapstanError,
   NotFoundError,
   PermissionDeniedError,
   UnauthenticatedError,
@@ -15,6 +16,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { TokenSigner } from '../auth/tokens.js';
 import type { RequestContext } from '../support/request.js';
 import { invalid } from '../support/validation.js';
+import type { LoginThrottle } from './login-throttle.js';
 import { generatePassword, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import {
   countAccounts,
@@ -46,17 +48,25 @@ export class AccountsService {
       authn: Authenticator;
       signer: TokenSigner;
       sessionTtlSeconds: number;
+      throttle: LoginThrottle;
+      failureWindowSeconds: number;
     },
   ) {}
 
-  /** First start: an admin account. Returns the generated password when one was generated. */
+  /**
+   * First start: an admin account. A generated password is handed to `keep` (the mode-600 file)
+   * before the account exists, so a password nobody can read is never created; when another replica
+   * created the admin first, `discard` undoes `keep`.
+   */
   async bootstrapAdmin(
     configuredPassword: string,
-  ): Promise<{ created: boolean; generatedPassword?: string }> {
-    if ((await countAccounts(this.deps.db)) > 0) return { created: false };
+    generated: { keep(password: string): Promise<void>; discard(): Promise<void> },
+  ): Promise<{ created: boolean; generated: boolean }> {
+    if ((await countAccounts(this.deps.db)) > 0) return { created: false, generated: false };
     const password = configuredPassword || generatePassword();
     const problem = passwordProblem(password);
     if (problem) throw new ValidationError([{ field: 'auth.admin-password', description: problem }]);
+    if (!configuredPassword) await generated.keep(password);
     const created = await insertAccount(this.deps.db, {
       name: 'admin',
       passwordHash: await hashPassword(password),
@@ -64,7 +74,8 @@ export class AccountsService {
       capabilities: ['login', 'apiKey'],
       groups: [],
     });
-    return created && !configuredPassword ? { created, generatedPassword: password } : { created };
+    if (!created && !configuredPassword) await generated.discard();
+    return { created, generated: created && !configuredPassword };
   }
 
   async login(
@@ -72,9 +83,21 @@ export class AccountsService {
     username: string,
     password: string,
   ): Promise<{ token: string; expiresAt: Date }> {
-    // One message for every failure, so a caller cannot probe which accounts exist; every attempt is audited.
+    // One message for every failure, so a caller cannot probe which accounts exist; every attempt is
+    // audited. Throttled (LoginThrottle) per account and per source address, existing or not.
     const subject = { name: `login:${username.slice(0, 200)}` };
+    const keys = { account: username, address: ctx.peer };
+    const locked = await this.deps.throttle.lockout(keys);
+    if (locked) {
+      const from = locked.key === 'address' ? `this address (${ctx.peer})` : 'this account';
+      await this.deps.authz.record(subject, 'accounts', 'login', username.slice(0, 200), ctx.via, {
+        allowed: false,
+        reason: `locked out: ${locked.failures} failed logins from ${from} within ${this.deps.failureWindowSeconds} s`,
+      });
+      throw new CapstanError('RESOURCE_EXHAUSTED', 'too many failed logins; try again later');
+    }
     const refuse = async (reason: string) => {
+      await this.deps.throttle.fail(keys);
       await this.deps.authz.record(subject, 'accounts', 'login', username.slice(0, 200), ctx.via, {
         allowed: false,
         reason,
@@ -87,6 +110,7 @@ export class AccountsService {
       throw await refuse(account ? 'account may not log in' : 'no such account');
     }
     if (!(await verifyPassword(password, account.passwordHash))) throw await refuse('wrong password');
+    await this.deps.throttle.succeed(keys);
     await this.deps.authz.record(subject, 'accounts', 'login', account.name, ctx.via, {
       allowed: true,
       reason: 'password verified',

@@ -39,7 +39,7 @@ export function passwordProblem(password: string): string | undefined {
   return undefined;
 }
 
-/** A random password for the bootstrap admin (printed once). */
+/** A random password for the bootstrap admin (kept in the initial admin password file). */
 export function generatePassword(): string {
   return randomBytes(18).toString('base64url');
 }

@@ -6,6 +6,7 @@ import {
   applicationIssues,
   ARGO_API_VERSION,
   DEFAULT_CONTROL_NAMESPACE,
+  dnsLabelProblem,
   dnsSubdomainProblem,
   type Application,
 } from '@capstan/policy';
@@ -36,6 +37,12 @@ export function validateApplication(manifest: unknown, prefix = ''): Application
   const at = (p: string) => (prefix ? `${prefix}.${p}` : p);
   const nameProblem = dnsSubdomainProblem(app.metadata.name);
   if (nameProblem) violations.push({ field: at('metadata.name'), description: nameProblem });
+  // Namespaces are Kubernetes namespace names (DNS labels), as the API server would require.
+  const nsProblem = dnsLabelProblem(app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE);
+  if (nsProblem) violations.push({ field: at('metadata.namespace'), description: nsProblem });
+  const destination = app.spec.destination.namespace;
+  const destProblem = destination ? dnsLabelProblem(destination) : undefined;
+  if (destProblem) violations.push({ field: at('spec.destination.namespace'), description: destProblem });
   violations.push(...violationsOf(applicationIssues(app), prefix));
   if (violations.length > 0) throw new ValidationError(violations);
   return app;

@@ -11,7 +11,8 @@ import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
-import { runAggregate } from '../support/aggregate.js';
+import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
+import type { PendingObjects, WriteOptions } from '../support/write-options.js';
 import { invalid } from '../support/validation.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import { listProjects } from '../projects/project.repository.js';
@@ -21,6 +22,7 @@ import {
   decideApplication,
   evolveApplication,
   initialApplicationState,
+  APPLICATION_CREATED,
   type ApplicationCommand,
 } from './application.aggregate.js';
 import { validateApplication } from './application.validation.js';
@@ -97,8 +99,10 @@ export class ApplicationsService {
     namespace: string,
     name: string,
     command: ApplicationCommand,
-  ): Promise<void> {
-    await runAggregate(this.deps.db, {
+    dryRun = false,
+  ): Promise<WriteOutcome> {
+    const { events } = await runAggregate(this.deps.db, {
+      dryRun,
       streamId: applicationStream(namespace, name),
       meta: { actor: actorOf(ctx.principal), correlationId: ctx.correlationId },
       initial: initialApplicationState,
@@ -110,6 +114,7 @@ export class ApplicationsService {
         else await upsertApplicationRow(trx, state.application!, version, state.uid!, at);
       },
     });
+    return outcomeOf(events, APPLICATION_CREATED);
   }
 
   private async load(namespace: string, name: string): Promise<StoredApplication> {
@@ -124,6 +129,13 @@ export class ApplicationsService {
   }
 
   async createValidated(ctx: RequestContext, app: Application, upsert: boolean): Promise<StoredApplication> {
+    await this.put(ctx, app, { upsert });
+    return this.load(app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE, app.metadata.name);
+  }
+
+  /** The write of create and apply, RBAC included; a dry run only skips the append. */
+  async put(ctx: RequestContext, app: Application, opts: WriteOptions): Promise<WriteOutcome> {
+    const { upsert } = opts;
     const { name } = app.metadata;
     const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
     const existing = await findApplication(this.deps.db, namespace, name);
@@ -153,9 +165,14 @@ export class ApplicationsService {
         ctx.via,
       );
     }
-    await this.requireProject(app);
-    await this.run(ctx, namespace, name, { type: 'create', application: app, upsert, uid: randomUUID() });
-    return this.load(namespace, name);
+    await this.requireProject(app, opts.pending);
+    return this.run(
+      ctx,
+      namespace,
+      name,
+      { type: 'create', application: app, upsert, uid: randomUUID() },
+      opts.dryRun,
+    );
   }
 
   async update(ctx: RequestContext, manifest: unknown, expectedVersion: number): Promise<StoredApplication> {
@@ -359,10 +376,11 @@ export class ApplicationsService {
    * as Argo CD checks at write time; the sync service checks again with the same rules
    * (ProjectChain from @capstan/policy) before it touches a cluster.
    */
-  private async requireProject(app: Application): Promise<void> {
+  private async requireProject(app: Application, pending?: PendingObjects): Promise<void> {
     const projects = new Map(
       (await listProjects(this.deps.db)).map((p) => [p.project.metadata.name, p.project]),
     );
+    for (const [name, p] of pending?.projects ?? []) projects.set(name, p);
     const resolved = ProjectChain.resolve(app.spec.project, (name) => projects.get(name));
     if (!resolved.ok) throw invalid('spec.project', resolved.reason);
     const violations: FieldViolation[] = [];
@@ -378,7 +396,10 @@ export class ApplicationsService {
     const d = app.spec.destination;
     let server = d.server ?? '';
     if (!server && d.name) {
-      const cluster = await findCluster(this.deps.db, { name: d.name });
+      const pendingServer = pending?.clusters.get(d.name);
+      const cluster = pendingServer
+        ? { cluster: { server: pendingServer } }
+        : await findCluster(this.deps.db, { name: d.name });
       if (!cluster)
         violations.push({
           field: 'spec.destination.name',

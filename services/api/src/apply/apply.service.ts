@@ -1,15 +1,16 @@
 // Declarative apply of Argo CD manifests. Three passes so that bad input writes nothing: read and
 // validate every document; authorise every write (one refusal refuses the whole request, audited);
 // then write in dependency order (clusters, projects parents-first, repositories, applications).
+// A dry run takes the same path (every check of every write, conflicts decided by the aggregates) and
+// skips only the appends, so it gives the verdict the apply would.
 // Each object is its own aggregate, so a failure of the store itself in the last pass can leave the
 // objects before it written; the response and the error say which.
-import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, type YamlLimits } from '@capstan/policy';
 import type { Kysely } from 'kysely';
 import { CapstanError, ValidationError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { RequestContext } from '../support/request.js';
-import { sameManifest } from '../support/canonical.js';
 import { findProject } from '../projects/project.repository.js';
 import { findApplication } from '../applications/application.repository.js';
 import { findCluster } from '../clusters/cluster.repository.js';
@@ -23,6 +24,8 @@ import {
   type SecretPlan,
 } from '../repositories/repositories.service.js';
 import { identity, readManifests, type ApplyItem } from './manifests.js';
+import type { WriteOutcome } from '../support/aggregate.js';
+import type { PendingObjects } from '../support/write-options.js';
 
 export interface ApplyResult {
   kind: string;
@@ -32,13 +35,11 @@ export interface ApplyResult {
   message: string;
 }
 
-/** What an item would do and the RBAC check it needs (for a repository Secret, its authorised plan). */
+/** The RBAC check an item needs (for a repository Secret, also its authorised plan). */
 interface Plan {
   resource: string;
   action: string;
   object: string;
-  exists: boolean;
-  unchanged: boolean;
   secret?: SecretPlan;
 }
 
@@ -72,10 +73,11 @@ export class ApplyService {
       applications: ApplicationsService;
       clusters: ClustersService;
       repositories: RepositoriesService;
+      yamlLimits?: YamlLimits;
     },
   ) {}
 
-  /** What each item would do, and the RBAC check it needs. */
+  /** The RBAC check each item needs (all are made before anything is written). */
   private async plan(ctx: RequestContext, item: ApplyItem): Promise<Plan> {
     const db = this.deps.db;
     switch (item.kind) {
@@ -85,8 +87,6 @@ export class ApplyService {
           resource: 'projects',
           action: existing ? 'update' : 'create',
           object: item.value.metadata.name,
-          exists: !!existing,
-          unchanged: !!existing && sameManifest(existing.project, item.value),
         };
       }
       case 'Application': {
@@ -99,8 +99,6 @@ export class ApplyService {
           resource: 'applications',
           action: existing ? 'update' : 'create',
           object: `${item.value.spec.project}/${item.value.metadata.name}`,
-          exists: !!existing,
-          unchanged: !!existing && sameManifest(existing.application, item.value),
         };
       }
       case 'Cluster': {
@@ -109,8 +107,6 @@ export class ApplyService {
           resource: 'clusters',
           action: existing ? 'update' : 'create',
           object: clusterObject(item.value.project, item.value.server),
-          exists: !!existing,
-          unchanged: false,
         };
       }
       case 'Repository': {
@@ -122,11 +118,43 @@ export class ApplyService {
           resource: 'repositories',
           action: secret.outcome === 'configured' ? 'update' : 'create',
           object: repoObject(item.value.project, item.value.repo),
-          exists: secret.outcome === 'configured',
-          unchanged: false,
           secret,
         };
       }
+    }
+  }
+
+  /**
+   * One document's write, the same for apply and dry run: every check the write makes (validation,
+   * RBAC, parents, project permissions, conflicts in the aggregate) runs; a dry run skips only the
+   * append. What it brings is added to `pending` for the documents after it.
+   */
+  private async write(
+    ctx: RequestContext,
+    item: ApplyItem,
+    plan: Plan,
+    dryRun: boolean,
+    pending: PendingObjects,
+  ): Promise<WriteOutcome> {
+    const opts = { upsert: true, dryRun, pending };
+    switch (item.kind) {
+      case 'Cluster': {
+        const outcome = await this.deps.clusters.put(ctx, item.value, opts);
+        if (item.value.name) pending.clusters.set(item.value.name, item.value.server);
+        return outcome;
+      }
+      case 'AppProject': {
+        const outcome = await this.deps.projects.put(ctx, item.value, opts);
+        pending.projects.set(item.value.metadata.name, item.value);
+        return outcome;
+      }
+      case 'Repository': {
+        // The repo service planned it (a dry run on its side); the apply is pinned to that plan.
+        if (dryRun) return plan.secret!.outcome;
+        return (await this.deps.repositories.applySecret(ctx, item.value, plan.secret!)).outcome;
+      }
+      case 'Application':
+        return this.deps.applications.put(ctx, item.value, opts);
     }
   }
 
@@ -135,7 +163,7 @@ export class ApplyService {
     manifests: string,
     opts: { dryRun: boolean; strict: boolean },
   ): Promise<ApplyResult[]> {
-    const items = readManifests(manifests, opts.strict);
+    const items = readManifests(manifests, opts.strict, this.deps.yamlLimits);
     for (const item of items) {
       if (item.kind !== 'Repository') continue;
       this.deps.repositories.validate(item.value);
@@ -167,8 +195,8 @@ export class ApplyService {
       ...items.filter((i) => i.kind === 'Application'),
     ].sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
     const results: ApplyResult[] = [];
+    const pending: PendingObjects = { projects: new Map(), clusters: new Map() };
     for (const item of ordered) {
-      const p = plans.get(item)!;
       const [kind, ...rest] = identity(item).split(' ');
       const full = rest.join(' ');
       const namespace =
@@ -178,31 +206,16 @@ export class ApplyService {
       const name =
         item.kind === 'Application' || item.kind === 'AppProject' ? item.value.metadata.name : full;
       const base = { kind: kind!, name, namespace };
-      if (opts.dryRun) {
+      try {
+        const outcome = await this.write(ctx, item, plans.get(item)!, opts.dryRun, pending);
         results.push({
           ...base,
-          action: p.unchanged ? 'unchanged' : p.exists ? 'would-configure' : 'would-create',
+          action:
+            opts.dryRun && outcome !== 'unchanged'
+              ? (`would-${outcome === 'created' ? 'create' : 'configure'}` as const)
+              : outcome,
           message: '',
         });
-        continue;
-      }
-      try {
-        switch (item.kind) {
-          case 'Cluster':
-            await this.deps.clusters.createValidated(ctx, item.value, true);
-            break;
-          case 'AppProject':
-            await this.deps.projects.createValidated(ctx, item.value, true);
-            break;
-          case 'Repository': {
-            const applied = await this.deps.repositories.applySecret(ctx, item.value, p.secret!);
-            p.exists = applied.outcome === 'configured';
-            break;
-          }
-          case 'Application':
-            await this.deps.applications.createValidated(ctx, item.value, true);
-            break;
-        }
       } catch (err) {
         if (err instanceof ValidationError) {
           throw new ValidationError(
@@ -217,7 +230,7 @@ export class ApplyService {
           const done = results.map((r) => `${r.kind} ${r.name}`).join(', ');
           throw new CapstanError(
             err.code,
-            `document ${item.doc} (${identity(item)}): ${err.message} (already applied: ${done})`,
+            `document ${item.doc} (${identity(item)}): ${err.message} (${opts.dryRun ? 'checked before it' : 'already applied'}: ${done})`,
             { cause: err },
           );
         }
@@ -227,11 +240,6 @@ export class ApplyService {
           });
         throw err;
       }
-      results.push({
-        ...base,
-        action: p.unchanged ? 'unchanged' : p.exists ? 'configured' : 'created',
-        message: '',
-      });
     }
     return results;
   }

@@ -1,15 +1,22 @@
 // Reads the documents of a declarative apply: Argo CD AppProjects and Applications (decoded by
 // @capstan/policy, exactly as the sync service reads them) and Argo CD's repository and cluster
 // Secrets (labelled argocd.argoproj.io/secret-type). Every problem of every document is collected.
-import { parseAllDocuments } from 'yaml';
 import type { FieldViolation } from '@capstan/service';
 import { ValidationError } from '@capstan/service';
-import { DEFAULT_CONTROL_NAMESPACE, type AppProject, type Application } from '@capstan/policy';
+import {
+  DEFAULT_CONTROL_NAMESPACE,
+  DEFAULT_YAML_LIMITS,
+  ManifestError,
+  readYamlDocuments,
+  type AppProject,
+  type Application,
+  type YamlLimits,
+} from '@capstan/policy';
 import { z } from 'zod';
 import { validateProject } from '../projects/project.validation.js';
 import { validateApplication } from '../applications/application.validation.js';
 import { validateClusterRegistration, type ClusterRegistration } from '../clusters/cluster.validation.js';
-import { parseOrThrow } from '../support/validation.js';
+import { parseOrThrow, violationsOf } from '../support/validation.js';
 
 export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 
@@ -163,20 +170,30 @@ function decodeSecret(obj: unknown, doc: number): ApplyItem {
 }
 
 /** Parses and validates every document; throws one ValidationError naming document and field. */
-export function readManifests(text: string, strict: boolean): ApplyItem[] {
+export function readManifests(
+  text: string,
+  strict: boolean,
+  limits: YamlLimits = DEFAULT_YAML_LIMITS,
+): ApplyItem[] {
   const items: ApplyItem[] = [];
   const violations: FieldViolation[] = [];
   const seen = new Map<string, number>();
-  const docs = parseAllDocuments(text, { prettyErrors: true });
-  const list = Array.isArray(docs) ? docs : [];
-  list.forEach((d, i) => {
-    const n = i + 1;
-    if (d.errors.length > 0) {
-      for (const e of d.errors)
-        violations.push({ field: `document ${n}`, description: `invalid YAML: ${e.message}` });
+  let docs;
+  try {
+    docs = readYamlDocuments(text, 'manifests', limits);
+  } catch (err) {
+    if (err instanceof ManifestError) throw new ValidationError(violationsOf(err.issues, 'manifests'));
+    throw err;
+  }
+  docs.forEach(({ index: n, value: obj, issues }) => {
+    if (issues) {
+      for (const i of issues)
+        violations.push({
+          field: i.path ? `document ${n}: ${i.path}` : `document ${n}`,
+          description: i.message,
+        });
       return;
     }
-    const obj: unknown = d.toJS({ maxAliasCount: 100 });
     if (obj === null || obj === undefined) return;
     const o = obj as { kind?: unknown; apiVersion?: unknown; metadata?: { name?: unknown } };
     const where = `document ${n} (${typeof o.kind === 'string' ? o.kind : 'object'}${typeof o.metadata?.name === 'string' ? ` ${o.metadata.name}` : ''})`;

@@ -8,7 +8,8 @@ import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
-import { runAggregate } from '../support/aggregate.js';
+import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
+import type { WriteOptions } from '../support/write-options.js';
 import { open, seal, type Keyring } from '../support/keyring.js';
 import { invalid } from '../support/validation.js';
 import {
@@ -16,6 +17,7 @@ import {
   decideCluster,
   evolveCluster,
   initialClusterState,
+  CLUSTER_REGISTERED,
   type ClusterCommand,
   type ClusterInfo,
 } from './cluster.aggregate.js';
@@ -77,11 +79,13 @@ export class ClustersService {
     server: string,
     command: ClusterCommand,
     config?: ClusterConfig,
-  ): Promise<void> {
+    dryRun = false,
+  ): Promise<WriteOutcome> {
     const sealed = config
       ? seal(this.deps.keyring, server, Buffer.from(JSON.stringify(config), 'utf8'))
       : undefined;
-    await runAggregate(this.deps.db, {
+    const { events } = await runAggregate(this.deps.db, {
+      dryRun,
       streamId: clusterStream(server),
       meta: { actor: actorOf(ctx.principal), correlationId: ctx.correlationId },
       initial: initialClusterState,
@@ -97,6 +101,7 @@ export class ClustersService {
         if (sealed) await putClusterCredentials(trx, server, sealed);
       },
     });
+    return outcomeOf(events, CLUSTER_REGISTERED);
   }
 
   async create(ctx: RequestContext, input: unknown, upsert: boolean): Promise<StoredCluster> {
@@ -109,6 +114,13 @@ export class ClustersService {
     reg: ClusterRegistration,
     upsert: boolean,
   ): Promise<StoredCluster> {
+    await this.put(ctx, reg, { upsert });
+    return (await findCluster(this.deps.db, { server: reg.server }))!;
+  }
+
+  /** The write of create and apply, RBAC included; a dry run only skips the append. */
+  async put(ctx: RequestContext, reg: ClusterRegistration, opts: WriteOptions): Promise<WriteOutcome> {
+    const { upsert } = opts;
     const existing = await findCluster(this.deps.db, { server: reg.server });
     await this.deps.authz.check(
       ctx.principal,
@@ -121,13 +133,16 @@ export class ClustersService {
     const byName = await findCluster(this.deps.db, { name: reg.name });
     if (byName && byName.cluster.server !== reg.server)
       throw invalid('name', `cluster name ${reg.name} is already used by ${byName.cluster.server}`);
-    await this.run(
+    const pendingServer = opts.pending?.clusters.get(reg.name);
+    if (pendingServer && pendingServer !== reg.server)
+      throw invalid('name', `cluster name ${reg.name} is already used by ${pendingServer}`);
+    return this.run(
       ctx,
       reg.server,
       { type: 'register', cluster: this.info(reg), upsert, uid: randomUUID(), credentialsChanged: true },
       reg.config,
+      opts.dryRun,
     );
-    return (await findCluster(this.deps.db, { server: reg.server }))!;
   }
 
   async update(ctx: RequestContext, input: unknown, expectedVersion: number): Promise<StoredCluster> {

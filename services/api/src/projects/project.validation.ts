@@ -7,6 +7,7 @@ import {
   ARGO_API_VERSION,
   compileProject,
   DEFAULT_CONTROL_NAMESPACE,
+  dnsLabelProblem,
   dnsSubdomainProblem,
   type AppProject,
 } from '@capstan/policy';
@@ -54,6 +55,8 @@ export function validateProject(manifest: unknown, prefix = ''): AppProject {
   const violations: FieldViolation[] = [];
   const nameProblem = dnsSubdomainProblem(project.metadata.name);
   if (nameProblem) violations.push({ field: at(prefix, 'metadata.name'), description: nameProblem });
+  const nsProblem = dnsLabelProblem(project.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE);
+  if (nsProblem) violations.push({ field: at(prefix, 'metadata.namespace'), description: nsProblem });
   violations.push(...violationsOf(compileProject(project).issues, prefix));
   const roles = projectRoleLines(project.metadata.name, projectRoles(project));
   violations.push(...roles.problems.map((p) => ({ field: at(prefix, p.where), description: p.message })));

@@ -9,12 +9,14 @@ import type { Authorizer } from '../rbac/authorizer.js';
 import type { PolicyStore } from '../rbac/policy-store.js';
 import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
-import { runAggregate } from '../support/aggregate.js';
+import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
+import type { PendingObjects, WriteOptions } from '../support/write-options.js';
 import { invalid } from '../support/validation.js';
 import {
   decideProject,
   evolveProject,
   initialProjectState,
+  PROJECT_CREATED,
   PROJECT_DELETED,
   type ProjectCommand,
 } from './project.aggregate.js';
@@ -40,8 +42,19 @@ export class ProjectsService {
   constructor(private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer; policy: PolicyStore }) {}
 
   private async run(ctx: RequestContext, name: string, command: ProjectCommand): Promise<StoredProject> {
+    await this.runCommand(ctx, name, command, false);
+    return (await findProject(this.deps.db, name)) as StoredProject;
+  }
+
+  private async runCommand(
+    ctx: RequestContext,
+    name: string,
+    command: ProjectCommand,
+    dryRun: boolean,
+  ): Promise<WriteOutcome> {
     const { db } = this.deps;
-    await runAggregate(db, {
+    const { events } = await runAggregate(db, {
+      dryRun,
       streamId: projectStream(name),
       meta: { actor: actorOf(ctx.principal), correlationId: ctx.correlationId },
       initial: initialProjectState,
@@ -54,8 +67,8 @@ export class ProjectsService {
       },
     });
     // Project roles are RBAC: the policy in force changes with them.
-    await this.deps.policy.reload();
-    return (await findProject(db, name)) as StoredProject;
+    if (!dryRun) await this.deps.policy.reload();
+    return outcomeOf(events, PROJECT_CREATED);
   }
 
   /** Validates without writing (apply --dry-run and the declarative apply's first pass). */
@@ -78,14 +91,25 @@ export class ProjectsService {
   }
 
   async createValidated(ctx: RequestContext, project: AppProject, upsert: boolean): Promise<StoredProject> {
-    await this.requireParent(project);
-    return this.run(ctx, project.metadata.name, {
-      type: 'create',
-      project,
-      upsert,
-      isAdmin: this.deps.authz.isAdmin(ctx.principal),
-      uid: randomUUID(),
-    });
+    await this.put(ctx, project, { upsert });
+    return (await findProject(this.deps.db, project.metadata.name)) as StoredProject;
+  }
+
+  /** The write of create and apply (RBAC is checked by the caller); a dry run only skips the append. */
+  async put(ctx: RequestContext, project: AppProject, opts: WriteOptions): Promise<WriteOutcome> {
+    await this.requireParent(project, opts.pending);
+    return this.runCommand(
+      ctx,
+      project.metadata.name,
+      {
+        type: 'create',
+        project,
+        upsert: opts.upsert,
+        isAdmin: this.deps.authz.isAdmin(ctx.principal),
+        uid: randomUUID(),
+      },
+      opts.dryRun ?? false,
+    );
   }
 
   async update(ctx: RequestContext, manifest: unknown, expectedVersion: number): Promise<StoredProject> {
@@ -152,17 +176,17 @@ export class ProjectsService {
    * Walks up from the parent, reading each ancestor once: the parent must exist when named (a missing
    * parent would refuse every sync of the child), and reaching this project again would make a loop.
    */
-  private async requireParent(project: AppProject): Promise<void> {
+  private async requireParent(project: AppProject, pending?: PendingObjects): Promise<void> {
     const parent = project.spec.parentProject;
     const seen = new Set([project.metadata.name]);
     let cursor = parent;
     while (cursor) {
       if (seen.has(cursor)) throw invalid('spec.parentProject', `makes a cycle through ${cursor}`);
       seen.add(cursor);
-      const found = await findProject(this.deps.db, cursor);
+      const found = pending?.projects.get(cursor) ?? (await findProject(this.deps.db, cursor))?.project;
       if (!found && cursor === parent)
         throw invalid('spec.parentProject', `project ${parent} does not exist`);
-      cursor = found?.project.spec.parentProject;
+      cursor = found?.spec.parentProject;
     }
   }
 }

@@ -16,9 +16,29 @@ export interface CommandMeta {
   correlationId?: string | undefined;
 }
 
+/** Thrown out of decide to leave handleCommand's transaction without appending (dry run). */
+class DryRunComplete extends Error {
+  constructor(
+    readonly events: DomainEvent[],
+    readonly version: number,
+  ) {
+    super('dry run');
+  }
+}
+
+/** What a write did, or (dry run) would do. */
+export type WriteOutcome = 'created' | 'configured' | 'unchanged';
+
+export function outcomeOf(events: readonly DomainEvent[], createdType: string): WriteOutcome {
+  if (events.length === 0) return 'unchanged';
+  return events.some((e) => e.type === createdType) ? 'created' : 'configured';
+}
+
 export async function runAggregate<State, E extends DomainEvent>(
   db: Kysely<ApiDatabase>,
   options: {
+    /** Load and decide exactly as a write does (every invariant checked), then append nothing. */
+    dryRun?: boolean;
     streamId: string;
     meta: CommandMeta;
     initial: () => State;
@@ -34,6 +54,21 @@ export async function runAggregate<State, E extends DomainEvent>(
     ) => Promise<void>;
   },
 ): Promise<{ state: State; version: number; events: E[] }> {
+  if (options.dryRun) {
+    try {
+      await runAggregate(db, {
+        ...options,
+        dryRun: false,
+        decide: (state, version) => {
+          throw new DryRunComplete(options.decide(state, version), version);
+        },
+      });
+    } catch (err) {
+      if (!(err instanceof DryRunComplete)) throw err;
+      return { state: options.initial(), version: err.version, events: err.events as E[] };
+    }
+    throw new Error('unreachable: a dry run always ends in decide');
+  }
   const result = await handleCommand<State, Envelope>(db as unknown as Kysely<EventStoreDatabase>, {
     schema: API_SCHEMA,
     streamId: options.streamId,

@@ -103,6 +103,13 @@ export interface SigningKeysTable extends SealedRow {
   created_at: Date;
 }
 
+/** Failed logins by key (`account:<name>` or `address:<ip>`), for login throttling. */
+export interface LoginFailuresTable {
+  key: string;
+  fail_count: number;
+  last_failed: Date;
+}
+
 export interface ApiDatabase extends EventStoreDatabase {
   projects: ProjectsTable;
   applications: ApplicationsTable;
@@ -113,4 +120,5 @@ export interface ApiDatabase extends EventStoreDatabase {
   api_tokens: ApiTokensTable;
   revoked_tokens: RevokedTokensTable;
   signing_keys: SigningKeysTable;
+  login_failures: LoginFailuresTable;
 }

@@ -6,4 +6,6 @@ export interface RequestContext {
   principal: Principal;
   via: Via;
   correlationId?: string | undefined;
+  /** The caller's network address (no port), when the transport knows it: login throttling. */
+  peer?: string | undefined;
 }

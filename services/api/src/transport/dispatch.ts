@@ -1,16 +1,21 @@
-// What every call goes through, whichever transport brought it: authenticate (a refusal is
-// audited), validate the input against the operation's schema (field paths), run.
-import { UnauthenticatedError, PermissionDeniedError } from '@capstan/service';
+// What every call goes through, whichever transport brought it: bound the input (no NUL or lone
+// surrogate in any string, depth, lengths: refused before anything reaches the database, even for
+// the unauthenticated login), authenticate (a refusal is audited), validate the input against the
+// operation's schema (field paths), run.
+import { UnauthenticatedError, PermissionDeniedError, ValidationError } from '@capstan/service';
+import { inputLimitIssues } from '@capstan/policy';
 import type { ApiServices } from '../services.js';
 import type { Via } from '../rbac/authorizer.js';
 import type { RequestContext } from '../support/request.js';
-import { parseOrThrow } from '../support/validation.js';
+import { parseOrThrow, violationsOf } from '../support/validation.js';
 import type { Operation } from './operation.js';
 
 export interface CallMeta {
   authorization: string | undefined;
   onBehalfOf: string | undefined;
   correlationId: string | undefined;
+  /** The caller's address without port. */
+  peer: string | undefined;
   via: Via;
 }
 
@@ -22,7 +27,14 @@ export async function dispatch(
   raw: unknown,
   meta: CallMeta,
 ): Promise<unknown> {
-  let ctx: RequestContext = { principal: ANONYMOUS, via: meta.via, correlationId: meta.correlationId };
+  const bounded = inputLimitIssues(raw, services.inputLimits, op.largeStrings);
+  if (bounded.length > 0) throw new ValidationError(violationsOf(bounded));
+  let ctx: RequestContext = {
+    principal: ANONYMOUS,
+    via: meta.via,
+    correlationId: meta.correlationId,
+    peer: meta.peer,
+  };
   if (op.auth !== 'public') {
     try {
       ctx = { ...ctx, principal: await services.authn.authenticate(meta.authorization, meta.onBehalfOf) };

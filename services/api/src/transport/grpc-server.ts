@@ -33,6 +33,15 @@ function header(call: ServerUnaryCall<unknown, unknown>, key: string): string | 
   return typeof v === 'string' ? v : undefined;
 }
 
+/** grpc-js peers look like `ipv4:127.0.0.1:5000` or `ipv6:[::1]:5000`: the address without the port. */
+export function peerAddress(peer: string): string | undefined {
+  const rest = peer.replace(/^ipv[46]:/, '');
+  const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(rest);
+  if (v6) return v6[1];
+  const colon = rest.lastIndexOf(':');
+  return (colon > 0 ? rest.slice(0, colon) : rest) || undefined;
+}
+
 export async function startGrpcServer(opts: {
   services: ApiServices;
   logger: Logger;
@@ -61,6 +70,7 @@ export async function startGrpcServer(opts: {
                 authorization: header(call, 'authorization'),
                 onBehalfOf: header(call, 'capstan-on-behalf-of'),
                 correlationId: header(call, 'x-correlation-id'),
+                peer: peerAddress(call.getPeer()),
                 via: 'grpc',
               }),
             ),

@@ -84,6 +84,7 @@ export async function startHttpServer(opts: {
                 typeof req.headers['x-correlation-id'] === 'string'
                   ? req.headers['x-correlation-id']
                   : undefined,
+              peer: req.ip,
               via: 'http',
             }),
           );

@@ -21,6 +21,11 @@ export interface Operation<I = unknown> {
   auth: 'public' | 'user';
   summary: string;
   input: z.ZodType<I>;
+  /**
+   * Input fields whose strings may exceed api.input.max-string-length (a whole YAML text): bounded
+   * by the request size instead. Their text is still checked (no NUL, no lone surrogate).
+   */
+  largeStrings?: ReadonlySet<string>;
   request: MessageCodec;
   response: MessageCodec;
   run(services: ApiServices, ctx: RequestContext, input: I): Promise<unknown>;

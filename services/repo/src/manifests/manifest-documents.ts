@@ -1,8 +1,21 @@
 // Turns YAML or JSON text into Kubernetes objects: multi-document YAML, JSON objects or arrays,
 // `kind: List` expanded; anything that is not an object with apiVersion and kind is an error that
 // names the file and document.
-import { parseAllDocuments } from 'yaml';
+import { DEFAULT_YAML_LIMITS, ManifestError, readYamlDocuments, type YamlLimits } from '@capstan/policy';
 import { ManifestRenderError } from './manifest-errors.js';
+
+/**
+ * Rendered manifests are tenant input too (a repository's YAML, a chart's output) but legitimately
+ * larger and deeper than API requests (CRD schemas, dashboards in ConfigMaps): the same reader with
+ * wider bounds; the yaml library's alias bound stays.
+ */
+const RENDERED_LIMITS: YamlLimits = {
+  ...DEFAULT_YAML_LIMITS,
+  maxDepth: 512,
+  maxStringLength: 4 * 1024 * 1024,
+  maxEntries: 100_000,
+  maxBytes: 64 * 1024 * 1024,
+};
 
 export type KubeObject = Record<string, unknown> & { apiVersion: string; kind: string };
 
@@ -17,14 +30,23 @@ export function parseManifests(text: string, origin: string, format: 'yaml' | 'j
     }
     docs.push(...(Array.isArray(value) ? value : [value]));
   } else {
-    for (const [index, doc] of parseAllDocuments(text).entries()) {
-      if (doc.errors.length > 0) {
-        const first = doc.errors[0];
+    let read;
+    try {
+      read = readYamlDocuments(text, origin, RENDERED_LIMITS);
+    } catch (err) {
+      if (err instanceof ManifestError) throw new ManifestRenderError(err.message, { cause: err });
+      throw err;
+    }
+    for (const doc of read) {
+      if (doc.issues) {
+        const first = doc.issues[0]!;
         throw new ManifestRenderError(
-          `${origin}: invalid YAML in document ${index + 1}: ${first?.message.split('\n')[0] ?? 'parse error'}`,
+          first.message.startsWith('invalid YAML: ')
+            ? `${origin}: invalid YAML in document ${doc.index}: ${first.message.slice('invalid YAML: '.length)}`
+            : `${origin} document ${doc.index}: ${first.path ? `${first.path}: ` : ''}${first.message}`,
         );
       }
-      docs.push(doc.toJS());
+      docs.push(doc.value);
     }
   }
   const objects: KubeObject[] = [];

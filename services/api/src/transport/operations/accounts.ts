@@ -13,8 +13,8 @@ export const sessionOperations = [
     auth: 'public',
     summary: 'log in with a local account; returns a short-lived session token',
     input: z.strictObject({
-      username: z.string().min(1, 'required'),
-      password: z.string().min(1, 'required'),
+      username: z.string().min(1, 'required').max(253, 'at most 253 characters'),
+      password: z.string().min(1, 'required').max(1024, 'at most 1024 characters'),
     }),
     request: apiv1.SessionCreateRequest,
     response: apiv1.SessionResponse,

@@ -10,6 +10,7 @@ export const applyOperations = [
     auth: 'user',
     summary:
       'apply Argo CD manifests (AppProject, Application, repository and cluster Secrets); all or nothing on bad input',
+    largeStrings: new Set(['manifests']),
     input: z.strictObject({ manifests: z.string().min(1, 'required'), dryRun: bool, strict: bool }),
     request: apiv1.ApplyRequest,
     response: apiv1.ApplyResponse,
