@@ -43,6 +43,9 @@ import type { Registry } from 'prom-client';
 export interface ApiConfig {
   databaseUrl: string;
   natsUrl: string;
+  /** The api's bus user and password (empty: anonymous). */
+  natsUser?: string;
+  natsPassword?: string;
   busNamespace: string;
   grpcHost: string;
   grpcPort: number;
@@ -171,7 +174,12 @@ export async function startApi(
   let relay: OutboxRelay;
   if (config.backbone) ({ bus, relay } = config.backbone);
   else {
-    bus = await connectBus({ url: config.natsUrl, service: 'api', namespace: config.busNamespace });
+    bus = await connectBus({
+      url: config.natsUrl,
+      service: 'api',
+      namespace: config.busNamespace,
+      ...(config.natsUser ? { user: config.natsUser, password: config.natsPassword ?? '' } : {}),
+    });
     defer('bus', () => bus.close());
     await bus.provision();
     relay = await startOutboxRelay({

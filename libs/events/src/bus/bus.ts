@@ -10,6 +10,7 @@ import {
 import type { Envelope } from '../envelope/envelope.js';
 import { catalog as defaultCatalog } from '../catalog/index.js';
 import type { Catalog } from '../catalog/define.js';
+import { inboxPrefixOf } from '@capstan/bus-auth';
 import { provisionStreams } from './streams.js';
 import { TerminalError } from './errors.js';
 import { startConsumer, type ConsumerOptions, type RunningConsumer } from './consumer.js';
@@ -20,8 +21,12 @@ export interface BusOptions {
   service: string;
   namespace?: string;
   catalog?: Catalog;
-  /** NATS credentials; never logged. */
-  token?: string;
+  /**
+   * The bus user (`api`, `sync`, ...; see @capstan/bus-auth) and its password; never logged. Without
+   * a user the connection is anonymous, which Capstan's own servers refuse.
+   */
+  user?: string;
+  password?: string;
 }
 
 export interface Bus {
@@ -48,7 +53,9 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
   const nc = await connect({
     servers: options.url.split(','),
     name: `capstan-${options.service}`,
-    ...(options.token ? { token: options.token } : {}),
+    ...(options.user ? { user: options.user, pass: options.password ?? '' } : {}),
+    // Replies come to this user's own inbox, the only one its permissions let it read.
+    inboxPrefix: inboxPrefixOf(options.user || options.service),
     maxReconnectAttempts: -1,
   });
   const js = nc.jetstream();
