@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loggedPort, startServiceProcess } from './service-process.js';
+import type { TestBus } from '@capstan/test/infra';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const capstanBin = path.resolve(here, '../../cli/bin/capstan.js');
@@ -21,15 +22,14 @@ export interface ApiProcess {
 
 export async function startApiProcess(opts: {
   databaseUrl: string;
-  natsUrl: string;
-  namespace: string;
+  /** The test bus; the service connects as its own bus user. */
+  bus: TestBus;
   env?: Record<string, string>;
 }): Promise<ApiProcess> {
   const syncToken = randomBytes(24).toString('hex');
   const service = await startServiceProcess('api', {
     DATABASE_URL: opts.databaseUrl,
-    NATS_URL: opts.natsUrl,
-    CAPSTAN_BUS_NAMESPACE: opts.namespace,
+    ...opts.bus.env('api'),
     CAPSTAN_GRPC_PORT: '0',
     CAPSTAN_API_HTTP_PORT: '0',
     CAPSTAN_LOG_LEVEL: 'info',
