@@ -35,6 +35,7 @@ import { ApplyService } from './apply/apply.service.js';
 import { startGrpcServer } from './transport/grpc-server.js';
 import { startHttpServer } from './transport/http-server.js';
 import { startSyncStatusConsumer } from './sync/sync-status.consumer.js';
+import { parseExtAccounts, startExtSyncRequestConsumer } from './sync/ext-sync-requests.consumer.js';
 import type { ApiServices } from './services.js';
 import { rebuildProjections } from './projections/rebuild.js';
 import { RequestMetrics } from './transport/request-metrics.js';
@@ -68,6 +69,8 @@ export interface ApiConfig {
   repoServiceToken?: string;
   /** Where request metrics go (the service's /metrics registry). */
   metrics?: Registry;
+  /** `bus.ext-accounts`: the Capstan account of each external source that may ask for syncs. */
+  extAccounts?: string;
   /** Rebuild the projections from the event store before serving. */
   rebuildProjections?: boolean;
   /**
@@ -193,6 +196,15 @@ export async function startApi(
   }
   const syncStatus = await startSyncStatusConsumer({ bus, db, logger });
   defer('sync status consumer', () => syncStatus.stop());
+  const extSync = await startExtSyncRequestConsumer({
+    bus,
+    db,
+    authz,
+    applications,
+    accounts: parseExtAccounts(config.extAccounts ?? ''),
+    logger,
+  });
+  defer('external sync request consumer', () => extSync.stop());
 
   const metrics = new RequestMetrics(config.metrics);
   const grpc = await startGrpcServer({

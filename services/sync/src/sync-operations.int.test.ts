@@ -3,7 +3,7 @@
 // silent clusters, automated syncs and cascade deletion, always as the resolved ServiceAccount.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { newEvent, repositoryRevisionChanged, syncRequest } from '@capstan/events';
+import { connectBus, newEvent, repositoryRevisionChanged, syncRequest } from '@capstan/events';
 import { createServer, type Socket } from 'node:net';
 import { effectiveUser, type KubeCluster } from '@capstan/test/kube';
 import { startSyncHarness, waitUntil, type SyncHarness } from './test-support/harness.js';
@@ -282,7 +282,10 @@ describe('sync with impersonation on', () => {
       },
       { subject: 'repository-watches/w1', actor: 'service:repo', source: 'capstan/repo' },
     );
-    await h.bus.publish(event);
+    // The repo service announces revisions: published as its bus user (the api's may not).
+    const repo = await connectBus({ ...h.testBus.connection('repo'), service: 'repo' });
+    await repo.publish(event);
+    await repo.close();
     const op = `auto:${event.id}:argocd/auto`;
     await waitUntil(
       async () =>

@@ -25,7 +25,29 @@ export const syncRequest = defineEvent({
   }),
 });
 
-export const syncCommands = [syncRequest] as const;
+/**
+ * Another system asks for a sync, on `<ns>.ext.<source>.sync.request`. Its bus user may publish only
+ * below its own source token; the api maps the source to a Capstan account (setting
+ * `bus.ext-accounts`), authorises the sync as that account with the same RBAC as `capstan app sync`,
+ * audits the decision, and only then publishes the command. The envelope's `actor` is ignored.
+ */
+export const extSyncRequest = defineEvent({
+  type: 'io.capstan.ext.sync.request.v1',
+  bySource: true,
+  description:
+    'another system asks for a sync of an Application (subject ext.<source>.sync.request); authorised as the Capstan account mapped to <source>',
+  data: z.strictObject({
+    application: z.strictObject({
+      name: z.string().min(1).max(253),
+      namespace: z.string().max(253).optional(),
+    }),
+    revision: z.string().max(255).optional(),
+    dryRun: z.boolean().default(false),
+    prune: z.boolean().default(false),
+  }),
+});
+
+export const syncCommands = [syncRequest, extSyncRequest] as const;
 
 /** Who a sync writes as: the impersonated ServiceAccount, or the control-plane credentials (username null). */
 const identity = z.object({ impersonation: z.boolean(), username: z.string().nullable() });

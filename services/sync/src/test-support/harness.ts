@@ -35,7 +35,10 @@ import { operationStream } from '../operations/operations.repository.js';
 
 export interface SyncHarness {
   db: SyncDb;
+  /** The api's bus (its user publishes the api's events and the sync commands). */
   bus: Bus;
+  /** The test bus, to connect as another service (e.g. repo) where a test plays it. */
+  testBus: TestBus;
   service: RunningService<SyncConfig>;
   registerCluster(cluster: { server: string }, name: string): Promise<void>;
   putProject(manifest: Record<string, unknown>): Promise<void>;
@@ -115,6 +118,7 @@ export async function startSyncHarness(
   const harness: SyncHarness = {
     db: db!,
     bus,
+    testBus,
     service,
     async registerCluster(cluster, name) {
       await bus.publish(
