@@ -159,10 +159,7 @@ describe('sync with impersonation on', () => {
     );
     await h.putApplication(application('escalate', 'team-a-self', { server: a.server, namespace: 'team-a' }));
     const since = await a.audit.mark();
-    const op = await h.requestSync(
-      { namespace: 'argocd', name: 'escalate' },
-      { objects: [cm('escalated')] },
-    );
+    const op = await h.requestSync({ namespace: 'argocd', name: 'escalate' }, { objects: [cm('escalated')] });
     const terminal = await h.waitForTerminal(op);
     expect(terminal.status).toBe('failed');
     expect(terminal.reason).toContain(

@@ -7,9 +7,9 @@
 // account, an unknown or disabled account, and a denied request are recorded as denials and dropped.
 import { createHash } from 'node:crypto';
 import { extSourceOf, extSyncRequest, type Bus, type EventOf, type RunningConsumer } from '@capstan/events';
+import type { CapstanError } from '@capstan/service';
 import {
   AlreadyExistsError,
-  CapstanError,
   NotFoundError,
   PermissionDeniedError,
   ValidationError,

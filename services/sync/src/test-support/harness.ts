@@ -25,11 +25,7 @@ import type { KubeCluster } from '@capstan/test/kube';
 import { syncSettings } from '../settings.js';
 import { startSync, type SyncConfig } from '../sync-service.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
-import {
-  ManifestSourceError,
-  type KubeObject,
-  type ManifestSource,
-} from '../manifests/manifest-source.js';
+import { ManifestSourceError, type KubeObject, type ManifestSource } from '../manifests/manifest-source.js';
 import type { SyncDb } from '../sync.table.js';
 import { operationStream } from '../operations/operations.repository.js';
 
@@ -79,8 +75,7 @@ export async function startSyncHarness(
   const manifests: ManifestSource = {
     async render(app, request) {
       const objects = staged.get(request.operationId);
-      if (objects)
-        return { revision: request.revision ?? app.spec.source?.targetRevision ?? null, objects };
+      if (objects) return { revision: request.revision ?? app.spec.source?.targetRevision ?? null, objects };
       if (options.manifests) return options.manifests.render(app, request);
       throw new ManifestSourceError(`no manifests staged for operation ${request.operationId}`);
     },
