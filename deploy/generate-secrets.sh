@@ -23,7 +23,7 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
-for f in .env k8s/secrets/api.env k8s/secrets/repo.env k8s/secrets/sync.env k8s/secrets/appset.env; do
+for f in .env k8s/secrets/api.env k8s/secrets/repo.env k8s/secrets/sync.env k8s/secrets/appset.env k8s/secrets/nats.env; do
   if [[ -e $f && $force == 0 ]]; then
     echo "deploy/$f exists; keeping every secret (rerun with --force to replace them all)" >&2
     exit 1
@@ -45,6 +45,9 @@ api_to_repo=$(token)
 sync_to_repo=$(token)
 appset_to_repo=$(token)
 k3s_token=$(token)
+# Bus passwords (deploy/nats/nats-server.conf reads them as $NATS_PASSWORD_<USER>).
+nats_api=$(token); nats_sync=$(token); nats_repo=$(token); nats_appset=$(token)
+nats_ext_git=$(token); nats_admin=$(token)
 database_url=${CAPSTAN_DEPLOY_DATABASE_URL:-postgres://capstan:${postgres_password}@postgres.invalid:5432/capstan}
 
 umask 077
@@ -64,6 +67,12 @@ API_TO_REPO_TOKEN=${api_to_repo}
 SYNC_TO_REPO_TOKEN=${sync_to_repo}
 APPSET_TO_REPO_TOKEN=${appset_to_repo}
 K3S_TOKEN=${k3s_token}
+NATS_PASSWORD_API=${nats_api}
+NATS_PASSWORD_SYNC=${nats_sync}
+NATS_PASSWORD_REPO=${nats_repo}
+NATS_PASSWORD_APPSET=${nats_appset}
+NATS_PASSWORD_EXT_GIT=${nats_ext_git}
+NATS_PASSWORD_ADMIN=${nats_admin}
 ENV
 
 # kustomize env files: KEY=VALUE taken literally (no quotes), one file per service so that each
@@ -75,19 +84,37 @@ CAPSTAN_AUTH_SIGNING_KEY=${signing_key}
 CAPSTAN_API_ENCRYPTION_KEYS=${api_keyring}
 CAPSTAN_SERVICE_TOKENS=sync=${sync_to_api},appset=${appset_to_api}
 CAPSTAN_REPO_SERVICE_TOKEN=${api_to_repo}
+NATS_USER=api
+NATS_PASSWORD=${nats_api}
 ENV
 cat >k8s/secrets/repo.env <<ENV
 DATABASE_URL=${database_url}
 CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS=${repo_keyring}
 CAPSTAN_AUTH_SERVICE_TOKENS=api=${api_to_repo},sync=${sync_to_repo},appset=${appset_to_repo}
+NATS_USER=repo
+NATS_PASSWORD=${nats_repo}
 ENV
 cat >k8s/secrets/sync.env <<ENV
 DATABASE_URL=${database_url}
 CAPSTAN_API_SERVICE_TOKEN=${sync_to_api}
 CAPSTAN_REPO_SERVICE_TOKEN=${sync_to_repo}
+NATS_USER=sync
+NATS_PASSWORD=${nats_sync}
 ENV
 cat >k8s/secrets/appset.env <<ENV
 DATABASE_URL=${database_url}
+NATS_USER=appset
+NATS_PASSWORD=${nats_appset}
+ENV
+# The NATS server's own Secret (its environment): every bus user's password, for
+# deploy/nats/nats-server.conf (configMap capstan-nats-config).
+cat >k8s/secrets/nats.env <<ENV
+NATS_PASSWORD_API=${nats_api}
+NATS_PASSWORD_SYNC=${nats_sync}
+NATS_PASSWORD_REPO=${nats_repo}
+NATS_PASSWORD_APPSET=${nats_appset}
+NATS_PASSWORD_EXT_GIT=${nats_ext_git}
+NATS_PASSWORD_ADMIN=${nats_admin}
 ENV
 
-echo "wrote $PWD/.env and $PWD/k8s/secrets/{api,repo,sync,appset}.env (mode 600)" >&2
+echo "wrote $PWD/.env and $PWD/k8s/secrets/{api,repo,sync,appset,nats}.env (mode 600)" >&2

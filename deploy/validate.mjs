@@ -168,8 +168,8 @@ try {
   const count = (kind) => objects.filter((o) => o.kind === kind).length;
   const expected = {
     Namespace: 1,
-    ConfigMap: 4,
-    Secret: 4,
+    ConfigMap: 5, // + capstan-nats-config, for the operator's nats-server
+    Secret: 5, // + capstan-nats (its environment: the bus passwords)
     Deployment: 4,
     Service: 4,
     PodDisruptionBudget: 4,
@@ -247,8 +247,10 @@ try {
       `Service capstan-${service}: a targetPort names no container port`,
     );
   }
-  for (const o of objects.filter((o) => o.kind === 'ConfigMap' || o.kind === 'Secret'))
+  for (const o of objects.filter((o) => o.kind === 'ConfigMap' || o.kind === 'Secret')) {
+    if (o.metadata.name.startsWith('capstan-nats')) continue; // mounted by the operator's NATS
     check(usedConfig.has(o.metadata.name), `kustomize: ${o.kind} ${o.metadata.name} used by no Deployment`);
+  }
 
   const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
   const openToAll = policies.filter((p) => (p.spec.ingress ?? []).some((rule) => !rule.from));
@@ -288,7 +290,21 @@ try {
     const svc = compose.services[name];
     check(svc?.healthcheck?.test, `compose: ${name} has no healthcheck`);
   }
-  check(compose.services.nats.command.includes('--jetstream'), 'compose: NATS without JetStream');
+  // NATS runs with the generated bus users and permissions (libs/bus-auth): JetStream on, no
+  // anonymous access, each service its own user.
+  const natsConfig = readFileSync(path.join(deployDir, 'nats', 'nats-server.conf'), 'utf8');
+  check(
+    compose.services.nats.command.includes('--config=/etc/nats/nats-server.conf') &&
+      compose.services.nats.volumes.some((v) => String(v).startsWith('./nats/nats-server.conf:')),
+    'compose: NATS without deploy/nats/nats-server.conf',
+  );
+  check(/jetstream \{/.test(natsConfig), 'compose: NATS without JetStream');
+  check(!/no_auth_user/.test(natsConfig) && /authorization \{/.test(natsConfig), 'NATS: anonymous access');
+  for (const service of Object.keys(settingsOf))
+    check(
+      compose.services[service]?.environment?.NATS_USER === service,
+      `compose: ${service} has no NATS_USER ${service}`,
+    );
   for (const service of Object.keys(settingsOf)) {
     const svc = compose.services[service];
     check(

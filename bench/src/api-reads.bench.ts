@@ -211,8 +211,7 @@ export async function main(): Promise<void> {
   const bus = await createTestBus('benchapi');
   const api = await startApiProcess({
     DATABASE_URL: db.url,
-    NATS_URL: bus.url,
-    CAPSTAN_BUS_NAMESPACE: bus.namespace,
+    ...bus.env('api'),
     CAPSTAN_GRPC_PORT: '0',
     CAPSTAN_API_HTTP_PORT: '0',
     CAPSTAN_HTTP_PORT: '0',

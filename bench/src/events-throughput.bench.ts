@@ -194,7 +194,8 @@ async function capstanLoop(bus: Bus, databaseUrl: string) {
 
 export async function main(): Promise<void> {
   const [tdb, tbus] = await Promise.all([createTestDatabase('capstan_bench'), createTestBus('bench')]);
-  const bus = await connectBus({ url: tbus.url, service: 'bench', namespace: tbus.namespace, catalog });
+  // The benchmark's own catalog and subjects: as the operator's admin bus user.
+  const bus = await connectBus({ ...tbus.connection('admin'), service: 'bench', catalog });
   await bus.provision();
   try {
     const bare = await bareLoop(bus);

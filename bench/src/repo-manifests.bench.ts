@@ -119,8 +119,7 @@ export async function main(): Promise<void> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'capstan-repo-bench-clone-'));
   const repo = await startRepoProcess({
     DATABASE_URL: db.url,
-    NATS_URL: bus.url,
-    CAPSTAN_BUS_NAMESPACE: bus.namespace,
+    ...bus.env('repo'),
     CAPSTAN_CACHE_DIR: cacheDir,
   });
   try {

@@ -63,10 +63,11 @@ export async function main(): Promise<void> {
   const cacheDir = mkdtempSync(join(tmpdir(), 'capstan-startup-'));
   const [apiGrpc, apiHttp, repoGrpc] = await Promise.all([freePort(), freePort(), freePort()]);
   const tokens = { syncToApi: token(), apiToRepo: token(), syncToRepo: token() };
-  const common = { DATABASE_URL: tdb.url, NATS_URL: tbus.url, CAPSTAN_BUS_NAMESPACE: tbus.namespace };
+  const common = { DATABASE_URL: tdb.url };
   const envs: Record<string, Record<string, string>> = {
     repo: {
       ...common,
+      ...tbus.env('repo'),
       CAPSTAN_GRPC_PORT: String(repoGrpc),
       CAPSTAN_AUTH_SERVICE_TOKENS: `api=${tokens.apiToRepo},sync=${tokens.syncToRepo}`,
       CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: keyring(),
@@ -74,6 +75,7 @@ export async function main(): Promise<void> {
     },
     api: {
       ...common,
+      ...tbus.env('api'),
       CAPSTAN_GRPC_PORT: String(apiGrpc),
       CAPSTAN_API_HTTP_PORT: String(apiHttp),
       CAPSTAN_AUTH_SIGNING_KEY: randomBytes(32).toString('base64'),
@@ -85,13 +87,14 @@ export async function main(): Promise<void> {
     },
     sync: {
       ...common,
+      ...tbus.env('sync'),
       CAPSTAN_APPLICATION_SYNC_IMPERSONATION_ENABLED: 'true',
       CAPSTAN_API_ADDRESS: `127.0.0.1:${apiGrpc}`,
       CAPSTAN_API_SERVICE_TOKEN: tokens.syncToApi,
       CAPSTAN_REPO_ADDRESS: `127.0.0.1:${repoGrpc}`,
       CAPSTAN_REPO_SERVICE_TOKEN: tokens.syncToRepo,
     },
-    appset: { ...common },
+    appset: { ...common, ...tbus.env('appset') },
   };
   const figures: Figure[] = [];
   try {

@@ -25,7 +25,7 @@ import {
   type Bus,
 } from '@capstan/events';
 import { startService } from '@capstan/service';
-import { startSync, syncSettings } from '@capstan/sync';
+import { startSync, syncSettings, type ManifestSource } from '@capstan/sync';
 import { createTestBus, createTestDatabase } from '@capstan/test/infra';
 import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { report, summarize, type Figure } from './harness.js';
@@ -108,8 +108,22 @@ function cpuMeter(groups: Record<string, () => number>) {
   };
 }
 
+/**
+ * What each operation's Application renders to: the stand-in for the repo service's manifest
+ * generation (requests carry no objects), so the figures are of the sync's own work.
+ */
+const staged = new Map<string, ReturnType<typeof objectsOf>>();
+const stagedManifests: ManifestSource = {
+  async render(_app, request) {
+    const objects = staged.get(request.operationId);
+    if (!objects) throw new Error(`no objects staged for ${request.operationId}`);
+    return { revision: null, objects };
+  },
+};
+
 async function request(bus: Bus, app: string, round: number): Promise<string> {
   const operationId = randomUUID();
+  staged.set(operationId, objectsOf(app, round));
   await bus.publish(
     newEvent(
       syncRequest.type,
@@ -118,7 +132,6 @@ async function request(bus: Bus, app: string, round: number): Promise<string> {
         application: { namespace: 'argocd', name: app },
         dryRun: false,
         prune: false,
-        manifests: objectsOf(app, round),
       },
       { subject: `applications/argocd/${app}`, actor: 'bench', source: 'capstan/bench' },
     ),
@@ -180,14 +193,14 @@ export async function main(): Promise<void> {
       argv: ['--enable-impersonation', `--sync-parallelism=${PARALLELISM}`],
       env: {
         DATABASE_URL: database.url,
-        NATS_URL: testBus.url,
-        CAPSTAN_BUS_NAMESPACE: testBus.namespace,
+        ...testBus.env('sync'),
         // SYNC_BENCH_LOG_LEVEL=info prints each sync's phase timings (the success log line).
         CAPSTAN_LOG_LEVEL: process.env.SYNC_BENCH_LOG_LEVEL ?? 'error',
       },
     },
     start: async (ctx) => {
       await startSync(ctx, {
+        manifests: stagedManifests,
         credentials: {
           get: async (ref) => ({
             name: ref.name,
@@ -199,7 +212,8 @@ export async function main(): Promise<void> {
       });
     },
   });
-  const bus = await connectBus({ url: testBus.url, service: 'bench', namespace: testBus.namespace });
+  // The harness plays the api and watches the terminal events: as the operator's admin bus user.
+  const bus = await connectBus({ ...testBus.connection('admin'), service: 'bench' });
   const meta = (subject: string) => ({ subject, actor: 'bench', source: 'capstan/api' });
   const watcher = terminalWatcher(bus);
   try {

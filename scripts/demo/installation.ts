@@ -1,9 +1,11 @@
 // The demo installation's durable state outside .capstan/: its own PostgreSQL database and its
-// own bus namespace on NATS. `npm run up` starts from a clean slate every time (the Kubernetes API
+// own bus namespace on Capstan's own (authenticated) nats-server. `npm run up` starts from a clean slate every time (the Kubernetes API
 // server and the git server it starts are new too, so state from a previous run would point at
 // servers that no longer exist); `npm run down` leaves both for inspection until the next `up`.
 import { connect } from 'nats';
 import pg from 'pg';
+import { inboxPrefixOf } from '@capstan/bus-auth';
+import type { StackSecrets } from './secrets.js';
 import { installation } from './stack.js';
 
 export async function resetDatabase(): Promise<void> {
@@ -21,8 +23,13 @@ export async function resetDatabase(): Promise<void> {
 }
 
 /** Deletes the streams (and with them the consumers) of the demo's bus namespace; returns how many. */
-export async function resetBus(): Promise<number> {
-  const nc = await connect({ servers: installation.natsUrl });
+export async function resetBus(secrets: StackSecrets): Promise<number> {
+  const nc = await connect({
+    servers: installation.natsUrl,
+    user: 'admin',
+    pass: secrets.natsPasswords.admin!,
+    inboxPrefix: inboxPrefixOf('admin'),
+  });
   try {
     const jsm = await nc.jetstreamManager();
     const prefix = `${installation.busNamespace}_`.toUpperCase();

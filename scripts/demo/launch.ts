@@ -1,9 +1,10 @@
 // What each component of the local stack runs and with which settings. Every setting goes through
 // the environment, as a deployment would pass it; secrets come from .capstan/secrets.json.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { StackSecrets } from './secrets.js';
+import { renderNatsConfig } from '@capstan/bus-auth';
+import { demoBusUsers, type StackSecrets } from './secrets.js';
 import { installation, paths, ports, repoRoot, story } from './stack.js';
 import { ready, startBackground, waitFor, type ProcessRecord } from './processes.js';
 
@@ -28,6 +29,7 @@ export async function assertPortsFree(): Promise<void> {
     ['api gRPC', ports.apiGrpc],
     ['api HTTP', ports.apiHttp],
     ['repo gRPC', ports.repoGrpc],
+    ['nats', ports.nats],
     ...Object.entries(ports.ops).map(([s, p]): [string, number] => [`${s} /readyz`, p]),
   ];
   const taken: string[] = [];
@@ -96,10 +98,52 @@ export async function startGit(secrets: StackSecrets): Promise<{ record: Process
   return { record, git };
 }
 
+/**
+ * Capstan's own nats-server: users and subject permissions from @capstan/bus-auth for the demo's
+ * namespace, passwords from .capstan/secrets.json, in a generated configuration (mode 600).
+ */
+export async function startNats(secrets: StackSecrets): Promise<ProcessRecord> {
+  mkdirSync(paths.nats, { recursive: true, mode: 0o700 });
+  const config = path.join(paths.nats, 'nats.conf');
+  writeFileSync(
+    config,
+    renderNatsConfig({
+      host: '127.0.0.1',
+      port: ports.nats,
+      storeDir: path.join(paths.nats, 'jetstream'),
+      users: demoBusUsers(),
+      password: (u) => secrets.natsPasswords[u]!,
+      serverName: 'capstan-demo',
+    }),
+    { mode: 0o600 },
+  );
+  const bin =
+    ['/usr/sbin/nats-server', '/usr/local/bin/nats-server'].find((b) => existsSync(b)) ?? 'nats-server';
+  // The script slot (argv[1], by which the process is recognised later) holds the config flag.
+  const record = startBackground('nats', `--config=${config}`, [], {}, bin);
+  await waitFor(
+    record,
+    'nats-server',
+    () =>
+      new Promise<true | undefined>((resolve) => {
+        const s = net.connect({ host: '127.0.0.1', port: ports.nats }, () => (s.destroy(), resolve(true)));
+        s.on('error', () => resolve(undefined));
+      }),
+    30_000,
+  );
+  return record;
+}
+
+/** What a service needs to connect to the bus as its own user. */
+const busEnv = (s: StackSecrets, user: 'api' | 'sync' | 'repo' | 'appset') => ({
+  NATS_URL: installation.natsUrl,
+  NATS_USER: user,
+  NATS_PASSWORD: s.natsPasswords[user]!,
+  CAPSTAN_BUS_NAMESPACE: installation.busNamespace,
+});
+
 const common = (opsPort: number): Record<string, string> => ({
   DATABASE_URL: installation.databaseUrl,
-  NATS_URL: installation.natsUrl,
-  CAPSTAN_BUS_NAMESPACE: installation.busNamespace,
   CAPSTAN_HTTP_PORT: String(opsPort),
   CAPSTAN_LOG_LEVEL: 'info',
 });
@@ -111,6 +155,7 @@ export function serviceEnvironments(
   return {
     repo: {
       ...common(ports.ops.repo),
+      ...busEnv(s, 'repo'),
       CAPSTAN_GRPC_PORT: String(ports.repoGrpc),
       CAPSTAN_AUTH_SERVICE_TOKENS: `api=${s.tokens.apiToRepo},sync=${s.tokens.syncToRepo},appset=${s.tokens.appsetToRepo}`,
       CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: s.repoEncryptionKeys,
@@ -118,6 +163,7 @@ export function serviceEnvironments(
     },
     api: {
       ...common(ports.ops.api),
+      ...busEnv(s, 'api'),
       CAPSTAN_GRPC_PORT: String(ports.apiGrpc),
       CAPSTAN_API_HTTP_PORT: String(ports.apiHttp),
       CAPSTAN_AUTH_SIGNING_KEY: s.signingKey,
@@ -133,6 +179,7 @@ export function serviceEnvironments(
     },
     sync: {
       ...common(ports.ops.sync),
+      ...busEnv(s, 'sync'),
       CAPSTAN_APPLICATION_SYNC_IMPERSONATION_ENABLED: 'true',
       CAPSTAN_API_ADDRESS: installation.apiAddress,
       CAPSTAN_API_SERVICE_TOKEN: s.tokens.syncToApi,
@@ -141,6 +188,7 @@ export function serviceEnvironments(
     },
     appset: {
       ...common(ports.ops.appset),
+      ...busEnv(s, 'appset'),
     },
   };
 }

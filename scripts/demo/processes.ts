@@ -22,14 +22,16 @@ export const logPath = (name: string) => path.join(paths.logs, `${name}.log`);
 export class ProcessExitedError extends Error {}
 
 /**
- * Starts `node <script> [...args]` in the background with exactly `env` (plus PATH/HOME/LANG), so
- * nothing of the caller's environment leaks in and secrets never reach argv.
+ * Starts `node <script> [...args]` (or `<executable> <script> [...args]`) in the background with
+ * exactly `env` (plus PATH/HOME/LANG), so nothing of the caller's environment leaks in and secrets
+ * never reach argv.
  */
 export function startBackground(
   name: string,
   script: string,
   args: string[],
   env: Record<string, string>,
+  executable: string = process.execPath,
 ): ProcessRecord {
   mkdirSync(paths.logs, { recursive: true });
   mkdirSync(paths.run, { recursive: true });
@@ -41,7 +43,7 @@ export function startBackground(
     const value = process.env[key];
     if (value) base[key] = value;
   }
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(executable, [script, ...args], {
     cwd: path.dirname(paths.state),
     env: { ...base, ...env },
     stdio: ['ignore', fd, fd],

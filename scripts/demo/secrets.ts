@@ -3,7 +3,8 @@
 // only (argv is visible to every user of the machine). `npm run down` removes the file.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { paths } from './stack.js';
+import { busUsers, generatePasswords } from '@capstan/bus-auth';
+import { extSources, installation, paths } from './stack.js';
 
 export interface StackSecrets {
   adminPassword: string;
@@ -23,6 +24,8 @@ export interface StackSecrets {
   };
   /** Basic-auth password of the demo git server's guestbook repository. */
   gitPassword: string;
+  /** Bus passwords by NATS user (api, sync, repo, appset, ext-git, admin): see @capstan/bus-auth. */
+  natsPasswords: Record<string, string>;
 }
 
 const token = () => randomBytes(32).toString('base64url');
@@ -42,14 +45,23 @@ function generate(): StackSecrets {
       appsetToRepo: token(),
     },
     gitPassword: token(),
+    natsPasswords: generatePasswords(demoBusUsers().map((u) => u.user)),
   };
+}
+
+/** The bus users of the demo installation: its services, its external sources, and admin. */
+export function demoBusUsers() {
+  return busUsers({ namespace: installation.busNamespace, extSources, admin: true });
 }
 
 function isComplete(s: Partial<StackSecrets>): s is StackSecrets {
   const fresh = generate();
   return (
     Object.keys(fresh).every((k) => k in s) &&
-    Object.keys(fresh.tokens).every((k) => typeof s.tokens?.[k as keyof StackSecrets['tokens']] === 'string')
+    Object.keys(fresh.tokens).every(
+      (k) => typeof s.tokens?.[k as keyof StackSecrets['tokens']] === 'string',
+    ) &&
+    Object.keys(fresh.natsPasswords).every((u) => typeof s.natsPasswords?.[u] === 'string')
   );
 }
 

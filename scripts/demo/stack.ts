@@ -16,6 +16,8 @@ export const paths = {
   kube: path.join(state, 'kube'),
   git: path.join(state, 'git'),
   repoCache: path.join(state, 'repo-cache'),
+  /** nats-server's generated configuration (mode 600: it holds the bus passwords) and JetStream store. */
+  nats: path.join(state, 'nats'),
   demo: path.join(repoRoot, 'scripts/demo'),
 };
 
@@ -24,6 +26,8 @@ export const ports = {
   apiGrpc: 8083,
   apiHttp: 8080,
   repoGrpc: 8091,
+  /** Capstan's own nats-server (authenticated; the machine's plain one on 4222 is not used). */
+  nats: 4229,
   ops: { api: 9180, repo: 9181, sync: 9182, appset: 9183 },
 };
 
@@ -31,7 +35,7 @@ export const installation = {
   /** Its own database and bus namespace: the demo never touches the `capstan` database or tests. */
   database: 'capstan_demo',
   databaseUrl: 'postgres://postgres@127.0.0.1:5432/capstan_demo',
-  natsUrl: 'nats://127.0.0.1:4222',
+  natsUrl: 'nats://127.0.0.1:4229',
   busNamespace: 'capstan_demo',
   /** The CLI context `npm run up` logs in to (in the user's ~/.config/capstan/config). */
   context: 'capstan-demo',
@@ -53,4 +57,7 @@ export const story = {
 };
 
 /** Start order; `down` stops in reverse. */
-export const components = ['kube', 'git', 'repo', 'api', 'sync', 'appset'] as const;
+export const components = ['nats', 'kube', 'git', 'repo', 'api', 'sync', 'appset'] as const;
+
+/** The external systems of the demo: a git server announcing pushes may publish on ext.git.*. */
+export const extSources = ['git'] as const;

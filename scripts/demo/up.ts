@@ -1,4 +1,4 @@
-// `npm run up`, after scripts/up.sh has installed, started PostgreSQL/NATS, obtained the
+// `npm run up`, after scripts/up.sh has installed, started PostgreSQL, obtained the
 // Kubernetes binaries and kustomize, and built: starts the stack in the background, runs the
 // guestbook story with the capstan CLI, and leaves everything running.
 //
@@ -6,7 +6,14 @@
 // database and bus namespace, and starts again (the admin password and keys are kept).
 import { mkdirSync } from 'node:fs';
 import { resetBus, resetDatabase } from './installation.js';
-import { assertPortsFree, serviceEnvironments, startGit, startKube, startService } from './launch.js';
+import {
+  assertPortsFree,
+  serviceEnvironments,
+  startGit,
+  startKube,
+  startNats,
+  startService,
+} from './launch.js';
 import { detail, done, heading, step } from './progress.js';
 import { loadOrCreateSecrets } from './secrets.js';
 import { runStory } from './story.js';
@@ -28,9 +35,14 @@ async function main(): Promise<void> {
   );
   done();
 
+  step(`start nats-server with the bus users and permissions on 127.0.0.1:${ports.nats}`);
+  const nats = await startNats(secrets);
+  detail(`nats (pid ${nats.pid}, config ${paths.nats}/nats.conf, log ${nats.log})`);
+  done();
+
   step(`reset database ${installation.database} and bus namespace ${installation.busNamespace}`);
   await resetDatabase();
-  const streams = await resetBus();
+  const streams = await resetBus(secrets);
   done(streams ? `(deleted ${streams} streams of the previous run)` : '');
 
   step('start a Kubernetes API server (kube-apiserver + etcd) and the git server');

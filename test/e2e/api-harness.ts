@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loggedPort, startServiceProcess } from './service-process.js';
+import type { TestBus } from '@capstan/test/infra';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const capstanBin = path.resolve(here, '../../cli/bin/capstan.js');
@@ -25,8 +26,8 @@ export interface ApiProcess {
 
 export async function startApiProcess(opts: {
   databaseUrl: string;
-  natsUrl: string;
-  namespace: string;
+  /** The test bus; the service connects as its own bus user. */
+  bus: TestBus;
   env?: Record<string, string>;
 }): Promise<ApiProcess> {
   const syncToken = randomBytes(24).toString('hex');
@@ -34,8 +35,7 @@ export async function startApiProcess(opts: {
   const adminPasswordFile = path.join(stateDir, 'initial-admin-password');
   const service = await startServiceProcess('api', {
     DATABASE_URL: opts.databaseUrl,
-    NATS_URL: opts.natsUrl,
-    CAPSTAN_BUS_NAMESPACE: opts.namespace,
+    ...opts.bus.env('api'),
     CAPSTAN_GRPC_PORT: '0',
     CAPSTAN_API_HTTP_PORT: '0',
     CAPSTAN_LOG_LEVEL: 'info',

@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AckPolicy, connect } from 'nats';
+import { AckPolicy } from 'nats';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { startRepoProcess, type RepoProcess } from './repo-harness.js';
 import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
@@ -36,15 +36,13 @@ describe('api story through the CLI', () => {
     const repoToken = randomBytes(24).toString('hex');
     repo = await startRepoProcess({
       databaseUrl: db.url,
-      natsUrl: bus.url,
-      namespace: bus.namespace,
+      bus,
       cacheDir: path.join(dir, 'cache'),
       env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoToken}` },
     });
     api = await startApiProcess({
       databaseUrl: db.url,
-      natsUrl: bus.url,
-      namespace: bus.namespace,
+      bus,
       env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoToken },
     });
   });
@@ -246,7 +244,7 @@ describe('api story through the CLI', () => {
     ]);
     expect(widen.code).toBe(1);
 
-    const nc = await connect({ servers: bus.url });
+    const nc = await bus.connect('admin');
     try {
       const sync = await as('alice', ['app', 'sync', 'guestbook', '--async']);
       expect(sync, sync.stderr).toMatchObject({ code: 0 });

@@ -8,7 +8,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { connect, headers, type NatsConnection } from 'nats';
+import { headers, type NatsConnection } from 'nats';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { status } from '@grpc/grpc-js';
@@ -109,15 +109,15 @@ describe('repo service: project-scoped repository credentials', () => {
     db = await createTestDatabase('capstan_repo_e2e');
     bus = await createTestBus('repoe2e');
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-repo-e2e-'));
-    nc = await connect({ servers: bus.url });
+    // Watches everything on the namespace (secrets never travel on the bus): an operator's view.
+    nc = await bus.connect('admin');
     const sub = nc.subscribe(`${bus.namespace}.>`);
     void (async () => {
       for await (const m of sub) busMessages.push(`${m.subject} ${m.string()}`);
     })();
     repo = await startRepoProcess({
       databaseUrl: db.url,
-      natsUrl: bus.url,
-      namespace: bus.namespace,
+      bus,
       cacheDir,
       env: { CAPSTAN_REVISION_CACHE_TTL_MS: '0', CAPSTAN_POLL_INTERVAL_MS: '0' },
     });
@@ -419,7 +419,15 @@ describe('repo service: project-scoped repository credentials', () => {
     };
     const h = headers();
     h.set('Nats-Msg-Id', push.id);
-    await nc.jetstream().publish(`${bus.namespace}.ext.git.push`, JSON.stringify(push), { headers: h });
+    // Published as the git system's own bus user, which may publish only ext.git.*.
+    const gitSystem = await bus.connect('ext-git');
+    try {
+      await gitSystem
+        .jetstream()
+        .publish(`${bus.namespace}.ext.git.push`, JSON.stringify(push), { headers: h });
+    } finally {
+      await gitSystem.close();
+    }
     const seen: { project: string; sha: string; detectedBy: string; previousSha: string | null }[] = [];
     const giveUp = setTimeout(() => changed.unsubscribe(), 45_000);
     for await (const m of changed) {

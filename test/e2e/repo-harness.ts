@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { repov1, unary, type UnaryMethod } from '@capstan/proto';
 import { loggedPort, startServiceProcess } from './service-process.js';
+import type { TestBus } from '@capstan/test/infra';
 
 export interface RepoProcess {
   grpcAddress: string;
@@ -23,8 +24,8 @@ export interface RepoProcess {
 
 export async function startRepoProcess(opts: {
   databaseUrl: string;
-  natsUrl: string;
-  namespace: string;
+  /** The test bus; the service connects as its own bus user. */
+  bus: TestBus;
   cacheDir: string;
   env?: Record<string, string>;
 }): Promise<RepoProcess> {
@@ -37,8 +38,7 @@ export async function startRepoProcess(opts: {
   const service = await startServiceProcess('repo', {
     ...(process.env.CAPSTAN_CACHE ? { CAPSTAN_CACHE: process.env.CAPSTAN_CACHE } : {}),
     DATABASE_URL: opts.databaseUrl,
-    NATS_URL: opts.natsUrl,
-    CAPSTAN_BUS_NAMESPACE: opts.namespace,
+    ...opts.bus.env('repo'),
     CAPSTAN_GRPC_PORT: '0',
     CAPSTAN_LOG_LEVEL: 'debug',
     CAPSTAN_AUTH_SERVICE_TOKENS: Object.entries(tokens)

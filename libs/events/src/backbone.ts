@@ -35,6 +35,8 @@ export async function startBackbone<DB>(
     url: ctx.config['nats.url'],
     service: ctx.name,
     namespace: ctx.config['bus.namespace'],
+    user: ctx.config['nats.user'],
+    password: ctx.config['nats.password'],
     ...(options.catalog ? { catalog: options.catalog } : {}),
   });
   ctx.onShutdown('bus', () => bus.close());

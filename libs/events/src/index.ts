@@ -4,6 +4,7 @@ export * from './catalog/index.js';
 export * from './bus/errors.js';
 export { connectBus, type Bus, type BusOptions } from './bus/bus.js';
 export type { StreamKind } from './bus/streams.js';
+export { extSourceOf } from '@capstan/bus-auth';
 export {
   type ConsumerOptions,
   type RunningConsumer,

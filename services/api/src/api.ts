@@ -46,6 +46,7 @@ import { ApplyService } from './apply/apply.service.js';
 import { startGrpcServer } from './transport/grpc-server.js';
 import { startHttpServer } from './transport/http-server.js';
 import { startSyncStatusConsumer } from './sync/sync-status.consumer.js';
+import { parseExtAccounts, startExtSyncRequestConsumer } from './sync/ext-sync-requests.consumer.js';
 import type { ApiServices } from './services.js';
 import { rebuildProjections } from './projections/rebuild.js';
 import { RequestMetrics } from './transport/request-metrics.js';
@@ -54,6 +55,9 @@ import type { Registry } from 'prom-client';
 export interface ApiConfig {
   databaseUrl: string;
   natsUrl: string;
+  /** The api's bus user and password (empty: anonymous). */
+  natsUser?: string;
+  natsPassword?: string;
   busNamespace: string;
   grpcHost: string;
   grpcPort: number;
@@ -82,6 +86,8 @@ export interface ApiConfig {
   repoServiceToken?: string;
   /** Where request metrics go (the service's /metrics registry). */
   metrics?: Registry;
+  /** `bus.ext-accounts`: the Capstan account of each external source that may ask for syncs. */
+  extAccounts?: string;
   /** Rebuild the projections from the event store before serving. */
   rebuildProjections?: boolean;
   /**
@@ -219,7 +225,12 @@ export async function startApi(
   let relay: OutboxRelay;
   if (config.backbone) ({ bus, relay } = config.backbone);
   else {
-    bus = await connectBus({ url: config.natsUrl, service: 'api', namespace: config.busNamespace });
+    bus = await connectBus({
+      url: config.natsUrl,
+      service: 'api',
+      namespace: config.busNamespace,
+      ...(config.natsUser ? { user: config.natsUser, password: config.natsPassword ?? '' } : {}),
+    });
     defer('bus', () => bus.close());
     await bus.provision();
     relay = await startOutboxRelay({
@@ -233,6 +244,15 @@ export async function startApi(
   }
   const syncStatus = await startSyncStatusConsumer({ bus, db, logger });
   defer('sync status consumer', () => syncStatus.stop());
+  const extSync = await startExtSyncRequestConsumer({
+    bus,
+    db,
+    authz,
+    applications,
+    accounts: parseExtAccounts(config.extAccounts ?? ''),
+    logger,
+  });
+  defer('external sync request consumer', () => extSync.stop());
 
   const metrics = new RequestMetrics(config.metrics);
   const grpc = await startGrpcServer({

@@ -157,6 +157,12 @@ export const apiSettings = {
     default: false,
     description: 'rebuild the projects, applications and clusters projections from the event store at start',
   },
+  'bus.ext-accounts': {
+    schema: z.string().default(''),
+    default: '',
+    description:
+      'Capstan account of each external source that may ask for syncs on <ns>.ext.<source>.sync.request, "ci=ci-bot,release=release-bot" (empty: every such request is denied and audited)',
+  },
   'repo.address': {
     schema: z.string().default(''),
     default: '',

@@ -61,6 +61,7 @@ await runService({
         repoServiceToken: c['repo.service-token'],
         metrics: ctx.metrics,
         rebuildProjections: c['projections.rebuild'],
+        extAccounts: c['bus.ext-accounts'],
         backbone: {
           db: backbone.db as unknown as Kysely<ApiDatabase>,
           bus: backbone.bus,

@@ -3,7 +3,7 @@
 // declarative apply, fields gRPC cannot carry, and projections rebuilt from the event store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { status } from '@grpc/grpc-js';
-import { connect, AckPolicy, type NatsConnection } from 'nats';
+import { AckPolicy, type NatsConnection } from 'nats';
 import { connectBus, newEvent, syncResourceSynced, syncStarted, syncSucceeded } from '@capstan/events';
 import { apiv1, fieldViolationsOf } from '@capstan/proto';
 import { rebuildProjections } from './projections/rebuild.js';
@@ -54,7 +54,8 @@ describe('api: sync, clusters, apply and projections', () => {
   afterAll(async () => h?.stop());
 
   it('publishes a sync request on the bus through the outbox', async () => {
-    const nc: NatsConnection = await connect({ servers: h.bus.url });
+    // An operator's look at the command stream (no service may read another's consumer).
+    const nc: NatsConnection = await h.bus.connect('admin');
     try {
       const res = await unary(
         c.applications.sync.bind(c.applications),
@@ -92,7 +93,7 @@ describe('api: sync, clusters, apply and projections', () => {
       });
 
       // The sync service reports back; the api follows the operation through its events.
-      const bus = await connectBus({ url: h.bus.url, service: 'sync', namespace: h.bus.namespace });
+      const bus = await connectBus({ ...h.bus.connection('sync'), service: 'sync' });
       try {
         const application = { name: 'guestbook', namespace: 'argocd' };
         const identity = { impersonation: true, username: 'system:serviceaccount:team-a-prod:deployer' };

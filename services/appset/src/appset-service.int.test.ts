@@ -11,7 +11,7 @@ import { startAppset } from './appset-service.js';
 describe('appset service skeleton', () => {
   let tdb: TestDatabase;
   let tbus: TestBus;
-  const env = () => ({ DATABASE_URL: tdb.url, NATS_URL: tbus.url, CAPSTAN_BUS_NAMESPACE: tbus.namespace });
+  const env = () => ({ DATABASE_URL: tdb.url, ...tbus.env('appset') });
 
   beforeAll(async () => {
     [tdb, tbus] = await Promise.all([createTestDatabase(), createTestBus()]);
@@ -46,7 +46,7 @@ describe('appset service skeleton', () => {
         'audit.sync_decisions',
       ]),
     );
-    const bus = await connectBus({ url: tbus.url, service: 'test', namespace: tbus.namespace });
+    const bus = await connectBus({ ...tbus.connection('appset'), service: 'appset' });
     for (const kind of ['EVT', 'CMD', 'EXT', 'DLQ']) {
       expect((await bus.jsm.streams.info(`${tbus.namespace}_${kind}`.toUpperCase())).config.subjects).toEqual(
         [`${tbus.namespace}.${kind.toLowerCase()}.>`],

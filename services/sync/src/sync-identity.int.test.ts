@@ -22,7 +22,6 @@ import {
   startTestClusters,
   teamAProject,
 } from './test-support/fixtures.js';
-import { inlineOr } from './manifests/repo-manifests.js';
 
 let a: KubeCluster;
 let b: KubeCluster;
@@ -38,7 +37,7 @@ describe('sync with impersonation on', () => {
   let h: SyncHarness;
 
   beforeAll(async () => {
-    h = await startSyncHarness([a, b], { impersonation: true, manifests: inlineOr(rendered) });
+    h = await startSyncHarness([a, b], { impersonation: true, manifests: rendered });
     await h.registerCluster(a, 'a');
     await h.registerCluster(b, 'remote');
     await h.putProject(teamAProject(a));
@@ -51,7 +50,7 @@ describe('sync with impersonation on', () => {
     const since = await a.audit.mark();
     const op = await h.requestSync(
       { namespace: 'argocd', name: 'guestbook' },
-      { manifests: [cm('one'), cm('two')] },
+      { objects: [cm('one'), cm('two')] },
     );
     expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
     expect(await configMapsIn(a, 'team-a')).toEqual(['one', 'two']);
@@ -114,7 +113,7 @@ describe('sync with impersonation on', () => {
     await seedTenant(a.adminKubeconfig, { namespace: 'readonly', serviceAccounts: [] });
     await h.putApplication(application('viewer', 'team-a', { server: a.server, namespace: 'readonly' }));
     const since = await a.audit.mark();
-    const op = await h.requestSync({ namespace: 'argocd', name: 'viewer' }, { manifests: [cm('nope')] });
+    const op = await h.requestSync({ namespace: 'argocd', name: 'viewer' }, { objects: [cm('nope')] });
     const terminal = await h.waitForTerminal(op);
     expect(terminal.status).toBe('failed');
     expect(terminal.reason).toContain(
@@ -134,7 +133,7 @@ describe('sync with impersonation on', () => {
   it('given a destination by cluster name, when synced, then the rule sees the cluster URL and the second API server is written as its ServiceAccount', async () => {
     await h.putApplication(application('web', 'team-a', { name: 'remote', namespace: 'web' }));
     const since = await b.audit.mark();
-    const op = await h.requestSync({ namespace: 'argocd', name: 'web' }, { manifests: [cm('site')] });
+    const op = await h.requestSync({ namespace: 'argocd', name: 'web' }, { objects: [cm('site')] });
     expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
     expect(await configMapsIn(b, 'web')).toEqual(['site']);
     const audit = await b.audit.flush({ since });
@@ -160,10 +159,7 @@ describe('sync with impersonation on', () => {
     );
     await h.putApplication(application('escalate', 'team-a-self', { server: a.server, namespace: 'team-a' }));
     const since = await a.audit.mark();
-    const op = await h.requestSync(
-      { namespace: 'argocd', name: 'escalate' },
-      { manifests: [cm('escalated')] },
-    );
+    const op = await h.requestSync({ namespace: 'argocd', name: 'escalate' }, { objects: [cm('escalated')] });
     const terminal = await h.waitForTerminal(op);
     expect(terminal.status).toBe('failed');
     expect(terminal.reason).toContain(
@@ -193,7 +189,7 @@ describe('sync with impersonation on', () => {
       metadata: { name: 'rogue', namespace: 'argocd' },
       spec: { sourceRepos: ['*'] },
     };
-    const op = await h.requestSync({ namespace: 'argocd', name: 'projects' }, { manifests: [rogue] });
+    const op = await h.requestSync({ namespace: 'argocd', name: 'projects' }, { objects: [rogue] });
     const terminal = await h.waitForTerminal(op);
     expect(terminal.status).toBe('failed');
     expect(terminal.reason).toContain('AppProject "rogue": has no spec.parentProject');
@@ -224,7 +220,7 @@ describe('sync with impersonation on', () => {
       application('fresh', 'ns-maker', { server: a.server, namespace: 'fresh-1' }, { syncPolicy }),
     );
     const since = await a.audit.mark();
-    const op = await h.requestSync({ namespace: 'argocd', name: 'fresh' }, { manifests: [cm('inside')] });
+    const op = await h.requestSync({ namespace: 'argocd', name: 'fresh' }, { objects: [cm('inside')] });
     expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
     const ns = await a.adminKubeconfig.makeApiClient(CoreV1Api).readNamespace({ name: 'fresh-1' });
     expect(ns.metadata?.labels).toMatchObject({ team: 'a' });
@@ -240,7 +236,7 @@ describe('sync with impersonation on', () => {
     );
     const denied = await h.requestSync(
       { namespace: 'argocd', name: 'fresh-denied' },
-      { manifests: [cm('inside')] },
+      { objects: [cm('inside')] },
     );
     const terminal = await h.waitForTerminal(denied);
     expect(terminal.status).toBe('failed');
@@ -271,7 +267,7 @@ describe('sync with impersonation off', () => {
 
   it('given destinationServiceAccounts, when synced with the flag off, then the cluster credentials are used and a warning says the rules are ignored', async () => {
     const since = await a.audit.mark();
-    const op = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { manifests: [cm('plain')] });
+    const op = await h.requestSync({ namespace: 'argocd', name: 'guestbook' }, { objects: [cm('plain')] });
     const terminal = await h.waitForTerminal(op);
     const events = await h.eventsOf(op);
     expect(events.find((e) => e.type === 'io.capstan.sync.impersonation-ignored.v1')?.data).toMatchObject({

@@ -11,7 +11,7 @@ import { startReadModelConsumer } from './read-model/read-model.consumer.js';
 import { startAutomatedTrigger, startIntake, startWorkers } from './operations/sync-worker.js';
 import { apiClusterCredentials, type ClusterCredentialsSource } from './kube/cluster-credentials.js';
 import type { ManifestSource } from './manifests/manifest-source.js';
-import { inlineOr, repoManifests } from './manifests/repo-manifests.js';
+import { repoManifests } from './manifests/repo-manifests.js';
 import { TargetClusterPool } from './kube/target-cluster-pool.js';
 import { AuditWriter } from './decision/audit-writer.js';
 
@@ -50,7 +50,7 @@ export async function startSync(
       serviceToken: config['repo.service-token'],
     });
     ctx.onShutdown('repo client', () => repo.close());
-    manifests = inlineOr(repo);
+    manifests = repo;
   }
   const deadLetters = postgresDeadLetters(db, 'sync');
 

@@ -1,3 +1,4 @@
 export { createTestDatabase, postgresServerUrl, type TestDatabase } from './postgres.js';
-export { createTestBus, natsServerUrl, type TestBus } from './nats.js';
+export { createTestBus, natsServerUrl, type BusCredentials, type TestBus, type TestBusUser } from './nats.js';
+export { natsTestServer, TEST_EXT_SOURCES, type NatsServer } from './nats-server.js';
 export { dockerAvailable } from './docker.js';

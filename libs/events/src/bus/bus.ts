@@ -10,6 +10,7 @@ import {
 import type { Envelope } from '../envelope/envelope.js';
 import { catalog as defaultCatalog } from '../catalog/index.js';
 import type { Catalog } from '../catalog/define.js';
+import { extSourcePattern, inboxPrefixOf } from '@capstan/bus-auth';
 import { provisionStreams } from './streams.js';
 import { TerminalError } from './errors.js';
 import { startConsumer, type ConsumerOptions, type RunningConsumer } from './consumer.js';
@@ -20,8 +21,12 @@ export interface BusOptions {
   service: string;
   namespace?: string;
   catalog?: Catalog;
-  /** NATS credentials; never logged. */
-  token?: string;
+  /**
+   * The bus user (`api`, `sync`, ...; see @capstan/bus-auth) and its password; never logged. Without
+   * a user the connection is anonymous, which Capstan's own servers refuse.
+   */
+  user?: string;
+  password?: string;
 }
 
 export interface Bus {
@@ -33,8 +38,11 @@ export interface Bus {
   /** Full subject of an event type below this bus's namespace. */
   subjectOf(type: string): string;
   provision(): Promise<void>;
-  /** Publishes one event, de-duplicated by the broker on its id. Checks it against the catalog first. */
-  publish(event: Envelope): Promise<{ seq: number; duplicate: boolean }>;
+  /**
+   * Publishes one event, de-duplicated by the broker on its id. Checks it against the catalog first.
+   * `source`: the source token of an external type published by source (`ext.<source>.…`).
+   */
+  publish(event: Envelope, options?: { source?: string }): Promise<{ seq: number; duplicate: boolean }>;
   /** Publishes an already-encoded, already-checked event (the outbox relay's path). */
   publishEncoded(subject: string, id: string, payload: string): Promise<{ seq: number; duplicate: boolean }>;
   consume(options: ConsumerOptions): Promise<RunningConsumer>;
@@ -48,7 +56,9 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
   const nc = await connect({
     servers: options.url.split(','),
     name: `capstan-${options.service}`,
-    ...(options.token ? { token: options.token } : {}),
+    ...(options.user ? { user: options.user, pass: options.password ?? '' } : {}),
+    // Replies come to this user's own inbox, the only one its permissions let it read.
+    inboxPrefix: inboxPrefixOf(options.user || options.service),
     maxReconnectAttempts: -1,
   });
   const js = nc.jetstream();
@@ -77,13 +87,19 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     jsm,
     subjectOf,
     provision: () => provisionStreams(jsm, namespace),
-    async publish(event) {
+    async publish(event, publishOptions = {}) {
       const d = catalog.get(event.type);
       if (!d) throw new TerminalError(`unknown event type ${event.type}`);
       const checked = d.data.safeParse(event.data);
       if (!checked.success)
         throw new TerminalError(`${event.type} fails its schema: ${checked.error.message}`);
-      return publishEncoded(`${namespace}.${d.subject}`, event.id, JSON.stringify(event));
+      let subject = d.subject;
+      if (subject.includes('*')) {
+        if (!publishOptions.source || !extSourcePattern.test(publishOptions.source))
+          throw new TerminalError(`${event.type} is published below a source token: give a valid source`);
+        subject = subject.replace('*', publishOptions.source);
+      }
+      return publishEncoded(`${namespace}.${subject}`, event.id, JSON.stringify(event));
     },
     publishEncoded,
     async consume(consumerOptions) {

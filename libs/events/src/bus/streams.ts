@@ -1,22 +1,14 @@
 // Streams and subjects. Everything lives below a namespace (default `capstan`) so that installations,
 // and tests, can share one NATS server without seeing each other.
 import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from 'nats';
+import { streamKinds, streamName, type StreamKind } from '@capstan/bus-auth';
 
-export type StreamKind = 'evt' | 'cmd' | 'ext' | 'dlq';
-export const streamKinds: readonly StreamKind[] = ['evt', 'cmd', 'ext', 'dlq'];
-
-export function streamName(namespace: string, kind: StreamKind): string {
-  return `${namespace}_${kind}`.toUpperCase();
-}
+export { deadLetterSubject, streamKinds, streamName, type StreamKind } from '@capstan/bus-auth';
 
 export function streamOfSubject(namespace: string, subject: string): string {
   const kind = subject.slice(namespace.length + 1).split('.')[0] as StreamKind;
   if (!streamKinds.includes(kind)) throw new Error(`subject ${subject} is not in a capstan stream`);
   return streamName(namespace, kind);
-}
-
-export function deadLetterSubject(namespace: string, consumer: string): string {
-  return `${namespace}.dlq.${consumer}`;
 }
 
 // The duplicate window bounds how long Nats-Msg-Id de-duplication remembers an id; consumers are

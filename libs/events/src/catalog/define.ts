@@ -12,7 +12,11 @@ export interface EventDefinition<Type extends string = string, S extends z.ZodTy
   /** Public types get a JSON Schema file so other systems can validate what they publish. */
   readonly public: boolean;
   readonly channel: Channel;
-  /** Subject below the bus namespace: `evt.application.created`, `cmd.sync.request`, `ext.git.push`. */
+  /**
+   * Subject below the bus namespace: `evt.application.created`, `cmd.sync.request`, `ext.git.push`;
+   * `ext.*.sync.request` for an external event published under its source's own token
+   * (`ext.<source>.sync.request`, the source being bound to the publisher's bus user).
+   */
   readonly subject: string;
 }
 
@@ -24,6 +28,8 @@ export function defineEvent<const Type extends string, S extends z.ZodType>(opti
   data: S;
   description: string;
   public?: boolean;
+  /** ext only: published below the source's token, `ext.<source>.<aggregate>.<event>`. */
+  bySource?: boolean;
 }): EventDefinition<Type, S> {
   const m = eventTypePattern.exec(options.type);
   if (!m)
@@ -37,7 +43,7 @@ export function defineEvent<const Type extends string, S extends z.ZodType>(opti
     description: options.description,
     public: options.public ?? true,
     channel,
-    subject: `${channel}.${m[2]}.${m[3]}`,
+    subject: options.bySource && channel === 'ext' ? `ext.*.${m[2]}.${m[3]}` : `${channel}.${m[2]}.${m[3]}`,
   };
 }
 

@@ -1,22 +1,19 @@
-// Sync commands and events. The api publishes the request for `capstan app sync` (other systems may
-// publish it too); the sync service owns everything that follows: started, one resource-synced per
-// resource operation, and exactly one terminal succeeded or failed per operationId.
+// Sync commands and events. Only the api publishes the request (bus permissions enforce it), after
+// its RBAC check of the caller, so the request's `actor` is the authenticated one; other systems ask
+// for a sync with io.capstan.ext.sync.request.v1, which the api checks as their Capstan account. The
+// objects always come from the Application's source (the repo service): a request carries none.
+// The sync service owns everything that follows: started, one resource-synced per resource
+// operation, and exactly one terminal succeeded or failed per operationId.
 import { z } from 'zod';
 import { defineEvent } from './define.js';
 
 const applicationRef = z.object({ name: z.string().min(1), namespace: z.string().min(1) });
 
-/** A Kubernetes object given inline (tests, other systems) until manifests come from the repo service. */
-const inlineObject = z.looseObject({
-  apiVersion: z.string().min(1),
-  kind: z.string().min(1),
-  metadata: z.looseObject({ name: z.string().min(1), namespace: z.string().optional() }),
-});
-
 export const syncRequest = defineEvent({
   type: 'io.capstan.cmd.sync.request.v1',
   description: 'please sync this Application (subject applications/<namespace>/<name>)',
-  data: z.object({
+  // Strict: a field this schema does not know (such as the inline `manifests` of old) is refused.
+  data: z.strictObject({
     /** Chosen by the requester; the sync's lifecycle events carry it, so the requester can follow it. */
     operationId: z.string().min(1).max(128),
     application: applicationRef,
@@ -25,15 +22,32 @@ export const syncRequest = defineEvent({
     revision: z.string().optional(),
     dryRun: z.boolean().default(false),
     prune: z.boolean().default(false),
-    /**
-     * The objects to sync, when the requester renders them itself. Secrets are refused: secrets
-     * never travel on the bus. Absent: the sync service asks its manifest source.
-     */
-    manifests: z.array(inlineObject).max(5000).optional(),
   }),
 });
 
-export const syncCommands = [syncRequest] as const;
+/**
+ * Another system asks for a sync, on `<ns>.ext.<source>.sync.request`. Its bus user may publish only
+ * below its own source token; the api maps the source to a Capstan account (setting
+ * `bus.ext-accounts`), authorises the sync as that account with the same RBAC as `capstan app sync`,
+ * audits the decision, and only then publishes the command. The envelope's `actor` is ignored.
+ */
+export const extSyncRequest = defineEvent({
+  type: 'io.capstan.ext.sync.request.v1',
+  bySource: true,
+  description:
+    'another system asks for a sync of an Application (subject ext.<source>.sync.request); authorised as the Capstan account mapped to <source>',
+  data: z.strictObject({
+    application: z.strictObject({
+      name: z.string().min(1).max(253),
+      namespace: z.string().max(253).optional(),
+    }),
+    revision: z.string().max(255).optional(),
+    dryRun: z.boolean().default(false),
+    prune: z.boolean().default(false),
+  }),
+});
+
+export const syncCommands = [syncRequest, extSyncRequest] as const;
 
 /** Who a sync writes as: the impersonated ServiceAccount, or the control-plane credentials (username null). */
 const identity = z.object({ impersonation: z.boolean(), username: z.string().nullable() });

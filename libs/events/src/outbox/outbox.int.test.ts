@@ -138,6 +138,7 @@ describe('outbox and event store', () => {
       [fx.tdb.url, fx.tbus.url, fx.tbus.namespace],
       {
         execArgv: ['--import', 'tsx'],
+        env: { ...process.env, ...fx.tbus.env('admin') },
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       },
     );

@@ -32,7 +32,9 @@ export function renderSchemas(): Map<string, string> {
     const full = envelopeSchema.extend({ type: z.literal(d.type), data: d.data });
     files.set(
       `${d.type}.json`,
-      render(d.type, full, d.description, { 'x-capstan-subject': `<namespace>.${d.subject}` }),
+      render(d.type, full, d.description, {
+        'x-capstan-subject': `<namespace>.${d.subject.replace('*', '<source>')}`,
+      }),
     );
   }
   return files;

@@ -17,12 +17,8 @@ export interface BackboneFixture {
 
 export async function backboneFixture(): Promise<BackboneFixture> {
   const [tbus, tdb] = await Promise.all([createTestBus(), createTestDatabase()]);
-  const bus = await connectBus({
-    url: tbus.url,
-    service: 'test',
-    namespace: tbus.namespace,
-    catalog: testCatalog,
-  });
+  // The mechanism's own tests publish the test catalog's types: as the operator's admin user.
+  const bus = await connectBus({ ...tbus.connection('admin'), service: 'test', catalog: testCatalog });
   await bus.provision();
   const db = createDb<EventStoreDatabase>(tdb.url);
   await migrateToLatest(db, { schema: 'svc', migrations: eventStoreMigrations('svc') });

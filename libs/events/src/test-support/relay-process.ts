@@ -7,7 +7,15 @@ import type { EventStoreDatabase } from '../outbox/event-store.table.js';
 
 const [databaseUrl, natsUrl, namespace] = process.argv.slice(2) as [string, string, string];
 const db = createDb<EventStoreDatabase>(databaseUrl);
-const bus = await connectBus({ url: natsUrl, service: 'relay-test', namespace, catalog: testCatalog });
+// The bus user and password come by environment (never argv).
+const bus = await connectBus({
+  url: natsUrl,
+  service: 'relay-test',
+  namespace,
+  catalog: testCatalog,
+  user: process.env.NATS_USER ?? '',
+  password: process.env.NATS_PASSWORD ?? '',
+});
 let told = false;
 await startOutboxRelay({
   db,

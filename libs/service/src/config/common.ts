@@ -33,6 +33,19 @@ export const commonSettings = {
     env: 'NATS_URL',
     description: 'NATS server(s)',
   },
+  'nats.user': {
+    schema: z.string().default(''),
+    default: '',
+    env: 'NATS_USER',
+    description: "this service's bus user (`api`, `sync`, `repo`, `appset`; empty: anonymous)",
+  },
+  'nats.password': {
+    schema: z.string().default(''),
+    default: '',
+    env: 'NATS_PASSWORD',
+    secret: true,
+    description: "the bus user's password (environment or configuration file only)",
+  },
   'bus.namespace': {
     schema: z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected lowercase letters, digits and _'),
     default: 'capstan',

@@ -303,11 +303,14 @@ export class ApplicationsService {
     ctx: RequestContext,
     namespace: string,
     name: string,
-    opts: { revision: string; dryRun: boolean; prune: boolean },
+    /** operationId: chosen by an idempotent caller (a redelivered request then starts nothing new). */
+    opts: { revision: string; dryRun: boolean; prune: boolean; operationId?: string },
   ): Promise<{ operationId: string; application: StoredApplication }> {
     const app = await this.loadAuthorized(ctx, namespace, name, 'sync');
     const ns = namespace || DEFAULT_CONTROL_NAMESPACE;
-    const operationId = randomUUID();
+    const operationId = opts.operationId ?? randomUUID();
+    if (opts.operationId && (await findSyncOperation(this.deps.db, operationId)))
+      return { operationId, application: await this.load(ns, name) };
     const actor = actorOf(ctx.principal);
     await this.deps.db.transaction().execute(async (trx) => {
       await insertSyncOperation(trx, {

@@ -11,7 +11,7 @@ import type { Logger } from '@capstan/service';
 import type { PolicyStore } from './policy-store.js';
 import { actorOf, type Principal } from '../auth/principal.js';
 
-export type Via = 'grpc' | 'http' | 'internal';
+export type Via = 'grpc' | 'http' | 'internal' | 'bus';
 
 const READ_ACTIONS = new Set(['get', 'list']);
 const MAX_PENDING = 50_000;

@@ -41,6 +41,7 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
     {
       databaseUrl: db.url,
       natsUrl: bus.url,
+      ...(bus.credentials('api') ? { natsUser: 'api', natsPassword: bus.credentials('api')!.password } : {}),
       busNamespace: bus.namespace,
       grpcHost: '127.0.0.1',
       grpcPort: 0,

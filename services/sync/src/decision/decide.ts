@@ -32,7 +32,6 @@ export interface SyncRequestData {
   revision?: string | undefined;
   dryRun: boolean;
   prune: boolean;
-  manifests?: unknown[] | undefined;
   /**
    * Cascade deletion of an Application the api deleted: its manifest as it was, so the decision
    * can be made although the read model no longer has it. The sync applies nothing and prunes all.
@@ -103,14 +102,10 @@ export async function decideSync(
 
   let rendered: RenderedManifests;
   try {
-    if (request.manifests?.some((o) => (o as { kind?: unknown }).kind === 'Secret')) {
-      return {
-        allowed: false,
-        reason: 'the sync request carries a Secret inline; secrets never travel on the bus',
-        application,
-      };
-    }
-    rendered = await manifests.render(application, request);
+    // A cascade deletion applies nothing (and prunes everything the Application applied).
+    rendered = request.cascadeDelete
+      ? { revision: null, objects: [] }
+      : await manifests.render(application, request);
   } catch (err) {
     if (err instanceof ManifestSourceError) return { allowed: false, reason: err.message, application };
     throw err;

@@ -1,6 +1,6 @@
-// Where the objects of a sync come from. The seam for the repo service's manifest generation
-// (capstan.repo.v1.RepoService over gRPC): until the sync service is wired to it, a sync request
-// may carry its objects inline (tests, other systems that render themselves), Secrets excepted.
+// Where the objects of a sync come from: the seam for the repo service's manifest generation
+// (capstan.repo.v1.RepoService over gRPC, repo-manifests.ts). Always the Application's source: a
+// sync request never carries objects, so sourceRepos and credential checks cannot be skipped.
 import type { Application } from '@capstan/policy';
 
 export interface KubeObject {
@@ -24,23 +24,8 @@ export interface RenderedManifests {
 export interface ManifestSource {
   render(
     app: Application,
-    request: { revision?: string | undefined; manifests?: unknown[] | undefined },
+    request: { operationId: string; revision?: string | undefined },
   ): Promise<RenderedManifests>;
 }
 
 export class ManifestSourceError extends Error {}
-
-/** Objects given in the sync request. */
-export const inlineManifests: ManifestSource = {
-  async render(app, request) {
-    if (request.manifests === undefined) {
-      throw new ManifestSourceError(
-        `no manifests for Application ${app.metadata.name}: the request carries none and no repository manifest source is configured`,
-      );
-    }
-    return {
-      revision: request.revision ?? app.spec.source?.targetRevision ?? null,
-      objects: request.manifests as KubeObject[],
-    };
-  },
-};

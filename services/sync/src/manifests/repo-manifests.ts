@@ -1,16 +1,10 @@
 // Manifests from the repo service (capstan.repo.v1.RepoService/GenerateManifests over
 // authenticated internal gRPC): the repo service picks the project's credential, checks out and
-// renders; the sync service only receives the objects. Requests that carry their objects inline
-// keep using them (inlineOr).
+// renders; the sync service only receives the objects.
 import { credentials as grpcCredentials } from '@grpc/grpc-js';
 import { bearer, repov1, unary } from '@capstan/proto';
 import { applicationSources, DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
-import {
-  inlineManifests,
-  ManifestSourceError,
-  type KubeObject,
-  type ManifestSource,
-} from './manifest-source.js';
+import { ManifestSourceError, type KubeObject, type ManifestSource } from './manifest-source.js';
 
 // What the repo service says about the source itself (bad path, unknown revision, no access): the
 // sync fails with that reason. Anything else (unavailable, deadline) is retried like a down cluster.
@@ -87,13 +81,5 @@ export function repoManifests(options: {
       return { revision, objects };
     },
     close: () => client.close(),
-  };
-}
-
-/** Inline objects when the request carries them, else the given source. */
-export function inlineOr(source: ManifestSource): ManifestSource {
-  return {
-    render: (app, request) =>
-      request.manifests !== undefined ? inlineManifests.render(app, request) : source.render(app, request),
   };
 }

@@ -84,7 +84,6 @@ export async function applyReadModelEvent(db: SyncDb, envelope: Envelope): Promi
               application: { namespace, name },
               dryRun: false,
               prune: true,
-              manifests: [],
               cascadeDelete: { application: manifest },
             },
             triggerEventId: event.id,

@@ -1,7 +1,9 @@
 // Test harness: the sync service against real PostgreSQL, real NATS and real kube-apiservers.
 // The test plays the api: it publishes the project, Application and cluster events and the sync
-// requests on the bus, and hands the service the clusters' control-plane credentials (the port
-// the api's ClusterCredentials gRPC fills in production).
+// requests on the bus (as the api's bus user), and hands the service the clusters' control-plane
+// credentials (the port the api's ClusterCredentials gRPC fills in production) and a stand-in for
+// the repo service's manifest generation: what the Application's source renders to for a given
+// operation is staged by the test (`requestSync(app, { objects })`), never carried by the request.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { startService, type RunningService } from '@capstan/service';
@@ -23,13 +25,16 @@ import type { KubeCluster } from '@capstan/test/kube';
 import { syncSettings } from '../settings.js';
 import { startSync, type SyncConfig } from '../sync-service.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
-import type { ManifestSource } from '../manifests/manifest-source.js';
+import { ManifestSourceError, type KubeObject, type ManifestSource } from '../manifests/manifest-source.js';
 import type { SyncDb } from '../sync.table.js';
 import { operationStream } from '../operations/operations.repository.js';
 
 export interface SyncHarness {
   db: SyncDb;
+  /** The api's bus (its user publishes the api's events and the sync commands). */
   bus: Bus;
+  /** The test bus, to connect as another service (e.g. repo) where a test plays it. */
+  testBus: TestBus;
   service: RunningService<SyncConfig>;
   registerCluster(cluster: { server: string }, name: string): Promise<void>;
   putProject(manifest: Record<string, unknown>): Promise<void>;
@@ -41,7 +46,8 @@ export interface SyncHarness {
   ): Promise<string>;
   requestSync(
     app: { namespace: string; name: string },
-    options?: { operationId?: string; manifests?: unknown[]; prune?: boolean; dryRun?: boolean },
+    /** objects: what the Application's source renders to for this operation (the repo's stand-in). */
+    options?: { operationId?: string; objects?: unknown[]; prune?: boolean; dryRun?: boolean },
   ): Promise<string>;
   waitForTerminal(
     operationId: string,
@@ -65,6 +71,15 @@ export async function startSyncHarness(
       return { name: ref.name, server: ref.server, bearerToken: c.controlPlaneToken, caData: c.caPem };
     },
   };
+  const staged = new Map<string, KubeObject[]>();
+  const manifests: ManifestSource = {
+    async render(app, request) {
+      const objects = staged.get(request.operationId);
+      if (objects) return { revision: request.revision ?? app.spec.source?.targetRevision ?? null, objects };
+      if (options.manifests) return options.manifests.render(app, request);
+      throw new ManifestSourceError(`no manifests staged for operation ${request.operationId}`);
+    },
+  };
   let db: SyncDb | undefined;
   const service = await startService({
     name: 'sync',
@@ -80,26 +95,25 @@ export async function startSyncHarness(
       ],
       env: {
         DATABASE_URL: database.url,
-        NATS_URL: testBus.url,
-        CAPSTAN_BUS_NAMESPACE: testBus.namespace,
+        ...testBus.env('sync'),
         CAPSTAN_LOG_LEVEL: 'warn',
         CAPSTAN_SYNC_STRICT_SERVICE_ACCOUNTS: String(options.strict === true),
         ...(options.impersonation ? {} : { CAPSTAN_APPLICATION_SYNC_IMPERSONATION_ENABLED: 'false' }),
       },
     },
     start: async (ctx) => {
-      db = (
-        await startSync(ctx, { credentials, ...(options.manifests ? { manifests: options.manifests } : {}) })
-      ).db;
+      db = (await startSync(ctx, { credentials, manifests })).db;
     },
   });
-  const bus = await connectBus({ url: testBus.url, service: 'api', namespace: testBus.namespace });
+  // The harness plays the api: it publishes the api's events and commands as the api's bus user.
+  const bus = await connectBus({ ...testBus.connection('api'), service: 'api' });
   const meta = (subject: string) => ({ subject, actor: 'alice', source: 'capstan/api' });
   const known = new Set<string>();
 
   const harness: SyncHarness = {
     db: db!,
     bus,
+    testBus,
     service,
     async registerCluster(cluster, name) {
       await bus.publish(
@@ -200,6 +214,7 @@ export async function startSyncHarness(
     },
     async requestSync(app, o = {}) {
       const operationId = o.operationId ?? randomUUID();
+      if (o.objects) staged.set(operationId, o.objects as KubeObject[]);
       await bus.publish(
         newEvent(
           syncRequest.type,
@@ -208,7 +223,6 @@ export async function startSyncHarness(
             application: app,
             dryRun: o.dryRun ?? false,
             prune: o.prune ?? false,
-            ...(o.manifests ? { manifests: o.manifests as never } : {}),
           },
           meta(`applications/${app.namespace}/${app.name}`),
         ),

@@ -1,0 +1,88 @@
+// Who may publish and read what on the bus. Every Capstan service has its own NATS user; each may
+// publish only the subjects of the aggregates it owns (and the dead letters of its own consumers),
+// and may read only through its own durable consumers. Other systems get an `ext-<source>` user that
+// may publish only `<ns>.ext.<source>.>` and listen to `<ns>.evt.>`. Deny by default: anything not
+// allowed here is refused by the server.
+//
+// This table is the one place that says it; `@capstan/events` checks in a unit test that every
+// catalog subject has exactly one publisher here, and the services' integration tests run against
+// a server configured from it (a consumer missing from this table fails them).
+import { deadLetterSubject, inboxPrefixOf, streamKinds, streamName, type StreamKind } from './subjects.js';
+
+export type ServiceUser = 'api' | 'sync' | 'repo' | 'appset';
+export const serviceUsers: readonly ServiceUser[] = ['api', 'sync', 'repo', 'appset'];
+
+/** Subjects (below the namespace) each service publishes: the aggregates and commands it owns. */
+export const publishedBy: Readonly<Record<ServiceUser, readonly string[]>> = {
+  api: ['evt.project.>', 'evt.application.>', 'evt.cluster.>', 'cmd.sync.>'],
+  sync: ['evt.sync.>'],
+  repo: ['evt.repository.>'],
+  appset: [],
+};
+
+/** The durable consumers of each service, with the stream each reads. */
+export const consumersOf: Readonly<Record<ServiceUser, readonly { durable: string; stream: StreamKind }[]>> =
+  {
+    api: [
+      { durable: 'api-sync-status', stream: 'evt' },
+      { durable: 'api-ext-sync-requests', stream: 'ext' },
+    ],
+    sync: [
+      { durable: 'sync-requests', stream: 'cmd' },
+      { durable: 'sync-automated', stream: 'evt' },
+      { durable: 'sync-read-model', stream: 'evt' },
+    ],
+    repo: [{ durable: 'repo-git-push', stream: 'ext' }],
+    appset: [],
+  };
+
+export interface Permissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+/**
+ * `namespace` is the installation's namespace, or `*` for a shared test server where every test has
+ * its own namespace (stream names then cannot be pinned either: NATS wildcards are whole tokens).
+ */
+function streamToken(namespace: string, kind: StreamKind): string {
+  return namespace === '*' ? '*' : streamName(namespace, kind);
+}
+
+export function servicePermissions(user: ServiceUser, namespace: string): Permissions {
+  const publish = publishedBy[user].map((s) => `${namespace}.${s}`);
+  // Every service provisions the streams at start-up (idempotently), so whichever starts first works.
+  publish.push('$JS.API.INFO');
+  for (const kind of streamKinds) {
+    const s = streamToken(namespace, kind);
+    publish.push(`$JS.API.STREAM.INFO.${s}`, `$JS.API.STREAM.CREATE.${s}`, `$JS.API.STREAM.UPDATE.${s}`);
+  }
+  for (const { durable, stream } of consumersOf[user]) {
+    const s = streamToken(namespace, stream);
+    publish.push(
+      deadLetterSubject(namespace, durable),
+      `$JS.API.CONSUMER.INFO.${s}.${durable}`,
+      `$JS.API.CONSUMER.CREATE.${s}.${durable}`,
+      `$JS.API.CONSUMER.CREATE.${s}.${durable}.>`,
+      `$JS.API.CONSUMER.DURABLE.CREATE.${s}.${durable}`,
+      `$JS.API.CONSUMER.MSG.NEXT.${s}.${durable}`,
+      `$JS.ACK.${s}.${durable}.>`,
+    );
+  }
+  return { publish: [...new Set(publish)], subscribe: [`${inboxPrefixOf(user)}.>`] };
+}
+
+export function extUserOf(source: string): string {
+  return `ext-${source}`;
+}
+
+/** Another system publishing as `source`: its own ext subjects, and the domain events to listen to. */
+export function extPermissions(source: string, namespace: string): Permissions {
+  return {
+    publish: [`${namespace}.ext.${source}.>`],
+    subscribe: [`${namespace}.evt.>`, `${inboxPrefixOf(extUserOf(source))}.>`],
+  };
+}
+
+/** An operator (or the test suite's cleanup): everything. Never given to a service. */
+export const adminPermissions: Permissions = { publish: ['>'], subscribe: ['>'] };
