@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentials, makeGenericClientConstructor, Server, type ServiceDefinition } from '@grpc/grpc-js';
-import { makeServicePki, type ServicePki } from './pki.js';
+import { makeServicePki, type ServicePki } from '@capstan/test/infra';
 import { channelCredentials, peerService, serverCredentials, type TlsMaterial } from './tls.js';
 
 const codec = { serialize: (s: string) => Buffer.from(s), deserialize: (b: Buffer) => b.toString() };

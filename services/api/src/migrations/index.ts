@@ -3,12 +3,14 @@
 import { eventStoreMigrations } from '@capstan/events';
 import type { Migrations } from '@capstan/db';
 import { initialSchema } from './2026_11_20_0001_api.js';
+import { delegationGrants } from './2026_11_24_0010_delegation_grants.js';
 
 export const API_SCHEMA = 'api';
 
 /** The api's own migrations (the event store tables are added by startBackbone or apiMigrations). */
 export const apiSchemaMigrations: Migrations = {
   '2026_11_20_0001_api': initialSchema,
+  '2026_11_24_0010_delegation_grants': delegationGrants,
 };
 
 export const apiMigrations: Migrations = {

@@ -5,7 +5,7 @@
 import { PermissionDeniedError, UnavailableError } from '@capstan/service';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { RequestContext } from '../support/request.js';
-import { actorOf } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { invalid } from '../support/validation.js';
 import type { RepositoryInput } from '../apply/manifests.js';
 
@@ -21,14 +21,14 @@ export interface RepositoryView {
   secretName: string;
 }
 
-/** The repo service as the api sees it; `actor` is the caller, for the repo service's audit rows. */
+/** The repo service as the api sees it; `caller` is who the api proves to it (a delegation for a user). */
 export interface RepoBackend {
-  create(actor: string, input: RepositoryInput, upsert: boolean): Promise<RepositoryView>;
+  create(caller: Principal, input: RepositoryInput, upsert: boolean): Promise<RepositoryView>;
   /** Argo CD's declarative repository Secret, handed over as it is (its name and fields round-trip). */
-  applySecret(actor: string, manifest: unknown): Promise<RepositoryView>;
-  get(actor: string, repo: string, project: string): Promise<RepositoryView>;
-  list(actor: string, project: string): Promise<RepositoryView[]>;
-  delete(actor: string, repo: string, project: string): Promise<void>;
+  applySecret(caller: Principal, manifest: unknown): Promise<RepositoryView>;
+  get(caller: Principal, repo: string, project: string): Promise<RepositoryView>;
+  list(caller: Principal, project: string): Promise<RepositoryView[]>;
+  delete(caller: Principal, repo: string, project: string): Promise<void>;
 }
 
 export class UnconfiguredRepoBackend implements RepoBackend {
@@ -91,15 +91,15 @@ export class RepositoriesService {
         ctx.via,
       );
     if (input.secretManifest !== undefined) {
-      return this.deps.backend.applySecret(actorOf(ctx.principal), input.secretManifest);
+      return this.deps.backend.applySecret(ctx.principal, input.secretManifest);
     }
-    return this.deps.backend.create(actorOf(ctx.principal), input, upsert);
+    return this.deps.backend.create(ctx.principal, input, upsert);
   }
 
   async get(ctx: RequestContext, repo: string, project: string): Promise<RepositoryView> {
     if (!repo) throw invalid('repo', 'required');
     await this.deps.authz.check(ctx.principal, 'repositories', 'get', repoObject(project, repo), ctx.via);
-    const found = await this.deps.backend.get(actorOf(ctx.principal), repo, project);
+    const found = await this.deps.backend.get(ctx.principal, repo, project);
     // Without a project the repo service may pick a project-scoped credential: check that one too.
     if (!project && found.project)
       await this.deps.authz.check(
@@ -113,7 +113,7 @@ export class RepositoriesService {
   }
 
   async list(ctx: RequestContext, project: string): Promise<RepositoryView[]> {
-    const all = await this.deps.backend.list(actorOf(ctx.principal), project);
+    const all = await this.deps.backend.list(ctx.principal, project);
     const visible = all.filter(
       (r) =>
         this.deps.authz.decide(ctx.principal, 'repositories', 'get', repoObject(r.project, r.repo)).allowed,
@@ -137,7 +137,7 @@ export class RepositoriesService {
     await this.deps.authz.check(ctx.principal, 'repositories', 'delete', repoObject(project, repo), ctx.via);
     if (!project) {
       // The repo service resolves which credential "no project" means; the caller must hold delete on it.
-      const found = await this.deps.backend.get(actorOf(ctx.principal), repo, '');
+      const found = await this.deps.backend.get(ctx.principal, repo, '');
       if (
         found.project &&
         !this.deps.authz.decide(ctx.principal, 'repositories', 'delete', repoObject(found.project, repo))
@@ -153,6 +153,6 @@ export class RepositoriesService {
         throw new PermissionDeniedError('permission denied');
       }
     }
-    await this.deps.backend.delete(actorOf(ctx.principal), repo, project);
+    await this.deps.backend.delete(ctx.principal, repo, project);
   }
 }

@@ -113,4 +113,12 @@ export interface ApiDatabase extends EventStoreDatabase {
   api_tokens: ApiTokensTable;
   revoked_tokens: RevokedTokensTable;
   signing_keys: SigningKeysTable;
+  delegation_grants: DelegationGrantsTable;
+}
+
+export interface DelegationGrantsTable {
+  holder: string;
+  resource: string;
+  owner: string;
+  recorded_at: Date;
 }

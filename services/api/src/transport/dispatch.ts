@@ -3,13 +3,14 @@
 import { UnauthenticatedError, PermissionDeniedError } from '@capstan/service';
 import type { ApiServices } from '../services.js';
 import type { Via } from '../rbac/authorizer.js';
+import type { CallCredentials } from '../auth/authenticator.js';
 import type { RequestContext } from '../support/request.js';
 import { parseOrThrow } from '../support/validation.js';
 import type { Operation } from './operation.js';
 
 export interface CallMeta {
   authorization: string | undefined;
-  onBehalfOf: string | undefined;
+  call: CallCredentials;
   correlationId: string | undefined;
   via: Via;
 }
@@ -25,7 +26,7 @@ export async function dispatch(
   let ctx: RequestContext = { principal: ANONYMOUS, via: meta.via, correlationId: meta.correlationId };
   if (op.auth !== 'public') {
     try {
-      ctx = { ...ctx, principal: await services.authn.authenticate(meta.authorization, meta.onBehalfOf) };
+      ctx = { ...ctx, principal: await services.authn.authenticate(meta.authorization, meta.call) };
     } catch (err) {
       if (err instanceof UnauthenticatedError || err instanceof PermissionDeniedError) {
         await services.authz.record({ name: 'anonymous' }, 'api', op.name, '-', meta.via, {

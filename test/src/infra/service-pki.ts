@@ -2,12 +2,14 @@
 // already what the project's scripts and CI use for certificates): one CA and one certificate per
 // service, EC P-256, the service named by the SAN URI spiffe://capstan/<service> and served under
 // DNS <service>, capstan-<service>, localhost and 127.0.0.1. Keys are written mode 600.
-// Used by the demo (scripts/demo), the tests (@capstan/test/infra) and scripts/make-service-certs.ts.
+// Used by the tests (testPki), the demo (scripts/demo) and scripts/make-service-certs.ts. The SAN
+// URI is the one @capstan/service-identity's peerService() reads (SPIFFE_PREFIX there).
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { serviceUri } from './tls.js';
+
+const serviceUri = (service: string) => `spiffe://capstan/${service}`;
 
 const execFileAsync = promisify(execFile);
 
