@@ -8,7 +8,13 @@
 //        `res`, for the owner the api recorded when that user last created/updated it).
 // A receiver accepts one only together with the holder's own service identity (token bound to its
 // client certificate), when hld is that service, aud is the receiver, and it has not expired.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomUUID,
+  type KeyObject,
+} from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { PermissionDeniedError, UnauthenticatedError, ValidationError } from '@capstan/service';
 import { SERVICE_NAME } from './service-tokens.js';
@@ -64,7 +70,9 @@ export function delegationPrivateKey(pem: string, field = 'auth.delegation-key')
     return ed25519(createPrivateKey(pem), field);
   } catch (err) {
     if (err instanceof ValidationError) throw err;
-    throw new ValidationError([{ field, description: 'must be an Ed25519 private key in PEM' }], { cause: err });
+    throw new ValidationError([{ field, description: 'must be an Ed25519 private key in PEM' }], {
+      cause: err,
+    });
   }
 }
 
@@ -105,10 +113,14 @@ export class DelegationIssuer {
         },
       ]);
     if (!SERVICE_NAME.test(req.holder) || !SERVICE_NAME.test(req.audience))
-      throw new ValidationError([{ field: 'holder', description: 'holder and audience must be service names' }]);
+      throw new ValidationError([
+        { field: 'holder', description: 'holder and audience must be service names' },
+      ]);
     const kind = req.kind ?? 'user';
     if (kind === 'owner' && !req.resource)
-      throw new ValidationError([{ field: 'resource', description: 'an owner delegation names its resource' }]);
+      throw new ValidationError([
+        { field: 'resource', description: 'an owner delegation names its resource' },
+      ]);
     return new SignJWT({ hld: req.holder, kind, ...(req.resource ? { res: req.resource } : {}) })
       .setProtectedHeader({ alg: 'EdDSA', typ: TYP })
       .setIssuer(DELEGATION_ISSUER)

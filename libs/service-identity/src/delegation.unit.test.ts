@@ -65,12 +65,12 @@ describe('delegations', () => {
   });
 
   it('refuses lifetimes outside the bounds and owner delegations without a resource', async () => {
-    await expect(issuer.mint({ user: 'a', holder: 'api', audience: 'repo', ttlSeconds: 3600 })).rejects.toThrow(
-      /ttlSeconds/,
-    );
-    await expect(issuer.mint({ user: 'a', holder: 'appset', audience: 'api', kind: 'owner' })).rejects.toThrow(
-      /resource/,
-    );
+    await expect(
+      issuer.mint({ user: 'a', holder: 'api', audience: 'repo', ttlSeconds: 3600 }),
+    ).rejects.toThrow(/ttlSeconds/);
+    await expect(
+      issuer.mint({ user: 'a', holder: 'appset', audience: 'api', kind: 'owner' }),
+    ).rejects.toThrow(/resource/);
   });
 
   it('refuses a token that is not a delegation (a session JWT, garbage)', async () => {

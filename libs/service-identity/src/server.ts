@@ -4,7 +4,12 @@
 // forwarded actor, an on-behalf-of name) is believed.
 import type { Metadata } from '@grpc/grpc-js';
 import { PermissionDeniedError, UnauthenticatedError } from '@capstan/service';
-import { DELEGATION_METADATA_KEY, delegatedActor, type Delegation, type DelegationVerifier } from './delegation.js';
+import {
+  DELEGATION_METADATA_KEY,
+  delegatedActor,
+  type Delegation,
+  type DelegationVerifier,
+} from './delegation.js';
 import type { ServiceTokens } from './service-tokens.js';
 
 /** Metadata the project once trusted; a call that still carries it is refused, never half-believed. */
@@ -67,9 +72,12 @@ export async function authenticateCall(
 ): Promise<CallIdentity> {
   for (const key of REFUSED_METADATA_KEYS)
     if (metadata.get(key).length > 0)
-      throw new PermissionDeniedError(`${key} is not accepted: a service acts for a user only with a delegation`);
+      throw new PermissionDeniedError(
+        `${key} is not accepted: a service acts for a user only with a delegation`,
+      );
   const service = authenticateService(auth, single(metadata, 'authorization'), peer);
-  if (!allowed.includes(service)) throw new PermissionDeniedError(`service ${service} may not call ${method}`);
+  if (!allowed.includes(service))
+    throw new PermissionDeniedError(`service ${service} may not call ${method}`);
   const token = single(metadata, DELEGATION_METADATA_KEY);
   if (token === undefined) return { service, actor: `service:${service}` };
   if (!auth.delegations) throw new PermissionDeniedError('this service accepts no delegations');

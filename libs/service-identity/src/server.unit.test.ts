@@ -13,7 +13,11 @@ import { authenticateCall } from './server.js';
 import { peerService } from './tls.js';
 
 const T = { api: 'a'.repeat(40), sync: 's'.repeat(40), appset: 'p'.repeat(40) };
-const tokens = new ServiceTokens(Object.entries(T).map(([s, t]) => `${s}=${t}`).join(','));
+const tokens = new ServiceTokens(
+  Object.entries(T)
+    .map(([s, t]) => `${s}=${t}`)
+    .join(','),
+);
 const pair = generateDelegationKeyPair();
 const issuer = new DelegationIssuer(delegationPrivateKey(pair.privateKeyPem));
 const auth = {

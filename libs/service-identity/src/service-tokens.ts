@@ -21,7 +21,9 @@ export class ServiceTokens {
       const service = part.slice(0, eq).trim();
       const token = part.slice(eq + 1).trim();
       if (eq <= 0 || !SERVICE_NAME.test(service))
-        throw new ValidationError([{ field, description: 'expected "service=token" pairs separated by commas' }]);
+        throw new ValidationError([
+          { field, description: 'expected "service=token" pairs separated by commas' },
+        ]);
       if (token.length < MIN_TOKEN_LENGTH)
         throw new ValidationError([
           { field, description: `token of ${service} must be at least ${MIN_TOKEN_LENGTH} characters` },

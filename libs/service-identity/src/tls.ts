@@ -30,7 +30,7 @@ export const tlsSettings = {
   'tls.ca-file': {
     schema: z.string().default(''),
     default: '',
-    description: 'PEM file of the CA that signs the services\' certificates (internal gRPC is mutual TLS)',
+    description: "PEM file of the CA that signs the services' certificates (internal gRPC is mutual TLS)",
   },
   'tls.cert-file': {
     schema: z.string().default(''),

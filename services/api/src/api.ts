@@ -142,7 +142,9 @@ export async function startApi(
   let backend: RepoBackend = new UnconfiguredRepoBackend();
   if (config.repoAddress) {
     if (!config.tls)
-      throw new FailedPreconditionError('repo.address needs mutual TLS: set tls.ca-file, tls.cert-file and tls.key-file');
+      throw new FailedPreconditionError(
+        'repo.address needs mutual TLS: set tls.ca-file, tls.cert-file and tls.key-file',
+      );
     const grpcRepo = new GrpcRepoBackend(
       config.repoAddress,
       new ServiceClient({ token: config.repoServiceToken ?? '', tls: config.tls }),

@@ -36,7 +36,8 @@ export const repoSettings = {
   'auth.delegation-public-key-file': {
     schema: z.string().default(''),
     default: '',
-    description: 'file holding the delegation public key (without one, every call acting for a user is refused)',
+    description:
+      'file holding the delegation public key (without one, every call acting for a user is refused)',
   },
   ...tlsSettings,
   'credentials.encryption-keys': {

@@ -18,7 +18,8 @@ async function openssl(args: string[], cwd: string): Promise<void> {
     await execFileAsync('openssl', args, { cwd });
   } catch (err) {
     const e = err as Error & { stderr?: string; code?: string };
-    if (e.code === 'ENOENT') throw new Error('openssl is needed to make the service certificates: install it');
+    if (e.code === 'ENOENT')
+      throw new Error('openssl is needed to make the service certificates: install it');
     throw new Error(`openssl ${args[0]} failed: ${e.stderr ?? e.message}`);
   }
 }
@@ -63,10 +64,21 @@ export async function makeServicePki(
   if (!existsSync(files.caFile) || !existsSync(join(dir, 'ca.key'))) {
     await openssl(
       [
-        'req', '-x509', ...EC, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', days,
-        '-subj', '/CN=capstan-internal-ca',
-        '-addext', 'basicConstraints=critical,CA:TRUE,pathlen:0',
-        '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+        'req',
+        '-x509',
+        ...EC,
+        '-keyout',
+        'ca.key',
+        '-out',
+        'ca.crt',
+        '-days',
+        days,
+        '-subj',
+        '/CN=capstan-internal-ca',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE,pathlen:0',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
       ],
       dir,
     );
@@ -94,8 +106,21 @@ export async function makeServicePki(
     chmodSync(keyFile, 0o600);
     await openssl(
       [
-        'x509', '-req', '-in', `${service}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
-        '-out', `${service}.crt`, '-days', days, '-extfile', `${service}.ext`,
+        'x509',
+        '-req',
+        '-in',
+        `${service}.csr`,
+        '-CA',
+        'ca.crt',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${service}.crt`,
+        '-days',
+        days,
+        '-extfile',
+        `${service}.ext`,
       ],
       dir,
     );

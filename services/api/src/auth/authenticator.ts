@@ -78,7 +78,9 @@ export class Authenticator {
   /** `authorization` is the header value ("Bearer <token>"). */
   async authenticate(authorization: string | undefined, call: CallCredentials = {}): Promise<Principal> {
     if (call.declaredActor)
-      throw new PermissionDeniedError('a service acts for a user only with a delegation, never a declared name');
+      throw new PermissionDeniedError(
+        'a service acts for a user only with a delegation, never a declared name',
+      );
     if (!authorization)
       throw new UnauthenticatedError('no token: log in first (capstan login) or pass an API token');
     const m = /^Bearer\s+(\S+)$/i.exec(authorization.trim());

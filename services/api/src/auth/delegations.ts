@@ -72,7 +72,9 @@ export class Delegations {
       .withSchema('api')
       .insertInto('delegation_grants')
       .values({ holder, resource, owner: p.name, recorded_at: new Date() })
-      .onConflict((oc) => oc.columns(['holder', 'resource']).doUpdateSet({ owner: p.name, recorded_at: new Date() }))
+      .onConflict((oc) =>
+        oc.columns(['holder', 'resource']).doUpdateSet({ owner: p.name, recorded_at: new Date() }),
+      )
       .execute();
     logger?.info({ holder, resource, owner: p.name }, 'recorded the owner of a resource');
   }
@@ -82,7 +84,11 @@ export class Delegations {
    * for `audience`. The owner's account is checked when the delegation is presented (enabled, with
    * its rights of today).
    */
-  async forOwner(holder: string, resource: string, audience: string): Promise<{ token: string; owner: string }> {
+  async forOwner(
+    holder: string,
+    resource: string,
+    audience: string,
+  ): Promise<{ token: string; owner: string }> {
     checkResource(resource);
     const grant = await this.db
       .withSchema('api')
@@ -91,7 +97,8 @@ export class Delegations {
       .where('holder', '=', holder)
       .where('resource', '=', resource)
       .executeTakeFirst();
-    if (!grant) throw new PermissionDeniedError(`no owner recorded for ${resource} held by service ${holder}`);
+    if (!grant)
+      throw new PermissionDeniedError(`no owner recorded for ${resource} held by service ${holder}`);
     const token = await this.issuer.mint({ user: grant.owner, holder, audience, kind: 'owner', resource });
     return { token, owner: grant.owner };
   }

@@ -92,8 +92,7 @@ export async function startGrpcServer(opts: {
     server.bindAsync(
       `${opts.host}:${opts.port}`,
       opts.tls ? serverCredentials(opts.tls, false) : ServerCredentials.createInsecure(),
-      (err, p) =>
-      err ? reject(err) : resolve(p),
+      (err, p) => (err ? reject(err) : resolve(p)),
     ),
   );
   return {

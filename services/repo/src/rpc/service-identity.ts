@@ -45,7 +45,13 @@ export async function authenticateRepoCall(
   call: PeerSource & { metadata: Metadata },
   method: string,
 ): Promise<CallIdentity> {
-  const caller = await authenticateCall(auth, call.metadata, peerService(call), methodPolicy[method] ?? [], method);
+  const caller = await authenticateCall(
+    auth,
+    call.metadata,
+    peerService(call),
+    methodPolicy[method] ?? [],
+    method,
+  );
   if (ACTS_FOR_A_USER.has(method) && !caller.delegation)
     throw new PermissionDeniedError(`${method} acts for a user: present the api's delegation`);
   return caller;
