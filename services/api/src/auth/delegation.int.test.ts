@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { status } from '@grpc/grpc-js';
 import { SignJWT } from 'jose';
 import { createPrivateKey } from 'node:crypto';
-import { Metadata } from '@grpc/grpc-js';
+import type { Metadata } from '@grpc/grpc-js';
 import { apiv1 } from '@capstan/proto';
 import {
   ADMIN_PASSWORD,

@@ -2,7 +2,8 @@
 // the api presents its own service identity and, for the user it authenticated, a delegation it
 // mints for this call (holder api, audience repo), which the repo service verifies and records in
 // its credential audit rows. A caller that is not a user gets no delegation (repo refuses it).
-import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import type { Metadata } from '@grpc/grpc-js';
+import { status, type ServiceError } from '@grpc/grpc-js';
 import type { ServiceClient } from '@capstan/service-identity';
 import type { Principal } from '../auth/principal.js';
 import { API_SERVICE, type Delegations } from '../auth/delegations.js';
