@@ -20,7 +20,11 @@ export function buildProgram(): Command {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .option('--server <host:port>', 'api gRPC address (default: the current context; or CAPSTAN_SERVER)')
     .option('--config <path>', 'contexts file (default: ~/.config/capstan/config; or CAPSTAN_CONFIG)')
-    .option('--context <name>', 'use this context instead of the current one');
+    .option('--context <name>', 'use this context instead of the current one')
+    .option(
+      '--server-crt <file>',
+      "CA certificate that signs the api's TLS certificate (or CAPSTAN_SERVER_CRT); without one the connection is plaintext",
+    );
   // command groups are added here, one line each
   program.addCommand(syncCommand());
   program.addCommand(loginCommand());

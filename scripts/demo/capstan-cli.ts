@@ -3,7 +3,7 @@
 // to its stdin, never its argv.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from './stack.js';
+import { paths, repoRoot } from './stack.js';
 
 const bin = path.join(repoRoot, 'cli/bin/capstan.js');
 
@@ -23,6 +23,8 @@ export function capstan(
   const env = { ...process.env };
   delete env.CAPSTAN_SERVER;
   delete env.CAPSTAN_AUTH_TOKEN;
+  // The api's gRPC port speaks TLS signed by the stack's own CA.
+  env.CAPSTAN_SERVER_CRT = path.join(paths.pki, 'ca.crt');
   if (!options.quiet) process.stdout.write(`\n    $ capstan ${args.map(shellWord).join(' ')}\n`);
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: repoRoot,

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import net from 'node:net';
 import path from 'node:path';
 import { renderNatsConfig } from '@capstan/bus-auth';
+import { makeServicePki, type ServicePki } from '@capstan/test/infra';
 import { demoBusUsers, type StackSecrets } from './secrets.js';
 import { installation, paths, ports, repoRoot, story } from './stack.js';
 import { ready, startBackground, waitFor, type ProcessRecord } from './processes.js';
@@ -142,6 +143,18 @@ const busEnv = (s: StackSecrets, user: 'api' | 'sync' | 'repo' | 'appset') => ({
   CAPSTAN_BUS_NAMESPACE: installation.busNamespace,
 });
 
+/** The internal CA and the services' certificates under .capstan/pki (kept between runs). */
+export function servicePki(): Promise<ServicePki> {
+  return makeServicePki(paths.pki, ['api', 'repo', 'sync', 'appset']);
+}
+
+/** tls.* settings of one service: files only, the keys stay in .capstan/pki (mode 600). */
+const tlsEnv = (pki: ServicePki, service: string): Record<string, string> => ({
+  CAPSTAN_TLS_CA_FILE: pki.caFile,
+  CAPSTAN_TLS_CERT_FILE: pki.services[service]!.certFile,
+  CAPSTAN_TLS_KEY_FILE: pki.services[service]!.keyFile,
+});
+
 const common = (opsPort: number): Record<string, string> => ({
   DATABASE_URL: installation.databaseUrl,
   CAPSTAN_HTTP_PORT: String(opsPort),
@@ -150,6 +163,7 @@ const common = (opsPort: number): Record<string, string> => ({
 
 export function serviceEnvironments(
   s: StackSecrets,
+  pki: ServicePki,
 ): Record<'repo' | 'api' | 'sync' | 'appset', Record<string, string>> {
   const repoAddress = `127.0.0.1:${ports.repoGrpc}`;
   return {
@@ -160,6 +174,8 @@ export function serviceEnvironments(
       CAPSTAN_AUTH_SERVICE_TOKENS: `api=${s.tokens.apiToRepo},sync=${s.tokens.syncToRepo},appset=${s.tokens.appsetToRepo}`,
       CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: s.repoEncryptionKeys,
       CAPSTAN_CACHE_DIR: paths.repoCache,
+      CAPSTAN_AUTH_DELEGATION_PUBLIC_KEY: s.delegationPublicKey,
+      ...tlsEnv(pki, 'repo'),
     },
     api: {
       ...common(ports.ops.api),
@@ -174,6 +190,8 @@ export function serviceEnvironments(
       CAPSTAN_API_ENCRYPTION_KEYS: s.apiEncryptionKeys,
       CAPSTAN_REPO_ADDRESS: repoAddress,
       CAPSTAN_REPO_SERVICE_TOKEN: s.tokens.apiToRepo,
+      CAPSTAN_AUTH_DELEGATION_KEY: s.delegationKey,
+      ...tlsEnv(pki, 'api'),
       // A larger young generation, as services/api/README.md recommends for read latency.
       NODE_OPTIONS: '--max-semi-space-size=64',
     },
@@ -185,10 +203,13 @@ export function serviceEnvironments(
       CAPSTAN_API_SERVICE_TOKEN: s.tokens.syncToApi,
       CAPSTAN_REPO_ADDRESS: repoAddress,
       CAPSTAN_REPO_SERVICE_TOKEN: s.tokens.syncToRepo,
+      ...tlsEnv(pki, 'sync'),
     },
     appset: {
       ...common(ports.ops.appset),
       ...busEnv(s, 'appset'),
+      // For the ApplicationSet engine's calls to api and repo (services/appset wires them).
+      ...tlsEnv(pki, 'appset'),
     },
   };
 }

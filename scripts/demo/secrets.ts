@@ -1,7 +1,7 @@
 // The stack's secrets: generated once, kept in .capstan/secrets.json (mode 600) so that a second
 // `npm run up` keeps the same admin password, and handed to each process through its environment
 // only (argv is visible to every user of the machine). `npm run down` removes the file.
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { busUsers, generatePasswords } from '@capstan/bus-auth';
 import { extSources, installation, paths } from './stack.js';
@@ -22,6 +22,9 @@ export interface StackSecrets {
     syncToRepo: string;
     appsetToRepo: string;
   };
+  /** The api's Ed25519 delegation key (PKCS#8 PEM) and its public half for repo. */
+  delegationKey: string;
+  delegationPublicKey: string;
   /** Basic-auth password of the demo git server's guestbook repository. */
   gitPassword: string;
   /** Bus passwords by NATS user (api, sync, repo, appset, ext-git, admin): see @capstan/bus-auth. */
@@ -32,7 +35,10 @@ const token = () => randomBytes(32).toString('base64url');
 const keyring = () => JSON.stringify({ active: 'k1', keys: { k1: randomBytes(32).toString('base64') } });
 
 function generate(): StackSecrets {
+  const delegation = generateKeyPairSync('ed25519');
   return {
+    delegationKey: delegation.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    delegationPublicKey: delegation.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     adminPassword: randomBytes(12).toString('base64url'),
     signingKey: randomBytes(32).toString('base64'),
     apiEncryptionKeys: keyring(),

@@ -13,6 +13,8 @@ export const paths = {
   run: path.join(state, 'run'),
   /** Generated keys, tokens and passwords (mode 600); passed to the services by environment. */
   secrets: path.join(state, 'secrets.json'),
+  /** The internal CA and one certificate per service (keys mode 600), made by up.ts with openssl. */
+  pki: path.join(state, 'pki'),
   kube: path.join(state, 'kube'),
   git: path.join(state, 'git'),
   repoCache: path.join(state, 'repo-cache'),

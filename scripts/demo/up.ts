@@ -9,6 +9,7 @@ import { resetBus, resetDatabase } from './installation.js';
 import {
   assertPortsFree,
   serviceEnvironments,
+  servicePki,
   startGit,
   startKube,
   startNats,
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   done();
 
   step('start repo, api, sync (impersonation on) and appset; wait for each /readyz');
-  const env = serviceEnvironments(secrets);
+  const env = serviceEnvironments(secrets, await servicePki());
   await Promise.all(
     (['repo', 'api', 'sync', 'appset'] as const).map(async (name) => {
       const record = await startService(name, env[name]);
@@ -81,7 +82,8 @@ async function main(): Promise<void> {
     `  psql -h 127.0.0.1 -U postgres ${installation.database} -c 'select * from audit.denials'`,
     `  kubectl --kubeconfig ${cluster.adminKubeconfig} -n ${story.namespace} get cm,svc,deploy`,
     `  HTTP/JSON API: http://127.0.0.1:${ports.apiHttp} (gRPC: ${installation.apiAddress})`,
-    `Log in again: node -p 'require("./.capstan/secrets.json").adminPassword' | npx capstan login ${installation.apiAddress} --password-stdin`,
+    `Log in again: node -p 'require("./.capstan/secrets.json").adminPassword' | npx capstan login ${installation.apiAddress} --server-crt .capstan/pki/ca.crt --password-stdin` +
+      ' (later commands: export CAPSTAN_SERVER_CRT=.capstan/pki/ca.crt)',
     `Logs: ${paths.logs}/{kube,git,repo,api,sync,appset}.log`,
     'Stop: npm run down   (stops everything started here and removes .capstan/ except the logs)',
   ];

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loggedPort, startServiceProcess } from './service-process.js';
 import type { TestBus } from '@capstan/test/infra';
+import { testPki } from '../src/infra/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const capstanBin = path.resolve(here, '../../cli/bin/capstan.js');
@@ -33,6 +34,7 @@ export async function startApiProcess(opts: {
   const syncToken = randomBytes(24).toString('hex');
   const stateDir = mkdtempSync(path.join(tmpdir(), 'capstan-api-state-'));
   const adminPasswordFile = path.join(stateDir, 'initial-admin-password');
+  const pki = await testPki();
   const service = await startServiceProcess('api', {
     DATABASE_URL: opts.databaseUrl,
     ...opts.bus.env('api'),
@@ -45,6 +47,9 @@ export async function startApiProcess(opts: {
       active: 'k1',
       keys: { k1: randomBytes(32).toString('base64') },
     }),
+    // The gRPC port speaks TLS (services present their certificates); the run's delegation key.
+    ...pki.env('api'),
+    CAPSTAN_AUTH_DELEGATION_KEY: pki.delegation.privateKeyPem,
     ...opts.env,
   });
   const adminPassword = opts.env?.CAPSTAN_ADMIN_PASSWORD || readFileSync(adminPasswordFile, 'utf8').trim();
@@ -68,13 +73,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `capstan <args>` with its own contexts file; `input` goes to stdin (passwords). */
-export function capstan(
+/**
+ * Runs `capstan <args>` with its own contexts file; `input` goes to stdin (passwords). The CLI
+ * trusts the run's CA for the api's TLS (CAPSTAN_SERVER_CRT).
+ */
+export async function capstan(
   configFile: string,
   args: string[],
   input?: string,
   env: Record<string, string> = {},
 ): Promise<CliResult> {
+  const { caFile } = await testPki();
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
@@ -84,6 +93,7 @@ export function capstan(
           PATH: process.env.PATH ?? '/usr/bin:/bin',
           HOME: process.env.HOME ?? '/root',
           CAPSTAN_CONFIG: configFile,
+          CAPSTAN_SERVER_CRT: caFile,
           ...env,
         },
         timeout: 60_000,

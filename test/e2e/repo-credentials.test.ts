@@ -12,7 +12,7 @@ import { headers, type NatsConnection } from 'nats';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { status } from '@grpc/grpc-js';
-import type { repov1 } from '@capstan/proto';
+import { bearer, unary, type repov1 } from '@capstan/proto';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { startApiProcess, type ApiProcess } from './api-harness.js';
@@ -308,6 +308,33 @@ describe('repo service: project-scoped repository credentials', () => {
     expect(bad.details).toMatch(
       /url: must not carry a password.*project: must be empty \(unscoped\) or a project name.*username: must not contain line breaks/,
     );
+  });
+
+  it('refuses a forwarded actor without a delegation, and connections without a client certificate', async () => {
+    // Issue 10 §4: the api (or anyone with its token) once named any user in x-capstan-actor.
+    const forwarded = await failure(repo.call(repo.client.listCredentials, {}, { rawActor: 'user:admin' }));
+    expect(forwarded.code).toBe(status.PERMISSION_DENIED);
+    const noDelegation = await failure(repo.call(repo.client.listCredentials, {}));
+    expect(noDelegation).toEqual({
+      code: status.PERMISSION_DENIED,
+      details: "listCredentials acts for a user: present the api's delegation",
+    });
+    // The api's token on the appset's connection: the token is bound to the api's certificate.
+    const wrongCert = await failure(
+      unary(
+        repo.clientAs('appset').listCredentials.bind(repo.clientAs('appset')),
+        {},
+        {
+          metadata: bearer(repo.serviceToken('api')),
+        },
+      ),
+    );
+    expect(wrongCert.code).toBe(status.UNAUTHENTICATED);
+    // No client certificate: refused during the TLS handshake, before any token is read.
+    const noCert = await failure(
+      unary(repo.clientAs('none').listCredentials.bind(repo.clientAs('none')), {}, { timeoutMs: 5000 }),
+    );
+    expect(noCert.code).toBe(status.UNAVAILABLE);
   });
 
   it('lists directories and files for ApplicationSet generators with the project credential', async () => {

@@ -1,7 +1,11 @@
 // Starts the real repo service as its own process (services/repo/dist/main.js, configured through
-// the environment as in production) and gives stories a gRPC client and everything it logged.
-import { randomBytes } from 'node:crypto';
+// the environment as in production: mutual TLS with the run's PKI, the api's delegation public key)
+// and gives stories a gRPC client and everything it logged. `actor` is proved the way the api proves
+// it: a delegation signed with the api's key for the calling service and for repo.
+import { createPrivateKey, randomBytes, randomUUID } from 'node:crypto';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { SignJWT } from 'jose';
+import { testPki, type ServiceName, type TestPki } from '../src/infra/index.js';
 import { repov1, unary, type UnaryMethod } from '@capstan/proto';
 import { loggedPort, startServiceProcess } from './service-process.js';
 import type { TestBus } from '@capstan/test/infra';
@@ -13,8 +17,14 @@ export interface RepoProcess {
   call<Req, Res>(
     method: UnaryMethod<Req, Res>,
     request: Req,
-    opts?: { actor?: string; token?: string; service?: 'api' | 'sync' | 'appset' },
+    opts?: { actor?: string; token?: string; service?: 'api' | 'sync' | 'appset'; rawActor?: string },
   ): Promise<Res>;
+  /** The run's PKI (its tls env for other processes, its delegation key). */
+  pki: TestPki;
+  /** The token of `service` (for calls made on purpose without the harness's call()). */
+  serviceToken(service: 'api' | 'sync' | 'appset'): string;
+  /** A client of `service` (its certificate), or one without a client certificate. */
+  clientAs(service: ServiceName | 'none'): repov1.RepoServiceClient;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   /** The Prometheus text from the ops endpoint. */
@@ -34,6 +44,7 @@ export async function startRepoProcess(opts: {
     sync: randomBytes(24).toString('hex'),
     appset: randomBytes(24).toString('hex'),
   };
+  const pki = await testPki();
   const keyring = JSON.stringify({ active: 'k1', keys: { k1: randomBytes(32).toString('base64') } });
   const service = await startServiceProcess('repo', {
     ...(process.env.CAPSTAN_CACHE ? { CAPSTAN_CACHE: process.env.CAPSTAN_CACHE } : {}),
@@ -46,18 +57,56 @@ export async function startRepoProcess(opts: {
       .join(','),
     CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: keyring,
     CAPSTAN_CACHE_DIR: opts.cacheDir,
+    CAPSTAN_AUTH_DELEGATION_PUBLIC_KEY: pki.delegation.publicKeyPem,
+    ...pki.env('repo'),
     ...opts.env,
   });
   const grpcAddress = `127.0.0.1:${loggedPort(service, 'grpcPort')}`;
-  const client = new repov1.RepoServiceClient(grpcAddress, credentials.createInsecure());
+  const channel = (service: ServiceName) => {
+    const m = pki.material(service);
+    return credentials.createSsl(m.ca, m.key, m.cert);
+  };
+  const clients = new Map<string, repov1.RepoServiceClient>();
+  const clientAs = (service: ServiceName | 'none') => {
+    let c = clients.get(service);
+    if (!c) {
+      c = new repov1.RepoServiceClient(
+        grpcAddress,
+        service === 'none' ? credentials.createSsl(pki.material('repo').ca) : channel(service),
+      );
+      clients.set(service, c);
+    }
+    return c;
+  };
+  const client = clientAs('api');
+  const signer = createPrivateKey(pki.delegation.privateKeyPem);
   return {
     grpcAddress,
     client,
-    call(method, request, callOpts = {}) {
+    pki,
+    clientAs,
+    serviceToken: (service) => tokens[service],
+    async call(method, request, callOpts = {}) {
+      const service = callOpts.service ?? 'api';
       const md = new Metadata();
-      md.set('authorization', `Bearer ${callOpts.token ?? tokens[callOpts.service ?? 'api']}`);
-      if (callOpts.actor) md.set('x-capstan-actor', callOpts.actor);
-      return unary(method.bind(client), request, { metadata: md, timeoutMs: 60_000 });
+      md.set('authorization', `Bearer ${callOpts.token ?? tokens[service]}`);
+      if (callOpts.actor)
+        md.set(
+          'capstan-delegation',
+          await new SignJWT({ hld: service, kind: 'user' })
+            .setProtectedHeader({ alg: 'EdDSA', typ: 'capstan-delegation+jwt' })
+            .setIssuer('capstan-api')
+            .setSubject(callOpts.actor.replace(/^user:/, ''))
+            .setAudience('repo')
+            .setJti(randomUUID())
+            .setIssuedAt()
+            .setExpirationTime('60s')
+            .sign(signer),
+        );
+      if (callOpts.rawActor) md.set('x-capstan-actor', callOpts.rawActor);
+      // The call goes out on the calling service's own channel (its client certificate).
+      const c = clientAs(service);
+      return unary(method.bind(c), request, { metadata: md, timeoutMs: 60_000 });
     },
     output: service.output,
     async metrics() {
@@ -65,7 +114,7 @@ export async function startRepoProcess(opts: {
       return res.text();
     },
     async stop() {
-      client.close();
+      for (const c of clients.values()) c.close();
       await service.stop();
     },
   };

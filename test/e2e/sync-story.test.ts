@@ -81,6 +81,7 @@ describe('sync story: from git to the cluster as the tenant ServiceAccount', () 
         CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
         CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
         CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.sync,
+        ...repo.pki.env('sync'),
       },
       ['--enable-impersonation'],
     );

@@ -1,5 +1,6 @@
 // How a command reaches the api: the server and token come from flags, the environment
 // (CAPSTAN_SERVER, CAPSTAN_AUTH_TOKEN: never argv for a token) or the current context.
+import { readFileSync } from 'node:fs';
 import { credentials } from '@grpc/grpc-js';
 import { apiv1, bearer, unary, type UnaryMethod } from '@capstan/proto';
 import type { Command } from 'commander';
@@ -10,6 +11,7 @@ export interface GlobalOptions {
   server?: string;
   config?: string;
   context?: string;
+  serverCrt?: string;
 }
 
 export interface Connection {
@@ -30,8 +32,22 @@ export function globalOptions(cmd: Command): GlobalOptions {
   return cmd.optsWithGlobals() as GlobalOptions;
 }
 
-export function clientsFor(server: string, token: string): Connection {
-  const creds = credentials.createInsecure();
+/**
+ * TLS verified against `serverCrt` (--server-crt, CAPSTAN_SERVER_CRT) when given, like argocd's
+ * --server-crt; plaintext otherwise (a local api without tls.* settings).
+ */
+function channelFor(serverCrt: string | undefined) {
+  const file = serverCrt || process.env.CAPSTAN_SERVER_CRT;
+  if (!file) return credentials.createInsecure();
+  try {
+    return credentials.createSsl(readFileSync(file));
+  } catch {
+    throw new CliError(`cannot read the server certificate ${file}`);
+  }
+}
+
+export function clientsFor(server: string, token: string, serverCrt?: string): Connection {
+  const creds = channelFor(serverCrt);
   const clients = {
     projects: new apiv1.ProjectServiceClient(server, creds),
     applications: new apiv1.ApplicationServiceClient(server, creds),
@@ -57,7 +73,7 @@ export function connect(opts: GlobalOptions): Connection {
   const token = process.env.CAPSTAN_AUTH_TOKEN || ctx?.token;
   if (!server) throw new CliError('no server: run capstan login <server> (or set CAPSTAN_SERVER)');
   if (!token) throw new CliError(`not logged in to ${server}: run capstan login ${server}`);
-  return clientsFor(server, token);
+  return clientsFor(server, token, opts.serverCrt);
 }
 
 /** Runs `fn` with a connection and closes it afterwards. */

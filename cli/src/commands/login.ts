@@ -25,7 +25,7 @@ export function loginCommand(): Command {
           env: 'CAPSTAN_PASSWORD',
           prompt: 'Password: ',
         });
-        const c = clientsFor(server, '');
+        const c = clientsFor(server, '', globalOptions(cmd).serverCrt);
         try {
           const res = await unary(c.sessions.create.bind(c.sessions), { username: o.username, password });
           const path = configPath(globalOptions(cmd).config);

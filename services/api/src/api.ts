@@ -9,7 +9,7 @@ import {
   type EventStoreDatabase,
   type OutboxRelay,
 } from '@capstan/events';
-import type { Logger } from '@capstan/service';
+import { FailedPreconditionError, type Logger } from '@capstan/service';
 import { DEFAULT_INPUT_LIMITS, DEFAULT_YAML_LIMITS, type InputLimits } from '@capstan/policy';
 import type { Kysely } from 'kysely';
 import { API_SCHEMA, apiMigrations } from './migrations/index.js';
@@ -17,7 +17,8 @@ import type { ApiDatabase } from './support/db.table.js';
 import { loadKeyring } from './support/keyring.js';
 import { loadSigningKey } from './auth/signing-key.js';
 import { TokenSigner } from './auth/tokens.js';
-import { ServiceTokens } from './auth/service-tokens.js';
+import { ServiceClient, ServiceTokens, type TlsMaterial } from '@capstan/service-identity';
+import { Delegations, loadDelegationKey } from './auth/delegations.js';
 import { Authenticator } from './auth/authenticator.js';
 import { PolicyStore } from './rbac/policy-store.js';
 import { Authorizer } from './rbac/authorizer.js';
@@ -78,7 +79,14 @@ export interface ApiConfig {
   initialAdminPasswordFile?: string;
   serviceTokens: string;
   credentialReaders: readonly string[];
-  delegatingServices: readonly string[];
+  /** Ed25519 private key (PEM) of delegations; empty: generated on first start and kept sealed. */
+  delegationKey: string;
+  delegationTtlSeconds: number;
+  /**
+   * TLS of the gRPC port and of the calls to repo (tls.* settings). Without it the gRPC port is
+   * plaintext and refuses every service token (they are bound to client certificates).
+   */
+  tls?: TlsMaterial | undefined;
   encryptionKeys: string;
   encryptionKeyFile: string;
   /** host:port of the repo service; empty: repository calls answer UNAVAILABLE. */
@@ -130,12 +138,14 @@ export async function startApi(
     logger.info(await rebuildProjections(db), 'rebuilt projections from the event store');
 
   const signer = new TokenSigner(await loadSigningKey(db, keyring, config.signingKey));
-  const authn = new Authenticator({
-    db,
-    signer,
-    serviceTokens,
-    delegatingServices: config.delegatingServices,
-  });
+  const delegationKey = await loadDelegationKey(db, keyring, config.delegationKey);
+  const delegations = new Delegations(delegationKey.key, db, config.delegationTtlSeconds);
+  if (delegationKey.generated)
+    logger.info(
+      { publicKey: delegations.publicKeyPem },
+      'delegation key generated and kept sealed; give its public key to repo (auth.delegation-public-key)',
+    );
+  const authn = new Authenticator({ db, signer, serviceTokens, delegations });
   await authn.start();
   defer('authenticator', () => authn.stop());
   const policy = new PolicyStore({
@@ -154,7 +164,15 @@ export async function startApi(
   const clusters = new ClustersService({ db, authz, keyring, credentialReaders: config.credentialReaders });
   let backend: RepoBackend = new UnconfiguredRepoBackend();
   if (config.repoAddress) {
-    const grpcRepo = new GrpcRepoBackend(config.repoAddress, config.repoServiceToken ?? '');
+    if (!config.tls)
+      throw new FailedPreconditionError(
+        'repo.address needs mutual TLS: set tls.ca-file, tls.cert-file and tls.key-file',
+      );
+    const grpcRepo = new GrpcRepoBackend(
+      config.repoAddress,
+      new ServiceClient({ token: config.repoServiceToken ?? '', tls: config.tls }),
+      delegations,
+    );
     defer('repo client', () => grpcRepo.close());
     backend = grpcRepo;
   }
@@ -175,6 +193,7 @@ export async function startApi(
     db,
     authn,
     authz,
+    delegations,
     policy,
     projects,
     applications,
@@ -262,6 +281,7 @@ export async function startApi(
     port: config.grpcPort,
     bodyLimit: config.bodyLimit,
     metrics,
+    tls: config.tls,
   });
   defer('grpc server', () => grpc.stop());
   const http = await startHttpServer({

@@ -2,6 +2,7 @@
 // come from the environment or the configuration file only, never from flags.
 import { booleanSetting, type Settings } from '@capstan/service';
 import { z } from 'zod';
+import { tlsSettings } from '@capstan/service-identity';
 
 export const apiSettings = {
   'grpc.host': { schema: z.string().min(1), default: '127.0.0.1', description: 'address of the gRPC server' },
@@ -135,11 +136,25 @@ export const apiSettings = {
     default: 'sync',
     description: 'services allowed to read cluster credentials (ClusterCredentials/Get), comma-separated',
   },
-  'auth.delegating-services': {
-    schema: z.string().default('appset'),
-    default: 'appset',
-    description: 'services that may act on behalf of a user (capstan-on-behalf-of metadata), comma-separated',
+  'auth.delegation-key': {
+    schema: z.string().default(''),
+    default: '',
+    secret: true,
+    env: 'CAPSTAN_AUTH_DELEGATION_KEY',
+    description:
+      'Ed25519 private key (PKCS#8 PEM) that signs delegations; empty: auth.delegation-key-file, else generated on first start and kept sealed in the api schema',
   },
+  'auth.delegation-key-file': {
+    schema: z.string().default(''),
+    default: '',
+    description: 'file holding the delegation private key (mode 600; used when auth.delegation-key is empty)',
+  },
+  'auth.delegation-ttl-seconds': {
+    schema: z.coerce.number().int().min(10).max(900),
+    default: 120,
+    description: 'lifetime of a delegation the api mints for a forwarded request or an owner',
+  },
+  ...tlsSettings,
   'encryption.keys': {
     schema: z.string().default(''),
     default: '',

@@ -1,6 +1,8 @@
 // The api service: configuration, then startApi. Start it with `node services/api/dist/main.js`
 // (flags, CAPSTAN_* environment variables or --config file; see README).
+import { readFileSync } from 'node:fs';
 import { runService } from '@capstan/service';
+import { loadTls } from '@capstan/service-identity';
 import { apiSettings } from './config.js';
 import { startApi } from './api.js';
 import { startBackbone } from '@capstan/events';
@@ -54,7 +56,11 @@ await runService({
         initialAdminPasswordFile: c['auth.initial-admin-password-file'],
         serviceTokens: c['auth.service-tokens'],
         credentialReaders: list(c['auth.credential-readers']),
-        delegatingServices: list(c['auth.delegating-services']),
+        delegationKey:
+          c['auth.delegation-key'] ||
+          (c['auth.delegation-key-file'] ? readFileSync(c['auth.delegation-key-file'], 'utf8') : ''),
+        delegationTtlSeconds: c['auth.delegation-ttl-seconds'],
+        tls: loadTls(c),
         encryptionKeys: c['encryption.keys'],
         encryptionKeyFile: c['encryption.key-file'],
         repoAddress: c['repo.address'],

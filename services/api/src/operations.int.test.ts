@@ -195,8 +195,9 @@ describe('api: sync, clusters, apply and projections', () => {
       .select('envelope')
       .execute();
     expect(JSON.stringify(events)).not.toContain(token);
+    const syncClients = h.serviceClients('sync');
     const viaSync = await unary(
-      c.credentials.get.bind(c.credentials),
+      syncClients.credentials.get.bind(syncClients.credentials),
       { server: '', name: 'prod' },
       { metadata: bearer(SYNC_TOKEN) },
     );
@@ -224,7 +225,7 @@ describe('api: sync, clusters, apply and projections', () => {
       (
         await grpcError(
           unary(
-            c.credentials.get.bind(c.credentials),
+            h.serviceClients('appset').credentials.get.bind(h.serviceClients('appset').credentials),
             { server: 'https://10.0.0.1:6443', name: '' },
             { metadata: bearer(APPSET_TOKEN) },
           ),

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { InputLimits } from '@capstan/policy';
 import type { ApiDatabase } from './support/db.table.js';
 import type { Authenticator } from './auth/authenticator.js';
+import type { Delegations } from './auth/delegations.js';
 import type { Authorizer } from './rbac/authorizer.js';
 import type { PolicyStore } from './rbac/policy-store.js';
 import type { ProjectsService } from './projects/projects.service.js';
@@ -19,6 +20,7 @@ export interface ApiServices {
   db: Kysely<ApiDatabase>;
   authn: Authenticator;
   authz: Authorizer;
+  delegations: Delegations;
   policy: PolicyStore;
   projects: ProjectsService;
   applications: ApplicationsService;

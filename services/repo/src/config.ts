@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Settings } from '@capstan/service';
+import { tlsSettings } from '@capstan/service-identity';
 
 const bytes = z.coerce.number().int().positive();
 const ms = z.coerce.number().int().nonnegative();
@@ -25,6 +26,20 @@ export const repoSettings = {
     description:
       'tokens of the services allowed to call, "api=<token>,sync=<token>,appset=<token>" (each at least 32 characters)',
   },
+  'auth.delegation-public-key': {
+    schema: z.string().default(''),
+    default: '',
+    env: 'CAPSTAN_AUTH_DELEGATION_PUBLIC_KEY',
+    description:
+      "the api's Ed25519 delegation public key (PEM; several blocks during a rotation); empty: auth.delegation-public-key-file",
+  },
+  'auth.delegation-public-key-file': {
+    schema: z.string().default(''),
+    default: '',
+    description:
+      'file holding the delegation public key (without one, every call acting for a user is refused)',
+  },
+  ...tlsSettings,
   'credentials.encryption-keys': {
     schema: z.string().default(''),
     default: '',

@@ -7,4 +7,4 @@ export { credentialSecretName, fnv1a32 } from './credentials/secret-name.js';
 export { normalizeRepoUrl, sameRepoUrl } from './credentials/repo-url.js';
 export { selectForProject, resolveForApi, findForMutation } from './credentials/selection.js';
 export { parseRepositorySecret } from './credentials/declarative-secret.js';
-export { ACTOR_METADATA_KEY } from './rpc/service-identity.js';
+export { methodPolicy } from './rpc/service-identity.js';

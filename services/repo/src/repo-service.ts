@@ -1,7 +1,8 @@
 // Wires the repo service: database and bus (through the shared backbone), credential store,
 // checkouts, manifest generation, change detection, and the internal gRPC server.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { Server } from '@grpc/grpc-js';
 import { startBackbone, type Bus } from '@capstan/events';
 import { repov1 } from '@capstan/proto';
 import {
@@ -25,7 +26,14 @@ import { locateTool } from './manifests/render-tools.js';
 import { repoMigrations } from './migrations/index.js';
 import { RepoMetrics } from './observability/repo-metrics.js';
 import { repoServiceImplementation } from './rpc/repo-rpc.js';
-import { ServiceTokens } from './rpc/service-identity.js';
+import {
+  delegationPublicKeys,
+  DelegationVerifier,
+  requireTls,
+  serverCredentials,
+  ServiceTokens,
+  type ServiceAuthenticator,
+} from '@capstan/service-identity';
 
 export type RepoConfig = ConfigOf<typeof repoSettings> & CommonConfig;
 
@@ -39,7 +47,8 @@ export interface RepoServiceHandles {
 
 export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoServiceHandles> {
   const config = ctx.config;
-  const tokens = new ServiceTokens(config['auth.service-tokens']);
+  const auth = serviceAuthenticator(config);
+  const tls = requireTls(config, 'repo');
   const keyring = await loadKeyring({
     value: config['credentials.encryption-keys'],
     file: config['credentials.encryption-key-file'],
@@ -89,7 +98,7 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   server.addService(
     repov1.RepoServiceService,
     repoServiceImplementation({
-      tokens,
+      auth,
       credentials,
       checkouts,
       generator,
@@ -102,7 +111,8 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   const grpcPort = await new Promise<number>((resolve, reject) =>
     server.bindAsync(
       `${config['grpc.host']}:${config['grpc.port']}`,
-      ServerCredentials.createInsecure(),
+      // Mutual TLS: a connection without a client certificate of the installation's CA is refused.
+      serverCredentials(tls, true),
       (err, port) => (err ? reject(err) : resolve(port)),
     ),
   );
@@ -120,4 +130,18 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   ctx.onShutdown('polling', () => changes.stop());
 
   return { grpcPort, db: repoDb, bus, checkouts, changes };
+}
+
+/** Service tokens bound to client certificates, and the api's delegation key when configured. */
+function serviceAuthenticator(config: RepoConfig): ServiceAuthenticator {
+  const pem =
+    config['auth.delegation-public-key'] ||
+    (config['auth.delegation-public-key-file']
+      ? readFileSync(config['auth.delegation-public-key-file'], 'utf8')
+      : '');
+  return {
+    tokens: new ServiceTokens(config['auth.service-tokens']),
+    ...(pem ? { delegations: new DelegationVerifier(delegationPublicKeys(pem), 'repo') } : {}),
+    requireCertificate: true,
+  };
 }

@@ -6,6 +6,7 @@
 //   > `application: { sync: { impersonation: { enabled: true } } }` in the file
 //   > default false.
 import { z } from 'zod';
+import { tlsSettings } from '@capstan/service-identity';
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { booleanSetting, type Settings } from '@capstan/service';
 
@@ -68,6 +69,7 @@ export const syncSettings = {
     secret: true,
     description: 'service token the sync service authenticates to the api with (environment or file only)',
   },
+  ...tlsSettings,
   'repo.address': {
     schema: z.string().min(1),
     default: '127.0.0.1:8082',

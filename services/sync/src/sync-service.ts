@@ -9,6 +9,7 @@ import type { SyncDatabase } from './sync.table.js';
 import { syncMigrations } from './migrations/index.js';
 import { startReadModelConsumer } from './read-model/read-model.consumer.js';
 import { startAutomatedTrigger, startIntake, startWorkers } from './operations/sync-worker.js';
+import { requireTls, ServiceClient } from '@capstan/service-identity';
 import { apiClusterCredentials, type ClusterCredentialsSource } from './kube/cluster-credentials.js';
 import type { ManifestSource } from './manifests/manifest-source.js';
 import { repoManifests } from './manifests/repo-manifests.js';
@@ -39,15 +40,20 @@ export async function startSync(
       ? 'syncs run as the ServiceAccounts of destinationServiceAccounts'
       : "impersonation is off: syncs use the clusters' control-plane credentials",
   );
+  // Both internal calls go over mutual TLS with the sync service's own certificate (tls.* settings).
+  const tls = ports.credentials && ports.manifests ? undefined : requireTls(config, 'sync');
   const credentials =
     ports.credentials ??
-    apiClusterCredentials({ address: config['api.address'], serviceToken: config['api.service-token'] });
+    apiClusterCredentials({
+      address: config['api.address'],
+      identity: new ServiceClient({ token: config['api.service-token'], tls: tls! }),
+    });
   ctx.onShutdown('cluster credentials client', () => credentials.close?.());
   let manifests = ports.manifests;
   if (!manifests) {
     const repo = repoManifests({
       address: config['repo.address'],
-      serviceToken: config['repo.service-token'],
+      identity: new ServiceClient({ token: config['repo.service-token'], tls: tls! }),
     });
     ctx.onShutdown('repo client', () => repo.close());
     manifests = repo;

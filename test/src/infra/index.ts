@@ -2,3 +2,5 @@ export { createTestDatabase, postgresServerUrl, type TestDatabase } from './post
 export { createTestBus, natsServerUrl, type BusCredentials, type TestBus, type TestBusUser } from './nats.js';
 export { natsTestServer, TEST_EXT_SOURCES, type NatsServer } from './nats-server.js';
 export { dockerAvailable } from './docker.js';
+export { testPki, SERVICES, type TestPki, type ServiceName } from './pki.js';
+export { makeServicePki, pkiFiles, type ServicePki, type ServiceCertFiles } from './service-pki.js';

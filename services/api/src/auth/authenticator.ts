@@ -1,12 +1,15 @@
 // Every call presents a bearer token: a session or API token (JWT signed by the api) or an internal
-// service token. Accounts and revocations are cached for a couple of seconds so reads stay cheap;
+// service token, accepted only on a connection whose verified client certificate names that same
+// service. A service acts for a user only with a delegation the api minted for it (holder) and for
+// the api (audience); the user is then re-read (enabled, groups of today). Accounts and revocations are cached for a couple of seconds so reads stay cheap;
 // a revocation made on this replica takes effect at once, on others within the refresh interval.
 import type { Kysely } from 'kysely';
 import { UnauthenticatedError, PermissionDeniedError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import { findAccount, revokedSince, type AccountRecord } from '../accounts/account.repository.js';
 import type { TokenClaims, TokenSigner } from './tokens.js';
-import type { ServiceTokens } from './service-tokens.js';
+import { authenticateService, type ServiceTokens } from '@capstan/service-identity';
+import type { Delegations } from './delegations.js';
 import type { Principal } from './principal.js';
 
 const ACCOUNT_TTL_MS = 2000;
@@ -15,7 +18,17 @@ export interface AuthenticatorOptions {
   db: Kysely<ApiDatabase>;
   signer: TokenSigner;
   serviceTokens: ServiceTokens;
-  delegatingServices: readonly string[];
+  delegations: Delegations;
+}
+
+/** What the transport knows about a call besides its token. */
+export interface CallCredentials {
+  /** The service named by the connection's verified client certificate (gRPC over mutual TLS). */
+  peerService?: string | undefined;
+  /** The `capstan-delegation` metadata. */
+  delegation?: string | undefined;
+  /** A refused legacy header (`capstan-on-behalf-of`, `x-capstan-actor`) was present. */
+  declaredActor?: boolean;
 }
 
 export class Authenticator {
@@ -62,8 +75,12 @@ export class Authenticator {
     return account;
   }
 
-  /** `authorization` is the header value ("Bearer <token>"); `onBehalfOf` the delegation metadata. */
-  async authenticate(authorization: string | undefined, onBehalfOf?: string): Promise<Principal> {
+  /** `authorization` is the header value ("Bearer <token>"). */
+  async authenticate(authorization: string | undefined, call: CallCredentials = {}): Promise<Principal> {
+    if (call.declaredActor)
+      throw new PermissionDeniedError(
+        'a service acts for a user only with a delegation, never a declared name',
+      );
     if (!authorization)
       throw new UnauthenticatedError('no token: log in first (capstan login) or pass an API token');
     const m = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
@@ -71,18 +88,26 @@ export class Authenticator {
     const token = m[1]!;
 
     if (token.split('.').length !== 3) {
-      const service = this.opts.serviceTokens.serviceOf(token);
-      if (!service) throw new UnauthenticatedError('invalid token');
-      const principal: Principal = { name: `service:${service}`, groups: [], kind: 'service' };
-      if (!onBehalfOf) return principal;
-      if (!this.opts.delegatingServices.includes(service)) {
-        throw new PermissionDeniedError(`service ${service} may not act on behalf of users`);
-      }
-      const user = await this.account(onBehalfOf);
+      const service = authenticateService(
+        { tokens: this.opts.serviceTokens, requireCertificate: true },
+        authorization,
+        call.peerService,
+      );
+      if (call.delegation === undefined) return { name: `service:${service}`, groups: [], kind: 'service' };
+      const d = await this.opts.delegations.verifier.verify(call.delegation, service);
+      const user = await this.account(d.user);
       if (!user || !user.enabled)
-        throw new UnauthenticatedError(`account ${onBehalfOf} does not exist or is disabled`);
-      return { name: user.name, groups: user.groups, kind: 'user', via: principal.name };
+        throw new UnauthenticatedError(`account ${d.user} does not exist or is disabled`);
+      return {
+        name: user.name,
+        groups: user.groups,
+        kind: 'user',
+        via: `service:${service}`,
+        delegation: { kind: d.kind, ...(d.resource ? { resource: d.resource } : {}) },
+      };
     }
+    if (call.delegation !== undefined)
+      throw new UnauthenticatedError('a delegation is presented only with a service identity');
 
     let claims = this.verified.get(token);
     if (claims && claims.exp !== undefined && claims.exp * 1000 <= Date.now()) {

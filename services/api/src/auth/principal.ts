@@ -1,13 +1,16 @@
 // Who is calling. Users are local accounts (with their groups); services authenticate with an
-// internal service token; a delegating service (appset) may act on behalf of a user, and is then
-// authorised as that user while the audit trail names both.
+// internal service token bound to their client certificate; a service acts for a user only with a
+// delegation the api minted for it, and is then authorised as that user (with the account's rights
+// of today) while the audit trail names both.
 export interface Principal {
   /** RBAC subject: the account name, or `service:<name>`. */
   name: string;
   groups: readonly string[];
   kind: 'user' | 'service';
-  /** Set when a service acts on behalf of this user. */
+  /** Set when a service acts for this user: `service:<holder>`. */
   via?: string;
+  /** The delegation the holder presented (owner: background work on `resource`). */
+  delegation?: { kind: 'user' | 'owner'; resource?: string };
   /** The token's id, for logout. */
   tokenId?: string;
   tokenExpiresAt?: Date | undefined;
@@ -16,5 +19,7 @@ export interface Principal {
 /** The `actor` of events and audit rows: `user:alice`, `service:sync`, `user:alice via service:appset`. */
 export function actorOf(p: Principal): string {
   const base = p.kind === 'user' ? `user:${p.name}` : p.name;
-  return p.via ? `${base} via ${p.via}` : base;
+  if (!p.via) return base;
+  const owner = p.delegation?.kind === 'owner' ? ` as owner of ${p.delegation.resource}` : '';
+  return `${base} via ${p.via}${owner}`;
 }

@@ -1,6 +1,7 @@
-// The HMAC key for session and API tokens: configured (CAPSTAN_AUTH_SIGNING_KEY), or generated on
-// first start and kept in api.signing_keys sealed with the encryption keyring, so every replica and
-// every restart signs and verifies with the same key.
+// The api's keys: the HMAC key of session and API tokens (CAPSTAN_AUTH_SIGNING_KEY) and the Ed25519
+// key of delegations (auth.delegation-key). Each is configured, or generated on first start and kept
+// in api.signing_keys sealed with the encryption keyring, so every replica and every restart signs
+// and verifies with the same key.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ValidationError } from '@capstan/service';
@@ -22,13 +23,23 @@ export async function loadSigningKey(
       ]);
     return key;
   }
-  const sealed = seal(keyring, `signing-key/${ROW_ID}`, randomBytes(32));
+  return loadSealedKey(db, keyring, ROW_ID, () => randomBytes(32));
+}
+
+/** The key kept under `id`, generated (by whichever replica inserts first) when absent. */
+export async function loadSealedKey(
+  db: Kysely<ApiDatabase>,
+  keyring: Keyring,
+  id: string,
+  generate: () => Buffer,
+): Promise<Uint8Array> {
+  const sealed = seal(keyring, `signing-key/${id}`, generate());
   // Replicas starting together: the first insert wins and everyone reads the winner back.
   await db
     .withSchema('api')
     .insertInto('signing_keys')
     .values({
-      id: ROW_ID,
+      id,
       key_id: sealed.keyId,
       nonce: sealed.nonce,
       ciphertext: sealed.ciphertext,
@@ -40,9 +51,9 @@ export async function loadSigningKey(
     .withSchema('api')
     .selectFrom('signing_keys')
     .selectAll()
-    .where('id', '=', ROW_ID)
+    .where('id', '=', id)
     .executeTakeFirstOrThrow();
-  return open(keyring, `signing-key/${ROW_ID}`, {
+  return open(keyring, `signing-key/${id}`, {
     keyId: row.key_id,
     nonce: row.nonce,
     ciphertext: row.ciphertext,

@@ -4,6 +4,7 @@ import { eventStoreMigrations } from '@capstan/events';
 import type { Migrations } from '@capstan/db';
 import { initialSchema } from './2026_11_20_0001_api.js';
 import { loginFailures } from './2026_11_24_0001_login_failures.js';
+import { delegationGrants } from './2026_11_24_0010_delegation_grants.js';
 
 export const API_SCHEMA = 'api';
 
@@ -11,6 +12,7 @@ export const API_SCHEMA = 'api';
 export const apiSchemaMigrations: Migrations = {
   '2026_11_20_0001_api': initialSchema,
   '2026_11_24_0001_login_failures': loginFailures,
+  '2026_11_24_0010_delegation_grants': delegationGrants,
 };
 
 export const apiMigrations: Migrations = {

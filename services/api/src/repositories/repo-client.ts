@@ -1,7 +1,12 @@
-// The repo service over its internal gRPC contract (capstan.repo.v1.RepoService): the api presents
-// its service token and forwards the caller it authenticated in x-capstan-actor, which the repo
-// service records in its credential audit rows.
-import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+// The repo service over its internal gRPC contract (capstan.repo.v1.RepoService), over mutual TLS:
+// the api presents its own service identity and, for the user it authenticated, a delegation it
+// mints for this call (holder api, audience repo), which the repo service verifies and records in
+// its credential audit rows. A caller that is not a user gets no delegation (repo refuses it).
+import type { Metadata } from '@grpc/grpc-js';
+import { status, type ServiceError } from '@grpc/grpc-js';
+import type { ServiceClient } from '@capstan/service-identity';
+import type { Principal } from '../auth/principal.js';
+import { API_SERVICE, type Delegations } from '../auth/delegations.js';
 import { fieldViolationsOf, repov1, unary } from '@capstan/proto';
 import { CapstanError, UnavailableError, ValidationError, type ErrorCode } from '@capstan/service';
 import type { RepositoryInput } from '../apply/manifests.js';
@@ -47,19 +52,17 @@ export class GrpcRepoBackend implements RepoBackend {
 
   constructor(
     address: string,
-    private readonly token: string,
+    private readonly identity: ServiceClient,
+    private readonly delegations: Delegations,
   ) {
-    this.client = new repov1.RepoServiceClient(address, credentials.createInsecure());
+    this.client = new repov1.RepoServiceClient(address, identity.credentials);
   }
 
-  private md(actor: string): Metadata {
-    const md = new Metadata();
-    md.set('authorization', `Bearer ${this.token}`);
-    md.set('x-capstan-actor', actor);
-    return md;
+  private async md(caller: Principal): Promise<Metadata> {
+    return this.identity.metadata(await this.delegations.forRequest(caller, API_SERVICE, 'repo'));
   }
 
-  async create(actor: string, input: RepositoryInput, upsert: boolean): Promise<RepositoryView> {
+  async create(caller: Principal, input: RepositoryInput, upsert: boolean): Promise<RepositoryView> {
     const res = await unary(
       this.client.createCredential.bind(this.client),
       repov1.CreateCredentialRequest.fromPartial({
@@ -75,13 +78,13 @@ export class GrpcRepoBackend implements RepoBackend {
         },
         upsert,
       }),
-      { metadata: this.md(actor) },
+      { metadata: await this.md(caller) },
     ).catch(remote);
     return view(res.credential);
   }
 
   async applySecret(
-    actor: string,
+    caller: Principal,
     manifest: unknown,
     opts: { dryRun: boolean; expectedId?: string },
   ): Promise<SecretApplyOutcome> {
@@ -92,7 +95,7 @@ export class GrpcRepoBackend implements RepoBackend {
         dryRun: opts.dryRun,
         ...(opts.expectedId !== undefined ? { expectedId: opts.expectedId } : {}),
       },
-      { metadata: this.md(actor) },
+      { metadata: await this.md(caller) },
     ).catch(remote);
     return {
       credential: res.credential ? view(res.credential) : null,
@@ -101,27 +104,27 @@ export class GrpcRepoBackend implements RepoBackend {
     };
   }
 
-  async get(actor: string, repo: string, project: string): Promise<RepositoryView> {
+  async get(caller: Principal, repo: string, project: string): Promise<RepositoryView> {
     const res = await unary(
       this.client.getCredential.bind(this.client),
       { repo, project },
-      { metadata: this.md(actor) },
+      { metadata: await this.md(caller) },
     ).catch(remote);
     return view(res.credential);
   }
 
-  async list(actor: string, project: string): Promise<RepositoryView[]> {
+  async list(caller: Principal, project: string): Promise<RepositoryView[]> {
     const res = await unary(this.client.listCredentials.bind(this.client), project ? { project } : {}, {
-      metadata: this.md(actor),
+      metadata: await this.md(caller),
     }).catch(remote);
     return res.credentials.map(view);
   }
 
-  async delete(actor: string, repo: string, project: string): Promise<void> {
+  async delete(caller: Principal, repo: string, project: string): Promise<void> {
     await unary(
       this.client.deleteCredential.bind(this.client),
       { repo, project },
-      { metadata: this.md(actor) },
+      { metadata: await this.md(caller) },
     ).catch(remote);
   }
 

@@ -12,7 +12,7 @@ import {
 } from '@capstan/service';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { RequestContext } from '../support/request.js';
-import { actorOf } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { invalid } from '../support/validation.js';
 import type { RepositoryInput } from '../apply/manifests.js';
 
@@ -43,21 +43,21 @@ export interface SecretPlan {
   expectedId: string;
 }
 
-/** The repo service as the api sees it; `actor` is the caller, for the repo service's audit rows. */
+/** The repo service as the api sees it; `caller` is who the api proves to it (a delegation for a user). */
 export interface RepoBackend {
-  create(actor: string, input: RepositoryInput, upsert: boolean): Promise<RepositoryView>;
+  create(caller: Principal, input: RepositoryInput, upsert: boolean): Promise<RepositoryView>;
   /**
    * Argo CD's declarative repository Secret, handed over as it is (its name and fields round-trip).
    * A name held by another scope is ALREADY_EXISTS; `expectedId` refuses a changed holder.
    */
   applySecret(
-    actor: string,
+    caller: Principal,
     manifest: unknown,
     opts: { dryRun: boolean; expectedId?: string },
   ): Promise<SecretApplyOutcome>;
-  get(actor: string, repo: string, project: string): Promise<RepositoryView>;
-  list(actor: string, project: string): Promise<RepositoryView[]>;
-  delete(actor: string, repo: string, project: string): Promise<void>;
+  get(caller: Principal, repo: string, project: string): Promise<RepositoryView>;
+  list(caller: Principal, project: string): Promise<RepositoryView[]>;
+  delete(caller: Principal, repo: string, project: string): Promise<void>;
 }
 
 export class UnconfiguredRepoBackend implements RepoBackend {
@@ -113,7 +113,7 @@ export class RepositoriesService {
     this.validate(input);
     const target = repoObject(input.project, input.repo);
     await this.deps.authz.check(ctx.principal, 'repositories', 'create', target, ctx.via);
-    const plan = await this.deps.backend.applySecret(actorOf(ctx.principal), input.secretManifest, {
+    const plan = await this.deps.backend.applySecret(ctx.principal, input.secretManifest, {
       dryRun: true,
     });
     if (plan.credential) {
@@ -138,7 +138,7 @@ export class RepositoriesService {
     input: RepositoryInput,
     plan: SecretPlan,
   ): Promise<{ view: RepositoryView; outcome: 'created' | 'configured' }> {
-    const res = await this.deps.backend.applySecret(actorOf(ctx.principal), input.secretManifest, {
+    const res = await this.deps.backend.applySecret(ctx.principal, input.secretManifest, {
       dryRun: false,
       expectedId: plan.expectedId,
     });
@@ -166,7 +166,7 @@ export class RepositoriesService {
         repoObject(input.project, input.repo),
         ctx.via,
       );
-    return this.deps.backend.create(actorOf(ctx.principal), input, upsert);
+    return this.deps.backend.create(ctx.principal, input, upsert);
   }
 
   async get(ctx: RequestContext, repo: string, project: string): Promise<RepositoryView> {
@@ -186,7 +186,7 @@ export class RepositoriesService {
   }
 
   async list(ctx: RequestContext, project: string): Promise<RepositoryView[]> {
-    const all = await this.deps.backend.list(actorOf(ctx.principal), project);
+    const all = await this.deps.backend.list(ctx.principal, project);
     const visible = all.filter(
       (r) =>
         this.deps.authz.decide(ctx.principal, 'repositories', 'get', repoObject(r.project, r.repo)).allowed,
@@ -226,7 +226,7 @@ export class RepositoriesService {
         throw new PermissionDeniedError('permission denied');
       }
     }
-    await this.deps.backend.delete(actorOf(ctx.principal), repo, project);
+    await this.deps.backend.delete(ctx.principal, repo, project);
   }
 
   /**
@@ -235,10 +235,10 @@ export class RepositoriesService {
    */
   private async resolve(ctx: RequestContext, repo: string, project: string): Promise<RepositoryView> {
     try {
-      return await this.deps.backend.get(actorOf(ctx.principal), repo, project);
+      return await this.deps.backend.get(ctx.principal, repo, project);
     } catch (err) {
       if (project || !(err instanceof CapstanError) || err.code !== 'FAILED_PRECONDITION') throw err;
-      const all = await this.deps.backend.list(actorOf(ctx.principal), '');
+      const all = await this.deps.backend.list(ctx.principal, '');
       const visible = all
         .filter((r) => sameRepoUrl(r.repo, repo))
         .filter(

@@ -121,4 +121,12 @@ export interface ApiDatabase extends EventStoreDatabase {
   revoked_tokens: RevokedTokensTable;
   signing_keys: SigningKeysTable;
   login_failures: LoginFailuresTable;
+  delegation_grants: DelegationGrantsTable;
+}
+
+export interface DelegationGrantsTable {
+  holder: string;
+  resource: string;
+  owner: string;
+  recorded_at: Date;
 }

@@ -1,7 +1,17 @@
 // Starts the real api (gRPC + HTTP, real PostgreSQL and NATS) for a test file: a fresh database, a
-// unique bus namespace, free ports, and a known admin password. Used by the api's own integration
+// unique bus namespace, free ports, a known admin password, and the run's internal PKI (the gRPC
+// port speaks TLS; users' clients have no certificate, services' clients present their own). Used by the api's own integration
 // tests; end-to-end tests and benchmarks use startApi through the package entry point the same way.
-import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
+import {
+  createTestBus,
+  createTestDatabase,
+  testPki,
+  type ServiceName,
+  type TestBus,
+  type TestDatabase,
+  type TestPki,
+} from '@capstan/test/infra';
+import { channelCredentials } from '@capstan/service-identity';
 import { createLogger } from '@capstan/service';
 import { credentials } from '@grpc/grpc-js';
 import { apiv1, bearer, unary } from '@capstan/proto';
@@ -18,6 +28,7 @@ export interface Harness {
   bus: TestBus;
   grpcAddress: string;
   httpUrl: string;
+  pki: TestPki;
   login(username: string, password: string): Promise<string>;
   clients(): {
     projects: apiv1.ProjectServiceClient;
@@ -30,6 +41,8 @@ export interface Harness {
     apply: apiv1.ApplyServiceClient;
     repositories: apiv1.RepositoryServiceClient;
   };
+  /** Clients on a channel presenting `service`'s client certificate (with its token: the service). */
+  serviceClients(service: ServiceName): ReturnType<Harness['clients']>;
   stop(): Promise<void>;
 }
 
@@ -37,6 +50,7 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
   const db = await createTestDatabase('capstan_api');
   const bus = await createTestBus('api');
   const logger = createLogger('api', { level: 'warn' });
+  const pki = await testPki();
   const api = await startApi(
     {
       databaseUrl: db.url,
@@ -56,7 +70,9 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
       adminPassword: ADMIN_PASSWORD,
       serviceTokens: `sync=${SYNC_TOKEN},appset=${APPSET_TOKEN}`,
       credentialReaders: ['sync'],
-      delegatingServices: ['appset'],
+      delegationKey: pki.delegation.privateKeyPem,
+      delegationTtlSeconds: 120,
+      tls: pki.material('api'),
       encryptionKeys: generateKeyringJson(),
       encryptionKeyFile: '',
       ...overrides,
@@ -64,9 +80,20 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
     logger,
   );
   const grpcAddress = `127.0.0.1:${api.grpcPort}`;
-  const insecure = credentials.createInsecure();
+  const userChannel = credentials.createSsl(pki.material('api').ca);
   const made: { close(): void }[] = [];
   const track = <T extends { close(): void }>(c: T) => (made.push(c), c);
+  const clientsOn = (channel: ReturnType<typeof credentials.createInsecure>) => ({
+    projects: track(new apiv1.ProjectServiceClient(grpcAddress, channel)),
+    applications: track(new apiv1.ApplicationServiceClient(grpcAddress, channel)),
+    clusters: track(new apiv1.ClusterServiceClient(grpcAddress, channel)),
+    credentials: track(new apiv1.ClusterCredentialsClient(grpcAddress, channel)),
+    accounts: track(new apiv1.AccountServiceClient(grpcAddress, channel)),
+    sessions: track(new apiv1.SessionServiceClient(grpcAddress, channel)),
+    audit: track(new apiv1.AuditServiceClient(grpcAddress, channel)),
+    apply: track(new apiv1.ApplyServiceClient(grpcAddress, channel)),
+    repositories: track(new apiv1.RepositoryServiceClient(grpcAddress, channel)),
+  });
   return {
     api,
     db,
@@ -74,20 +101,12 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
     grpcAddress,
     httpUrl: `http://127.0.0.1:${api.httpPort}`,
     async login(username, password) {
-      const c = track(new apiv1.SessionServiceClient(grpcAddress, insecure));
+      const c = track(new apiv1.SessionServiceClient(grpcAddress, userChannel));
       return (await unary(c.create.bind(c), { username, password })).token;
     },
-    clients: () => ({
-      projects: track(new apiv1.ProjectServiceClient(grpcAddress, insecure)),
-      applications: track(new apiv1.ApplicationServiceClient(grpcAddress, insecure)),
-      clusters: track(new apiv1.ClusterServiceClient(grpcAddress, insecure)),
-      credentials: track(new apiv1.ClusterCredentialsClient(grpcAddress, insecure)),
-      accounts: track(new apiv1.AccountServiceClient(grpcAddress, insecure)),
-      sessions: track(new apiv1.SessionServiceClient(grpcAddress, insecure)),
-      audit: track(new apiv1.AuditServiceClient(grpcAddress, insecure)),
-      apply: track(new apiv1.ApplyServiceClient(grpcAddress, insecure)),
-      repositories: track(new apiv1.RepositoryServiceClient(grpcAddress, insecure)),
-    }),
+    pki,
+    clients: () => clientsOn(userChannel),
+    serviceClients: (service) => clientsOn(channelCredentials(pki.material(service))),
     async stop() {
       for (const c of made) c.close();
       await api.stop();

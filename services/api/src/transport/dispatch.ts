@@ -6,13 +6,14 @@ import { UnauthenticatedError, PermissionDeniedError, ValidationError } from '@c
 import { inputLimitIssues } from '@capstan/policy';
 import type { ApiServices } from '../services.js';
 import type { Via } from '../rbac/authorizer.js';
+import type { CallCredentials } from '../auth/authenticator.js';
 import type { RequestContext } from '../support/request.js';
 import { parseOrThrow, violationsOf } from '../support/validation.js';
 import type { Operation } from './operation.js';
 
 export interface CallMeta {
   authorization: string | undefined;
-  onBehalfOf: string | undefined;
+  call: CallCredentials;
   correlationId: string | undefined;
   /** The caller's address without port. */
   peer: string | undefined;
@@ -37,7 +38,7 @@ export async function dispatch(
   };
   if (op.auth !== 'public') {
     try {
-      ctx = { ...ctx, principal: await services.authn.authenticate(meta.authorization, meta.onBehalfOf) };
+      ctx = { ...ctx, principal: await services.authn.authenticate(meta.authorization, meta.call) };
     } catch (err) {
       if (err instanceof UnauthenticatedError || err instanceof PermissionDeniedError) {
         await services.authz.record({ name: 'anonymous' }, 'api', op.name, '-', meta.via, {

@@ -12,6 +12,13 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { Logger } from '@capstan/service';
+import {
+  DELEGATION_METADATA_KEY,
+  peerService,
+  REFUSED_METADATA_KEYS,
+  serverCredentials,
+  type TlsMaterial,
+} from '@capstan/service-identity';
 import type { ApiServices } from '../services.js';
 import { apiServices } from './operations/index.js';
 import { dispatch } from './dispatch.js';
@@ -49,6 +56,8 @@ export async function startGrpcServer(opts: {
   port: number;
   bodyLimit: number;
   metrics: RequestMetrics;
+  /** TLS of the port: client certificates are asked for but optional (users have none). */
+  tls: TlsMaterial | undefined;
 }): Promise<{ port: number; stop(): Promise<void> }> {
   const server = new Server({
     'grpc.max_receive_message_length': opts.bodyLimit,
@@ -68,7 +77,11 @@ export async function startGrpcServer(opts: {
             encode(
               await dispatch(opts.services, op, raw, {
                 authorization: header(call, 'authorization'),
-                onBehalfOf: header(call, 'capstan-on-behalf-of'),
+                call: {
+                  peerService: peerService(call),
+                  delegation: header(call, DELEGATION_METADATA_KEY),
+                  declaredActor: REFUSED_METADATA_KEYS.some((k) => call.metadata.get(k).length > 0),
+                },
                 correlationId: header(call, 'x-correlation-id'),
                 peer: peerAddress(call.getPeer()),
                 via: 'grpc',
@@ -86,8 +99,10 @@ export async function startGrpcServer(opts: {
     server.addService(definition as ServiceDefinition, impl);
   }
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${opts.host}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
+    server.bindAsync(
+      `${opts.host}:${opts.port}`,
+      opts.tls ? serverCredentials(opts.tls, false) : ServerCredentials.createInsecure(),
+      (err, p) => (err ? reject(err) : resolve(p)),
     ),
   );
   return {

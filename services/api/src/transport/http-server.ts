@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { ValidationError, type Logger } from '@capstan/service';
 import type { ApiServices } from '../services.js';
 import { allOperations } from './operations/index.js';
+import { REFUSED_METADATA_KEYS } from '@capstan/service-identity';
 import { dispatch } from './dispatch.js';
 import { toHttpError } from './errors.js';
 import { openApiDocument } from './openapi.js';
@@ -76,10 +77,10 @@ export async function startHttpServer(opts: {
           const view = await opts.metrics.time(op.name, 'http', () =>
             dispatch(opts.services, op, raw, {
               authorization: typeof auth === 'string' ? auth : undefined,
-              onBehalfOf:
-                typeof req.headers['capstan-on-behalf-of'] === 'string'
-                  ? req.headers['capstan-on-behalf-of']
-                  : undefined,
+              // No client certificate on HTTP: a service token is refused here (service-identity).
+              call: {
+                declaredActor: REFUSED_METADATA_KEYS.some((k) => req.headers[k] !== undefined),
+              },
               correlationId:
                 typeof req.headers['x-correlation-id'] === 'string'
                   ? req.headers['x-correlation-id']

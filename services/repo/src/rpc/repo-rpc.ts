@@ -8,14 +8,15 @@ import type { CredentialInput, CredentialMetadata } from '../credentials/credent
 import type { CredentialService, LookupResult } from '../credentials/credential-service.js';
 import type { ManifestGenerator } from '../manifests/manifest-generator.js';
 import type { RepoListing } from '../manifests/repo-listing.js';
-import { authenticateCall, type CallerIdentity, type ServiceTokens } from './service-identity.js';
+import type { ServiceAuthenticator } from '@capstan/service-identity';
+import { authenticateRepoCall, type CallerIdentity } from './service-identity.js';
 import { toServiceError } from './rpc-errors.js';
 import type { RepoMetrics } from '../observability/repo-metrics.js';
 import { FULL_SHA } from '../checkouts/revision.js';
 import { validateRepoUrl } from '../credentials/repo-url.js';
 
 export interface RepoRpcDeps {
-  tokens: ServiceTokens;
+  auth: ServiceAuthenticator;
   credentials: CredentialService;
   checkouts: CheckoutStore;
   generator: ManifestGenerator;
@@ -92,7 +93,8 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
     ): handleUnaryCall<Req, Res> =>
     (call, callback) => {
       Promise.resolve()
-        .then(() => fn(call.request, authenticateCall(deps.tokens, call.metadata, method)))
+        .then(() => authenticateRepoCall(deps.auth, call, method))
+        .then((caller) => fn(call.request, caller))
         .then(
           (res) => callback(null, res),
           (err: unknown) => callback(toServiceError(err, deps.logger, method)),

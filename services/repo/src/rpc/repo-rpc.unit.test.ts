@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fieldViolationsOf, type repov1 } from '@capstan/proto';
 import { createLogger } from '@capstan/service';
 import { repoServiceImplementation, type RepoRpcDeps } from './repo-rpc.js';
-import { ServiceTokens } from './service-identity.js';
+import { ServiceTokens } from '@capstan/service-identity';
 
 const TOKEN = 's'.repeat(40);
 const URL_WITH_PASSWORD = 'https://alice:hunter2-secret@git.example.com/org/repo.git';
@@ -14,7 +14,7 @@ function deps(): RepoRpcDeps {
     throw new Error('a refused request reached a use case');
   };
   return {
-    tokens: new ServiceTokens(`sync=${TOKEN}`),
+    auth: { tokens: new ServiceTokens(`sync=${TOKEN}`), requireCertificate: true },
     credentials: { lookupForApplication: unreachable } as unknown as RepoRpcDeps['credentials'],
     checkouts: {} as RepoRpcDeps['checkouts'],
     generator: {} as RepoRpcDeps['generator'],
@@ -32,7 +32,11 @@ function call<Req>(
   metadata.set('authorization', `Bearer ${TOKEN}`);
   return new Promise((resolve) =>
     (handler as (c: unknown, cb: (err: Partial<ServiceError> | null) => void) => void)(
-      { request, metadata },
+      {
+        request,
+        metadata,
+        getAuthContext: () => ({ sslPeerCertificate: { subjectaltname: 'URI:spiffe://capstan/sync' } }),
+      },
       (err) => resolve(err),
     ),
   );

@@ -1,8 +1,8 @@
 // Where a target cluster's control-plane credentials come from: the api, over authenticated
 // internal gRPC (capstan.api.v1.ClusterCredentials/Get), never the bus. A port, so the service's
 // tests can hand in the credentials of the real test API servers they start.
-import { credentials as grpcCredentials } from '@grpc/grpc-js';
-import { apiv1, bearer, unary } from '@capstan/proto';
+import { apiv1, unary } from '@capstan/proto';
+import type { ServiceClient } from '@capstan/service-identity';
 import type { ClusterRef } from '@capstan/policy';
 import type { ClusterConnection } from './target-cluster.js';
 
@@ -13,19 +13,16 @@ export interface ClusterCredentialsSource {
 
 export function apiClusterCredentials(options: {
   address: string;
-  serviceToken: string;
-  tls?: boolean;
+  /** The sync service's identity towards the api: mutual TLS and its token. */
+  identity: ServiceClient;
 }): ClusterCredentialsSource {
-  const client = new apiv1.ClusterCredentialsClient(
-    options.address,
-    options.tls ? grpcCredentials.createSsl() : grpcCredentials.createInsecure(),
-  );
+  const client = new apiv1.ClusterCredentialsClient(options.address, options.identity.credentials);
   return {
     async get(cluster) {
       const res = await unary(
         client.get.bind(client),
         { server: cluster.server, name: '' },
-        { metadata: bearer(options.serviceToken), timeoutMs: 10_000 },
+        { metadata: options.identity.metadata(), timeoutMs: 10_000 },
       );
       const c = res.config;
       const tls = c?.tlsClientConfig;

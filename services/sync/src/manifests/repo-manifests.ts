@@ -1,8 +1,8 @@
 // Manifests from the repo service (capstan.repo.v1.RepoService/GenerateManifests over
 // authenticated internal gRPC): the repo service picks the project's credential, checks out and
 // renders; the sync service only receives the objects.
-import { credentials as grpcCredentials } from '@grpc/grpc-js';
-import { bearer, repov1, unary } from '@capstan/proto';
+import { repov1, unary } from '@capstan/proto';
+import type { ServiceClient } from '@capstan/service-identity';
 import { applicationSources, DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { ManifestSourceError, type KubeObject, type ManifestSource } from './manifest-source.js';
 
@@ -12,13 +12,10 @@ const SOURCE_PROBLEMS = new Set([3, 5, 7, 9]); // INVALID_ARGUMENT, NOT_FOUND, P
 
 export function repoManifests(options: {
   address: string;
-  serviceToken: string;
-  tls?: boolean;
+  /** The sync service's identity towards repo: mutual TLS and its token. */
+  identity: ServiceClient;
 }): ManifestSource & { close(): void } {
-  const client = new repov1.RepoServiceClient(
-    options.address,
-    options.tls ? grpcCredentials.createSsl() : grpcCredentials.createInsecure(),
-  );
+  const client = new repov1.RepoServiceClient(options.address, options.identity.credentials);
   return {
     async render(app, request) {
       const sources = applicationSources(app);
@@ -65,7 +62,7 @@ export function repoManifests(options: {
               project: app.spec.project,
             },
           },
-          { metadata: bearer(options.serviceToken), timeoutMs: 120_000 },
+          { metadata: options.identity.metadata(), timeoutMs: 120_000 },
         ).catch((err: unknown) => {
           const e = err as { code?: number; details?: string };
           if (e.code !== undefined && SOURCE_PROBLEMS.has(e.code)) {

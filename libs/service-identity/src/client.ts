@@ -1,0 +1,28 @@
+// The client side: what a service presents when it calls another. Its channel is mutual TLS with
+// its own certificate; every call carries its service token, and a delegation when it acts for a
+// user (the delegation alone is worth nothing without this service's identity).
+import { Metadata, type ChannelCredentials } from '@grpc/grpc-js';
+import { DELEGATION_METADATA_KEY } from './delegation.js';
+import { channelCredentials, type TlsMaterial } from './tls.js';
+
+export interface ServiceClientIdentity {
+  /** Token this service presents to the callee. */
+  token: string;
+  tls: TlsMaterial;
+}
+
+export class ServiceClient {
+  readonly credentials: ChannelCredentials;
+
+  constructor(private readonly identity: ServiceClientIdentity) {
+    this.credentials = channelCredentials(identity.tls);
+  }
+
+  /** Metadata of one call; `delegation` when acting for a user. */
+  metadata(delegation?: string): Metadata {
+    const md = new Metadata();
+    md.set('authorization', `Bearer ${this.identity.token}`);
+    if (delegation) md.set(DELEGATION_METADATA_KEY, delegation);
+    return md;
+  }
+}

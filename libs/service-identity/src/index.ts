@@ -1,0 +1,5 @@
+export * from './service-tokens.js';
+export * from './tls.js';
+export * from './delegation.js';
+export * from './server.js';
+export * from './client.js';

@@ -1,0 +1,110 @@
+// The api is the only issuer of delegations (see @capstan/service-identity): it mints one per user
+// request it forwards (to repo, to appset), and owner delegations for background work, only for an
+// owner it recorded itself when that user created or updated the resource through a delegation.
+// It also verifies the delegations other services present to it (audience `api`).
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { PermissionDeniedError, ValidationError, type Logger } from '@capstan/service';
+import {
+  DelegationIssuer,
+  DelegationVerifier,
+  delegationPrivateKey,
+  delegationPublicKeys,
+} from '@capstan/service-identity';
+import type { ApiDatabase } from '../support/db.table.js';
+import type { Keyring } from '../support/keyring.js';
+import { loadSealedKey } from './signing-key.js';
+import type { Principal } from './principal.js';
+
+export const API_SERVICE = 'api';
+const RESOURCE = /^[a-z][a-z0-9-]*\/[A-Za-z0-9._-]{1,253}\/[A-Za-z0-9._-]{1,253}$/;
+
+/** The configured key (PEM), else the one generated on first start and kept sealed. */
+export async function loadDelegationKey(
+  db: Kysely<ApiDatabase>,
+  keyring: Keyring,
+  configured: string,
+): Promise<{ key: KeyObject; generated: boolean }> {
+  if (configured) return { key: delegationPrivateKey(configured), generated: false };
+  const der = await loadSealedKey(db, keyring, 'delegation', () =>
+    generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'der' }),
+  );
+  return { key: createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' }), generated: true };
+}
+
+export class Delegations {
+  private readonly issuer: DelegationIssuer;
+  readonly verifier: DelegationVerifier;
+
+  constructor(
+    key: KeyObject,
+    private readonly db: Kysely<ApiDatabase>,
+    readonly ttlSeconds: number,
+  ) {
+    this.issuer = new DelegationIssuer(key, ttlSeconds);
+    this.verifier = new DelegationVerifier(delegationPublicKeys(this.issuer.publicKeyPem), API_SERVICE);
+  }
+
+  get publicKeyPem(): string {
+    return this.issuer.publicKeyPem;
+  }
+
+  /**
+   * A delegation for the user of this request, presented by `holder` to `audience`; undefined when
+   * the caller is a service acting for itself (the callee then sees only the service).
+   */
+  async forRequest(p: Principal, holder: string, audience: string): Promise<string | undefined> {
+    if (p.kind !== 'user') return undefined;
+    return this.issuer.mint({ user: p.name, holder, audience });
+  }
+
+  /**
+   * Records the user of a delegated request as the owner of `resource` for its holder service (the
+   * holder reconciles it later as that owner). Only a user acting through the holder's delegation
+   * can be recorded: a service cannot name an owner.
+   */
+  async recordOwner(p: Principal, resource: string, logger?: Logger): Promise<void> {
+    const holder = p.via?.replace(/^service:/, '');
+    if (p.kind !== 'user' || !holder || p.delegation?.kind !== 'user')
+      throw new PermissionDeniedError('an owner is recorded only for a user acting through a delegation');
+    checkResource(resource);
+    await this.db
+      .withSchema('api')
+      .insertInto('delegation_grants')
+      .values({ holder, resource, owner: p.name, recorded_at: new Date() })
+      .onConflict((oc) =>
+        oc.columns(['holder', 'resource']).doUpdateSet({ owner: p.name, recorded_at: new Date() }),
+      )
+      .execute();
+    logger?.info({ holder, resource, owner: p.name }, 'recorded the owner of a resource');
+  }
+
+  /**
+   * An owner delegation for background work of `holder` (the authenticated service) on `resource`,
+   * for `audience`. The owner's account is checked when the delegation is presented (enabled, with
+   * its rights of today).
+   */
+  async forOwner(
+    holder: string,
+    resource: string,
+    audience: string,
+  ): Promise<{ token: string; owner: string }> {
+    checkResource(resource);
+    const grant = await this.db
+      .withSchema('api')
+      .selectFrom('delegation_grants')
+      .select('owner')
+      .where('holder', '=', holder)
+      .where('resource', '=', resource)
+      .executeTakeFirst();
+    if (!grant)
+      throw new PermissionDeniedError(`no owner recorded for ${resource} held by service ${holder}`);
+    const token = await this.issuer.mint({ user: grant.owner, holder, audience, kind: 'owner', resource });
+    return { token, owner: grant.owner };
+  }
+}
+
+function checkResource(resource: string): void {
+  if (!RESOURCE.test(resource))
+    throw new ValidationError([{ field: 'resource', description: 'must be <kind>/<namespace>/<name>' }]);
+}
