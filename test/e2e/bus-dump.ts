@@ -1,10 +1,10 @@
 // Reads back every message of a test bus namespace's JetStream streams (evt, cmd, ext, dlq), for
 // tests that must prove what did or did not travel on the bus.
-import { AckPolicy, DeliverPolicy, connect } from 'nats';
+import { AckPolicy, DeliverPolicy } from 'nats';
 import type { TestBus } from '@capstan/test/infra';
 
 export async function readNamespaceMessages(bus: TestBus): Promise<string[]> {
-  const nc = await connect({ servers: bus.url });
+  const nc = await bus.connect('admin');
   const texts: string[] = [];
   try {
     const jsm = await nc.jetstreamManager();

@@ -105,27 +105,25 @@ describe('canary: no secret reaches a log, a table, the bus, argv, a response or
     const repoTokens = { api: randomBytes(24).toString('hex'), sync: randomBytes(24).toString('hex') };
     repo = await startRepoProcess({
       databaseUrl: db.url,
-      natsUrl: bus.url,
-      namespace: bus.namespace,
+      bus,
       cacheDir: path.join(dir, 'cache'),
       env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoTokens.api},sync=${repoTokens.sync}` },
     });
     api = await startApiProcess({
       databaseUrl: db.url,
-      natsUrl: bus.url,
-      namespace: bus.namespace,
+      bus,
       env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.api },
     });
     sync = await startServiceProcess(
       'sync',
       {
         DATABASE_URL: db.url,
-        NATS_URL: bus.url,
-        CAPSTAN_BUS_NAMESPACE: bus.namespace,
+        ...bus.env('sync'),
         CAPSTAN_API_ADDRESS: api.grpcAddress,
         CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
         CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
         CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.sync,
+        ...repo.pki.env('sync'),
       },
       ['--enable-impersonation'],
     );

@@ -50,15 +50,13 @@ describe('cross-tenant matrix: a tenant can reach nothing of another tenant', ()
     const repoToken = randomBytes(24).toString('hex');
     repo = await startRepoProcess({
       databaseUrl: db.url,
-      natsUrl: bus.url,
-      namespace: bus.namespace,
+      bus,
       cacheDir: path.join(dir, 'cache'),
       env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoToken}` },
     });
     api = await startApiProcess({
       databaseUrl: db.url,
-      natsUrl: bus.url,
-      namespace: bus.namespace,
+      bus,
       env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoToken },
     });
     const login = (user: string, password: string) =>

@@ -555,15 +555,13 @@ describe('api + repo service: a credential cannot be taken over by its name', ()
     const repoToken = randomBytes(24).toString('hex');
     repo = await startRepoProcess({
       databaseUrl: db.url,
-      natsUrl: bus.url,
-      namespace: bus.namespace,
+      bus,
       cacheDir,
       env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoToken}` },
     });
     api = await startApiProcess({
       databaseUrl: db.url,
-      natsUrl: bus.url,
-      namespace: bus.namespace,
+      bus,
       env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoToken },
     });
     admin = await login('admin', api.adminPassword);
