@@ -119,9 +119,16 @@ export class GoTemplateModule {
     }
   }
 
+  /**
+   * Stops a worker. Only the current worker's requests are pending (a replaced worker's were failed
+   * when it was replaced), so only the current one fails them: a killed worker's late 'error' or
+   * 'exit' must not reject what its successor is working on.
+   */
   private kill(worker: Worker, reason: Error): void {
-    if (this.worker === worker) this.worker = undefined;
-    this.failAll(reason);
+    if (this.worker === worker) {
+      this.worker = undefined;
+      this.failAll(reason);
+    }
     void worker.terminate();
   }
 
@@ -165,7 +172,9 @@ export class GoTemplateModule {
         this.kill(worker, new TemplateModuleError(`the template module failed: ${err.message}`));
       });
       worker.on('exit', () => {
-        if (this.worker === worker) this.worker = undefined;
+        // A worker killed after a time-out exits later, maybe while its successor works: ignore it.
+        if (this.worker !== worker) return;
+        this.worker = undefined;
         this.failAll(new TemplateModuleError('the template module stopped'));
       });
     });
