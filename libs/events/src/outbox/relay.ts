@@ -22,8 +22,11 @@ export interface OutboxRelayOptions<DB = EventStoreDatabase> {
   afterPublish?: (eventIds: readonly string[]) => Promise<void> | void;
 }
 
+/** How long flush waits for another holder of the relay lock before it gives up. */
+const FLUSH_LOCK_WAIT_MS = 30_000;
+
 export interface OutboxRelay {
-  /** Publishes until the outbox is empty (used by tests and at shutdown). */
+  /** Publishes until the outbox is empty, waiting for another holder of the lock (tests). */
   flush(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -83,11 +86,13 @@ export async function startOutboxRelay<DB>(options: OutboxRelayOptions<DB>): Pro
     });
 
   let running: Promise<number> | undefined;
+  /** Rows published, or -1 when another relay held the lock before anything was published. */
   const drain = async (): Promise<number> => {
     let total = 0;
     for (;;) {
       const n = await publishBatch();
-      if (n > 0) total += n;
+      if (n < 0) return total > 0 ? total : -1;
+      total += n;
       // A short batch emptied the outbox as of its read: stop without an empty round trip. Rows
       // committed since then sent a notification, which brings the loop straight back.
       if (n < batchSize) return total;
@@ -126,8 +131,17 @@ export async function startOutboxRelay<DB>(options: OutboxRelayOptions<DB>): Pro
   return {
     flush: async () => {
       let total = 0;
+      // Another holder of the lock (a replica, or the backend of a relay that was just killed and
+      // that PostgreSQL has not reaped yet) is waited for, not mistaken for an empty outbox.
+      const deadline = Date.now() + FLUSH_LOCK_WAIT_MS;
       for (;;) {
         const n = await drainOnce();
+        if (n < 0) {
+          if (Date.now() > deadline)
+            throw new Error(`outbox relay of ${options.schema}: another relay holds the lock`);
+          await new Promise((r) => setTimeout(r, 50));
+          continue;
+        }
         total += n;
         if (n === 0) return total;
       }
