@@ -16,4 +16,4 @@ export {
   SealError,
   type Sealed,
 } from './seal.js';
-export { resealRows, resealTables, type SealedTable } from './reseal.js';
+export { resealAtStartup, resealRows, resealTables, type SealedTable } from './reseal.js';

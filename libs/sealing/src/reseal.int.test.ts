@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { createDb, type Kysely } from '@capstan/db';
 import { createTestDatabase, type TestDatabase } from '@capstan/test/infra';
 import { parseKeyring } from './keyring.js';
-import { resealRows, resealTables, type SealedTable } from './reseal.js';
+import { resealAtStartup, resealRows, type SealedTable } from './reseal.js';
 import { openJson, SealError, sealJson, type Sealed } from './seal.js';
 
 const k1 = randomBytes(32).toString('base64');
@@ -51,8 +51,16 @@ describe('resealRows on PostgreSQL', () => {
     await put('d', sealJson(rotated, 'secret/d', { value: 'd' }));
     const dBefore = (await rows()).find((r) => r.name === 'd')!;
 
-    expect(await resealTables(db, rotated, [secrets])).toEqual({ secrets: 3 });
+    const logged: unknown[][] = [];
+    const logger = { info: (...args: unknown[]) => void logged.push(args) };
+    expect(await resealAtStartup(db, rotated, [secrets], logger)).toEqual({ secrets: 3 });
+    // Counts and the key id only: no key, no plaintext.
+    expect(logged).toEqual([
+      [{ resealed: { secrets: 3 }, activeKeyId: 'k2' }, 'sealed rows re-sealed with the active key'],
+    ]);
     expect(await resealRows(db, rotated, secrets)).toBe(0);
+    await resealAtStartup(db, rotated, [secrets], logger);
+    expect(logged).toHaveLength(1);
 
     const after = await rows();
     expect(after.map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2']);

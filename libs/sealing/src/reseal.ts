@@ -5,6 +5,7 @@
 // with the active one, in its own short transaction with the row locked (replicas starting together
 // re-seal each row once). Afterwards the old key can leave the keyring.
 import { sql, type Kysely } from 'kysely';
+import type { Logger } from '@capstan/service';
 import type { Keyring } from './keyring.js';
 import { needsResealing, resealWithActiveKey, type Sealed } from './seal.js';
 
@@ -56,4 +57,20 @@ export async function resealTables<DB>(
   const counts: Record<string, number> = {};
   for (const t of tables) counts[t.name] = await resealRows(db, keyring, t);
   return counts;
+}
+
+/**
+ * What a service runs at start-up, before it serves: re-seals its tables and logs how many rows of
+ * each were re-sealed (counts and the active key id only) when there were any.
+ */
+export async function resealAtStartup<DB>(
+  db: Kysely<DB>,
+  keyring: Keyring,
+  tables: readonly SealedTable[],
+  logger: Pick<Logger, 'info'>,
+): Promise<Record<string, number>> {
+  const resealed = await resealTables(db, keyring, tables);
+  if (Object.values(resealed).some((n) => n > 0))
+    logger.info({ resealed, activeKeyId: keyring.activeKeyId }, 'sealed rows re-sealed with the active key');
+  return resealed;
 }
