@@ -13,7 +13,7 @@ import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestBus, createTestDatabase } from '@capstan/test/infra';
-import { generateKeyringJson } from '@capstan/api';
+import { generateKeyringJson } from '@capstan/sealing';
 import { report, summarize, type Figure } from './harness.js';
 
 const APPS = 1000;

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generateKeyringJson } from '@capstan/sealing';
 import { createTestBus, createTestDatabase } from '@capstan/test/infra';
 import { report, summarize, type Figure } from './harness.js';
 
@@ -23,7 +24,6 @@ const freePort = () =>
   });
 
 const token = () => randomBytes(32).toString('base64url');
-const keyring = () => JSON.stringify({ active: 'k1', keys: { k1: randomBytes(32).toString('base64') } });
 
 async function timeToReady(service: string, env: Record<string, string>): Promise<number> {
   const opsPort = await freePort();
@@ -70,7 +70,7 @@ export async function main(): Promise<void> {
       ...tbus.env('repo'),
       CAPSTAN_GRPC_PORT: String(repoGrpc),
       CAPSTAN_AUTH_SERVICE_TOKENS: `api=${tokens.apiToRepo},sync=${tokens.syncToRepo}`,
-      CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: keyring(),
+      CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: generateKeyringJson(),
       CAPSTAN_CACHE_DIR: cacheDir,
     },
     api: {
@@ -81,7 +81,7 @@ export async function main(): Promise<void> {
       CAPSTAN_AUTH_SIGNING_KEY: randomBytes(32).toString('base64'),
       CAPSTAN_ADMIN_PASSWORD: token(),
       CAPSTAN_SERVICE_TOKENS: `sync=${tokens.syncToApi}`,
-      CAPSTAN_API_ENCRYPTION_KEYS: keyring(),
+      CAPSTAN_API_ENCRYPTION_KEYS: generateKeyringJson(),
       CAPSTAN_REPO_ADDRESS: `127.0.0.1:${repoGrpc}`,
       CAPSTAN_REPO_SERVICE_TOKEN: tokens.apiToRepo,
     },

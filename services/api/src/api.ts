@@ -14,8 +14,9 @@ import { DEFAULT_INPUT_LIMITS, DEFAULT_YAML_LIMITS, type InputLimits } from '@ca
 import type { Kysely } from 'kysely';
 import { API_SCHEMA, apiMigrations } from './migrations/index.js';
 import type { ApiDatabase } from './support/db.table.js';
-import { loadKeyring } from './support/keyring.js';
-import { loadSigningKey } from './auth/signing-key.js';
+import { loadKeyring, resealAtStartup } from '@capstan/sealing';
+import { loadSigningKey, sealedSigningKeys } from './auth/signing-key.js';
+import { sealedClusterCredentials } from './clusters/cluster.repository.js';
 import { TokenSigner } from './auth/tokens.js';
 import { ServiceClient, ServiceTokens, type TlsMaterial } from '@capstan/service-identity';
 import { Delegations, loadDelegationKey } from './auth/delegations.js';
@@ -124,7 +125,10 @@ export async function startApi(
   const defer = (name: string, stop: () => Promise<void> | void) =>
     onStop ? onStop(name, stop) : stops.push({ name, stop });
 
-  const keyring = loadKeyring(config.encryptionKeys, config.encryptionKeyFile);
+  const keyring = await loadKeyring(
+    { value: config.encryptionKeys, file: config.encryptionKeyFile },
+    { value: 'encryption.keys', file: 'encryption.key-file', env: 'CAPSTAN_API_ENCRYPTION_KEYS' },
+  );
   const serviceTokens = new ServiceTokens(config.serviceTokens);
   let db: Kysely<ApiDatabase>;
   if (config.backbone) db = config.backbone.db;
@@ -136,6 +140,9 @@ export async function startApi(
   }
   if (config.rebuildProjections)
     logger.info(await rebuildProjections(db), 'rebuilt projections from the event store');
+  // Key rotation: every sealed row of the api (cluster credentials, the generated token signing and
+  // delegation keys) still sealed with another key is re-sealed with the active one.
+  await resealAtStartup(db, keyring, [sealedClusterCredentials, sealedSigningKeys], logger);
 
   const signer = new TokenSigner(await loadSigningKey(db, keyring, config.signingKey));
   const delegationKey = await loadDelegationKey(db, keyring, config.delegationKey);

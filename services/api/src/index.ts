@@ -2,5 +2,4 @@
 // benchmarks (startApi); the service itself runs from main.ts.
 export { startApi, type ApiConfig, type RunningApi } from './api.js';
 export { apiSettings } from './config.js';
-export { generateKeyringJson } from './support/keyring.js';
 export { rebuildProjections, type RebuildResult } from './projections/rebuild.js';

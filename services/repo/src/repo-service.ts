@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Server } from '@grpc/grpc-js';
 import { startBackbone, type Bus } from '@capstan/events';
 import { repov1 } from '@capstan/proto';
+import { loadKeyring, resealAtStartup } from '@capstan/sealing';
 import {
   FailedPreconditionError,
   type CommonConfig,
@@ -17,9 +18,9 @@ import { ChangeDetector } from './changes/change-detector.js';
 import { touchWatch } from './changes/watch.repository.js';
 import type { repoSettings } from './config.js';
 import { CredentialService } from './credentials/credential-service.js';
+import { sealedCredentials } from './credentials/credential-seal.js';
 import type { RepoDb } from './credentials/credential.repository.js';
 import type { RepoDatabase } from './credentials/credential.table.js';
-import { loadKeyring } from './credentials/keyring.js';
 import { ManifestGenerator } from './manifests/manifest-generator.js';
 import { RepoListing } from './manifests/repo-listing.js';
 import { locateTool } from './manifests/render-tools.js';
@@ -49,10 +50,14 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   const config = ctx.config;
   const auth = serviceAuthenticator(config);
   const tls = requireTls(config, 'repo');
-  const keyring = await loadKeyring({
-    value: config['credentials.encryption-keys'],
-    file: config['credentials.encryption-key-file'],
-  });
+  const keyring = await loadKeyring(
+    { value: config['credentials.encryption-keys'], file: config['credentials.encryption-key-file'] },
+    {
+      value: 'credentials.encryption-keys',
+      file: 'credentials.encryption-key-file',
+      env: 'CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS',
+    },
+  );
   const kustomize = await locateTool('kustomize', config['kustomize.path'] || undefined);
   if (!kustomize)
     throw new FailedPreconditionError(
@@ -64,13 +69,8 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   const { db, bus } = await startBackbone<RepoDatabase>(ctx, { schema: 'repo', migrations: repoMigrations });
   // The backbone's handle also types the event store tables; the credential code needs only its own.
   const repoDb = db as unknown as Kysely<RepoDatabase>;
+  await resealAtStartup(repoDb, keyring, [sealedCredentials], ctx.logger);
   const credentials = new CredentialService(repoDb, keyring);
-  const resealed = await credentials.resealWithActiveKey();
-  if (resealed > 0)
-    ctx.logger.info(
-      { resealed, activeKeyId: keyring.activeKeyId },
-      'credentials re-sealed with the active key',
-    );
   let cacheBytes = () => 0;
   const metrics = new RepoMetrics(ctx.metrics, () => cacheBytes());
   const checkouts = await CheckoutStore.create({

@@ -11,8 +11,8 @@ import {
   delegationPrivateKey,
   delegationPublicKeys,
 } from '@capstan/service-identity';
+import type { Keyring } from '@capstan/sealing';
 import type { ApiDatabase } from '../support/db.table.js';
-import type { Keyring } from '../support/keyring.js';
 import { loadSealedKey } from './signing-key.js';
 import type { Principal } from './principal.js';
 

@@ -4,11 +4,20 @@
 // and verifies with the same key.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { open, seal, type Keyring, type SealedTable } from '@capstan/sealing';
 import { ValidationError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
-import { open, seal, type Keyring } from '../support/keyring.js';
 
 const ROW_ID = 'tokens';
+
+/** The generated keys (`tokens`, `delegation`), each bound to `signing-key/<id>`. */
+export const sealedSigningKeys: SealedTable = {
+  name: 'signing keys',
+  schema: 'api',
+  table: 'signing_keys',
+  idColumn: 'id',
+  boundTo: (id) => `signing-key/${id}`,
+};
 
 export async function loadSigningKey(
   db: Kysely<ApiDatabase>,
@@ -33,7 +42,7 @@ export async function loadSealedKey(
   id: string,
   generate: () => Buffer,
 ): Promise<Uint8Array> {
-  const sealed = seal(keyring, `signing-key/${id}`, generate());
+  const sealed = seal(keyring, sealedSigningKeys.boundTo(id), generate());
   // Replicas starting together: the first insert wins and everyone reads the winner back.
   await db
     .withSchema('api')
@@ -53,7 +62,7 @@ export async function loadSealedKey(
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
-  return open(keyring, `signing-key/${id}`, {
+  return open(keyring, sealedSigningKeys.boundTo(id), {
     keyId: row.key_id,
     nonce: row.nonce,
     ciphertext: row.ciphertext,

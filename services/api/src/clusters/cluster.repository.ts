@@ -1,10 +1,19 @@
 // The clusters projection and the sealed credentials beside it.
 import type { Kysely, Transaction } from 'kysely';
+import type { Sealed, SealedTable } from '@capstan/sealing';
 import type { ApiDatabase } from '../support/db.table.js';
-import type { Sealed } from '../support/keyring.js';
 import type { ClusterInfo } from './cluster.aggregate.js';
 
 type Db = Kysely<ApiDatabase> | Transaction<ApiDatabase>;
+
+/** A cluster's control-plane credential (JSON), bound to its server URL. */
+export const sealedClusterCredentials: SealedTable = {
+  name: 'cluster credentials',
+  schema: 'api',
+  table: 'cluster_credentials',
+  idColumn: 'server',
+  boundTo: (server) => server,
+};
 
 export interface StoredCluster {
   cluster: ClusterInfo;
@@ -14,7 +23,9 @@ export interface StoredCluster {
   updatedAt: Date;
 }
 
-const toStored = (r: ApiDatabase['clusters']): StoredCluster => ({
+type ClusterRow = ApiDatabase['clusters'] & { sealed_key_id: string | null };
+
+const toStored = (r: ClusterRow): StoredCluster => ({
   cluster: {
     name: r.name,
     server: r.server,
@@ -22,7 +33,8 @@ const toStored = (r: ApiDatabase['clusters']): StoredCluster => ({
     namespaces: r.namespaces as string[],
     labels: r.labels as Record<string, string>,
     credentialType: r.credential_type as ClusterInfo['credentialType'],
-    keyId: r.key_id,
+    // The key the credential is sealed with now: a rotation re-seals it without an event.
+    keyId: r.sealed_key_id ?? r.key_id,
     insecure: r.insecure,
     serverName: r.server_name,
     hasCaData: r.has_ca_data,
@@ -70,17 +82,26 @@ export async function findCluster(
   db: Db,
   by: { server?: string; name?: string },
 ): Promise<StoredCluster | undefined> {
-  let q = db.withSchema('api').selectFrom('clusters').selectAll();
-  if (by.server) q = q.where('server', '=', by.server.replace(/\/+$/, ''));
-  else if (by.name) q = q.where('name', '=', by.name);
+  let q = selectClusters(db);
+  if (by.server) q = q.where('clusters.server', '=', by.server.replace(/\/+$/, ''));
+  else if (by.name) q = q.where('clusters.name', '=', by.name);
   else return undefined;
   const row = await q.executeTakeFirst();
   return row ? toStored(row) : undefined;
 }
 
 export async function listClusters(db: Db): Promise<StoredCluster[]> {
-  const rows = await db.withSchema('api').selectFrom('clusters').selectAll().orderBy('name').execute();
+  const rows = await selectClusters(db).orderBy('clusters.name').execute();
   return rows.map(toStored);
+}
+
+function selectClusters(db: Db) {
+  return db
+    .withSchema('api')
+    .selectFrom('clusters')
+    .leftJoin('cluster_credentials', 'cluster_credentials.server', 'clusters.server')
+    .selectAll('clusters')
+    .select('cluster_credentials.key_id as sealed_key_id');
 }
 
 export async function putClusterCredentials(db: Db, server: string, sealed: Sealed): Promise<void> {

@@ -3,6 +3,7 @@
 // audit row ever holds it. Only the services named in auth.credential-readers may read it back.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { openJson, sealJson, type Keyring } from '@capstan/sealing';
 import { NotFoundError, PermissionDeniedError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
@@ -10,7 +11,6 @@ import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
 import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
 import type { WriteOptions } from '../support/write-options.js';
-import { open, seal, type Keyring } from '../support/keyring.js';
 import { invalid } from '../support/validation.js';
 import {
   CLUSTER_REMOVED,
@@ -34,6 +34,7 @@ import {
   getClusterCredentials,
   listClusters,
   putClusterCredentials,
+  sealedClusterCredentials,
   upsertClusterRow,
   type StoredCluster,
 } from './cluster.repository.js';
@@ -82,7 +83,7 @@ export class ClustersService {
     dryRun = false,
   ): Promise<WriteOutcome> {
     const sealed = config
-      ? seal(this.deps.keyring, server, Buffer.from(JSON.stringify(config), 'utf8'))
+      ? sealJson(this.deps.keyring, sealedClusterCredentials.boundTo(server), config)
       : undefined;
     const { events } = await runAggregate(this.deps.db, {
       dryRun,
@@ -252,8 +253,9 @@ export class ClustersService {
     if (!found) throw new NotFoundError(`cluster ${object} not found`);
     const sealed = await getClusterCredentials(this.deps.db, found.cluster.server);
     if (!sealed) throw new NotFoundError(`cluster ${found.cluster.server} has no stored credentials`);
+    const server = found.cluster.server;
     const config = ClusterConfigSchema.parse(
-      JSON.parse(open(this.deps.keyring, found.cluster.server, sealed).toString('utf8')),
+      openJson(this.deps.keyring, sealedClusterCredentials.boundTo(server), sealed),
     );
     return { cluster: found, config };
   }

@@ -11,12 +11,12 @@ import {
   type TestDatabase,
   type TestPki,
 } from '@capstan/test/infra';
+import { generateKeyringJson } from '@capstan/sealing';
 import { channelCredentials } from '@capstan/service-identity';
 import { createLogger } from '@capstan/service';
 import { credentials } from '@grpc/grpc-js';
 import { apiv1, bearer, unary } from '@capstan/proto';
 import { startApi, type ApiConfig, type RunningApi } from '../api.js';
-import { generateKeyringJson } from '../support/keyring.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 export const SYNC_TOKEN = 'sync-service-token-for-tests-0123456789abcdef';
@@ -43,6 +43,12 @@ export interface Harness {
   };
   /** Clients on a channel presenting `service`'s client certificate (with its token: the service). */
   serviceClients(service: ServiceName): ReturnType<Harness['clients']>;
+  /**
+   * Stops the api and starts it again on the same database and bus with `overrides` on top of the
+   * first start's configuration (a restart after a configuration change, e.g. a new keyring).
+   * Clients made before keep the old address: make new ones.
+   */
+  restart(overrides: Partial<ApiConfig>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -51,35 +57,33 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
   const bus = await createTestBus('api');
   const logger = createLogger('api', { level: 'warn' });
   const pki = await testPki();
-  const api = await startApi(
-    {
-      databaseUrl: db.url,
-      natsUrl: bus.url,
-      ...(bus.credentials('api') ? { natsUser: 'api', natsPassword: bus.credentials('api')!.password } : {}),
-      busNamespace: bus.namespace,
-      grpcHost: '127.0.0.1',
-      grpcPort: 0,
-      httpHost: '127.0.0.1',
-      httpPort: 0,
-      bodyLimit: 256 * 1024,
-      policyFile: '',
-      policyCsv: '',
-      defaultRole: '',
-      sessionTtlSeconds: 3600,
-      signingKey: '',
-      adminPassword: ADMIN_PASSWORD,
-      serviceTokens: `sync=${SYNC_TOKEN},appset=${APPSET_TOKEN}`,
-      credentialReaders: ['sync'],
-      delegationKey: pki.delegation.privateKeyPem,
-      delegationTtlSeconds: 120,
-      tls: pki.material('api'),
-      encryptionKeys: generateKeyringJson(),
-      encryptionKeyFile: '',
-      ...overrides,
-    },
-    logger,
-  );
-  const grpcAddress = `127.0.0.1:${api.grpcPort}`;
+  const config: ApiConfig = {
+    databaseUrl: db.url,
+    natsUrl: bus.url,
+    ...(bus.credentials('api') ? { natsUser: 'api', natsPassword: bus.credentials('api')!.password } : {}),
+    busNamespace: bus.namespace,
+    grpcHost: '127.0.0.1',
+    grpcPort: 0,
+    httpHost: '127.0.0.1',
+    httpPort: 0,
+    bodyLimit: 256 * 1024,
+    policyFile: '',
+    policyCsv: '',
+    defaultRole: '',
+    sessionTtlSeconds: 3600,
+    signingKey: '',
+    adminPassword: ADMIN_PASSWORD,
+    serviceTokens: `sync=${SYNC_TOKEN},appset=${APPSET_TOKEN}`,
+    credentialReaders: ['sync'],
+    delegationKey: pki.delegation.privateKeyPem,
+    delegationTtlSeconds: 120,
+    tls: pki.material('api'),
+    encryptionKeys: generateKeyringJson(),
+    encryptionKeyFile: '',
+    ...overrides,
+  };
+  let api = await startApi(config, logger);
+  let grpcAddress = `127.0.0.1:${api.grpcPort}`;
   const userChannel = credentials.createSsl(pki.material('api').ca);
   const made: { close(): void }[] = [];
   const track = <T extends { close(): void }>(c: T) => (made.push(c), c);
@@ -95,11 +99,17 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
     repositories: track(new apiv1.RepositoryServiceClient(grpcAddress, channel)),
   });
   return {
-    api,
+    get api() {
+      return api;
+    },
     db,
     bus,
-    grpcAddress,
-    httpUrl: `http://127.0.0.1:${api.httpPort}`,
+    get grpcAddress() {
+      return grpcAddress;
+    },
+    get httpUrl() {
+      return `http://127.0.0.1:${api.httpPort}`;
+    },
     async login(username, password) {
       const c = track(new apiv1.SessionServiceClient(grpcAddress, userChannel));
       return (await unary(c.create.bind(c), { username, password })).token;
@@ -107,6 +117,11 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
     pki,
     clients: () => clientsOn(userChannel),
     serviceClients: (service) => clientsOn(channelCredentials(pki.material(service))),
+    async restart(changes) {
+      await api.stop();
+      api = await startApi({ ...config, ...changes }, logger);
+      grpcAddress = `127.0.0.1:${api.grpcPort}`;
+    },
     async stop() {
       for (const c of made) c.close();
       await api.stop();

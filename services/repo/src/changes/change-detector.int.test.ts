@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createDb, migrateAudit, migrateToLatest, type Kysely } from '@capstan/db';
 import { eventStoreMigrations, type EventStoreDatabase } from '@capstan/events';
+import { generateKeyringJson, parseKeyring } from '@capstan/sealing';
 import { createLogger } from '@capstan/service';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestDatabase, type TestDatabase } from '@capstan/test/infra';
@@ -13,7 +13,6 @@ import { CheckoutStore } from '../checkouts/checkout-store.js';
 import { CredentialService } from '../credentials/credential-service.js';
 import type { RepoDb } from '../credentials/credential.repository.js';
 import type { RepoDatabase } from '../credentials/credential.table.js';
-import { parseKeyring } from '../credentials/keyring.js';
 import { repoMigrations } from '../migrations/index.js';
 import { ChangeDetector } from './change-detector.js';
 import { listWatches, touchWatch } from './watch.repository.js';
@@ -38,9 +37,7 @@ describe('ChangeDetector on PostgreSQL and a real git server', () => {
     repo = await git.createRepository('watched.git', { credentials: [{ username: 'a', password: 'pw-a' }] });
     await repo.commit({ 'app/a.yaml': 'a: 1\n' });
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-changes-'));
-    const keyring = parseKeyring(
-      JSON.stringify({ active: 'k', keys: { k: randomBytes(32).toString('base64') } }),
-    );
+    const keyring = parseKeyring(generateKeyringJson());
     const credentials = new CredentialService(db as unknown as Kysely<RepoDatabase>, keyring);
     await credentials.create(
       {

@@ -13,7 +13,8 @@ import { createTestDatabase, type TestDatabase } from '@capstan/test/infra';
 import { repoMigrations } from '../migrations/index.js';
 import type { RepoDatabase } from './credential.table.js';
 import { CredentialService } from './credential-service.js';
-import { parseKeyring } from './keyring.js';
+import { parseKeyring, resealRows } from '@capstan/sealing';
+import { sealedCredentials } from './credential-seal.js';
 
 const CANARY = `canary-${randomBytes(6).toString('hex')}`;
 const K1 = randomBytes(32).toString('base64');
@@ -270,16 +271,13 @@ describe('CredentialService on PostgreSQL', () => {
   });
 
   it('re-seals every credential with the active key after a rotation, keeping secrets readable', async () => {
-    const rotated = new CredentialService(
-      db,
-      parseKeyring(JSON.stringify({ active: 'k2', keys: { k1: K1, k2: K2 } })),
-    );
+    const rotated = parseKeyring(JSON.stringify({ active: 'k2', keys: { k1: K1, k2: K2 } }));
     const before = await sql<{
       n: number;
     }>`select count(*)::int as n from repo.credentials where key_id = 'k1'`.execute(db);
     expect(before.rows[0]?.n).toBeGreaterThan(0);
-    expect(await rotated.resealWithActiveKey()).toBe(before.rows[0]?.n);
-    expect(await rotated.resealWithActiveKey()).toBe(0);
+    expect(await resealRows(db, rotated, sealedCredentials)).toBe(before.rows[0]?.n);
+    expect(await resealRows(db, rotated, sealedCredentials)).toBe(0);
     const keys = await sql<{ key_id: string }>`select distinct key_id from repo.credentials`.execute(db);
     expect(keys.rows).toEqual([{ key_id: 'k2' }]);
     const onlyK2 = new CredentialService(

@@ -4,6 +4,7 @@
 // theirs on their own, because the refused transaction is rolled back.
 import { randomUUID } from 'node:crypto';
 import { appendAudit, type Kysely } from '@capstan/db';
+import type { Keyring } from '@capstan/sealing';
 import {
   AlreadyExistsError,
   CapstanError,
@@ -18,21 +19,18 @@ import { candidatesOf, decisionBase, messageOf, scopeText, type Decision } from 
 import {
   credentialById,
   credentialByName,
-  credentialIdsSealedWithOtherKey,
   credentialsForUrl,
   deleteCredential,
   insertCredential,
   listCredentialRows,
-  setSealedSecret,
   toMetadata,
   updateCredential,
   type RepoDb,
 } from './credential.repository.js';
 import type { CredentialRow, RepoDatabase } from './credential.table.js';
 import { parseRepositorySecret } from './declarative-secret.js';
-import type { Keyring } from './keyring.js';
 import { normalizeRepoUrl, redactRepoUrl } from './repo-url.js';
-import { needsResealing, openSecret, sealSecret } from './sealed-secret.js';
+import { openCredentialSecret, sealCredentialSecret } from './credential-seal.js';
 import { credentialSecretName } from './secret-name.js';
 import { findForMutation, resolveForApi, selectForProject, type LookupReason } from './selection.js';
 
@@ -264,11 +262,7 @@ export class CredentialService {
     let credential: CheckoutCredential | null = null;
     try {
       if (row) {
-        const secret = openSecret(this.keyring, row.id, {
-          keyId: row.key_id,
-          nonce: row.nonce,
-          ciphertext: row.ciphertext,
-        });
+        const secret = openCredentialSecret(this.keyring, row);
         credential = {
           id: row.id,
           version: String(row.updated_at.getTime()),
@@ -296,31 +290,6 @@ export class CredentialService {
     // Observed here so a caller that fails first leaves no unhandled rejection behind.
     recorded.catch(() => undefined);
     return { credential, credentialId: row?.id ?? null, reason: decision.reason, recorded };
-  }
-
-  /**
-   * Key rotation: re-seals every credential sealed with a key other than the active one (each row
-   * in its own short transaction, locked while re-sealed). Returns how many were re-sealed; after
-   * it, the old key can be dropped from the keyring.
-   */
-  async resealWithActiveKey(): Promise<number> {
-    const stale = await credentialIdsSealedWithOtherKey(this.db, this.keyring.activeKeyId);
-    let resealed = 0;
-    for (const id of stale) {
-      await this.db.transaction().execute(async (trx) => {
-        const row = await credentialById(trx, id, { forUpdate: true });
-        if (!row || !needsResealing(this.keyring, { keyId: row.key_id })) return;
-        const secret = openSecret(this.keyring, row.id, {
-          keyId: row.key_id,
-          nonce: row.nonce,
-          ciphertext: row.ciphertext,
-        });
-        // updated_at stays: the credential itself did not change, so checkouts keep their cache.
-        await setSealedSecret(trx, row.id, sealSecret(this.keyring, row.id, secret));
-        resealed += 1;
-      });
-    }
-    return resealed;
   }
 
   /** The name of a credential by id (for responses that say which one was chosen). */
@@ -420,7 +389,7 @@ export class CredentialService {
 
   /** The columns a create and a replace both write: the metadata and the secret sealed for `id`. */
   private storedColumns(id: string, input: CredentialInput) {
-    const sealed = sealSecret(this.keyring, id, input.secret);
+    const sealed = sealCredentialSecret(this.keyring, id, input.secret);
     return {
       url: input.url,
       normalized_url: normalizeRepoUrl(input.url),

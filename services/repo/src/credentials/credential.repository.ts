@@ -3,7 +3,6 @@
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { CredentialMetadata } from './credential.js';
 import type { CredentialRow, CredentialTable, RepoDatabase } from './credential.table.js';
-import type { SealedSecret } from './sealed-secret.js';
 
 export type RepoDb = Kysely<RepoDatabase> | Transaction<RepoDatabase>;
 
@@ -46,21 +45,6 @@ export async function credentialById(
 ): Promise<CredentialRow | undefined> {
   const query = schema(db).selectFrom('credentials').selectAll().where('id', '=', id);
   return (opts.forUpdate ? query.forUpdate() : query).executeTakeFirst();
-}
-
-/** Ids of the credentials whose secret is sealed with a key other than `keyId` (key rotation). */
-export async function credentialIdsSealedWithOtherKey(db: RepoDb, keyId: string): Promise<string[]> {
-  const rows = await schema(db).selectFrom('credentials').select('id').where('key_id', '<>', keyId).execute();
-  return rows.map((r) => r.id);
-}
-
-/** Replaces only the sealed secret (re-sealing): updated_at stays, the credential did not change. */
-export async function setSealedSecret(db: RepoDb, id: string, sealed: SealedSecret): Promise<void> {
-  await schema(db)
-    .updateTable('credentials')
-    .set({ key_id: sealed.keyId, nonce: sealed.nonce, ciphertext: sealed.ciphertext })
-    .where('id', '=', id)
-    .execute();
 }
 
 export async function insertCredential(db: RepoDb, row: Insertable<CredentialTable>): Promise<CredentialRow> {
