@@ -44,19 +44,28 @@ export interface AppSetHandles {
   reconciler: Reconciler;
 }
 
-export async function startAppset(ctx: ServiceContext<AppSetConfig>, ports: AppSetPorts = {}): Promise<AppSetHandles> {
+export async function startAppset(
+  ctx: ServiceContext<AppSetConfig>,
+  ports: AppSetPorts = {},
+): Promise<AppSetHandles> {
   const config = ctx.config;
   const tls = requireTls(config, 'appset');
   const auth = serviceAuthenticator(config);
-  const backbone = await startBackbone<AppSetDatabase>(ctx, { schema: APPSET_SCHEMA, migrations: appsetMigrations });
+  const backbone = await startBackbone<AppSetDatabase>(ctx, {
+    schema: APPSET_SCHEMA,
+    migrations: appsetMigrations,
+  });
   // The backbone's handle also types the event store tables (AppSetDatabase includes them).
   const db = backbone.db as unknown as Kysely<AppSetDatabase>;
   const bus = backbone.bus;
   const engine = await AppSetEngine.load();
   ctx.onShutdown('appset engine', () => engine.close());
-  const api = ports.api ?? grpcApiPeer(config['api.address'], new ServiceClient({ token: config['api.service-token'], tls }));
+  const api =
+    ports.api ??
+    grpcApiPeer(config['api.address'], new ServiceClient({ token: config['api.service-token'], tls }));
   const repo =
-    ports.repo ?? grpcRepoPeer(config['repo.address'], new ServiceClient({ token: config['repo.service-token'], tls }));
+    ports.repo ??
+    grpcRepoPeer(config['repo.address'], new ServiceClient({ token: config['repo.service-token'], tls }));
   ctx.onShutdown('peers', () => {
     api.close();
     repo.close();
@@ -67,17 +76,29 @@ export async function startAppset(ctx: ServiceContext<AppSetConfig>, ports: AppS
     maxTotalOutputBytes: config['generation.max-total-bytes'],
     timeoutMs: config['generation.timeout-ms'],
   };
-  const flows = new AppSetFlows({ db, engine, api, repo, limits, requeueSeconds: config['reconcile.requeue-seconds'] });
+  const flows = new AppSetFlows({
+    db,
+    engine,
+    api,
+    repo,
+    limits,
+    requeueSeconds: config['reconcile.requeue-seconds'],
+  });
   const reconciler = new Reconciler(
     { db, engine, api, repo, limits, logger: ctx.logger },
     { tickMs: config['reconcile.tick-ms'], parallelism: config['reconcile.parallelism'] },
   );
 
   const server = new Server();
-  server.addService(appsetv1.AppSetServiceService, appSetServiceImplementation({ auth, flows, logger: ctx.logger }));
+  server.addService(
+    appsetv1.AppSetServiceService,
+    appSetServiceImplementation({ auth, flows, logger: ctx.logger }),
+  );
   const grpcPort = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${config['grpc.host']}:${config['grpc.port']}`, serverCredentials(tls, true), (err, port) =>
-      err ? reject(err) : resolve(port),
+    server.bindAsync(
+      `${config['grpc.host']}:${config['grpc.port']}`,
+      serverCredentials(tls, true),
+      (err, port) => (err ? reject(err) : resolve(port)),
     ),
   );
   ctx.onShutdown('grpc server', () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
@@ -87,7 +108,9 @@ export async function startAppset(ctx: ServiceContext<AppSetConfig>, ports: AppS
     onDue: () => reconciler.kick(),
     deadLetters: postgresDeadLetters(db as never, APPSET_SCHEMA),
   });
-  ctx.onShutdown('trigger consumers', () => Promise.all(consumers.map((c) => c.stop())).then(() => undefined));
+  ctx.onShutdown('trigger consumers', () =>
+    Promise.all(consumers.map((c) => c.stop())).then(() => undefined),
+  );
   reconciler.start();
   ctx.onShutdown('reconciler', () => reconciler.stop());
   return { grpcPort, db, bus, flows, reconciler };
@@ -97,7 +120,9 @@ export async function startAppset(ctx: ServiceContext<AppSetConfig>, ports: AppS
 function serviceAuthenticator(config: AppSetConfig): ServiceAuthenticator {
   const pem =
     config['auth.delegation-public-key'] ||
-    (config['auth.delegation-public-key-file'] ? readFileSync(config['auth.delegation-public-key-file'], 'utf8') : '');
+    (config['auth.delegation-public-key-file']
+      ? readFileSync(config['auth.delegation-public-key-file'], 'utf8')
+      : '');
   return {
     tokens: new ServiceTokens(config['auth.service-tokens']),
     ...(pem ? { delegations: new DelegationVerifier(delegationPublicKeys(pem), 'appset') } : {}),

@@ -39,8 +39,7 @@ export const appsetSettings = {
   'api.address': {
     schema: z.string().min(1),
     default: '127.0.0.1:8083',
-    description:
-      'host:port of the api internal gRPC (ApplicationSetWritesService, DelegationService)',
+    description: 'host:port of the api internal gRPC (ApplicationSetWritesService, DelegationService)',
   },
   'api.service-token': {
     schema: z.string(),
@@ -57,7 +56,8 @@ export const appsetSettings = {
     schema: z.string(),
     default: '',
     secret: true,
-    description: 'service token the appset service authenticates to the repo service with (environment or file only)',
+    description:
+      'service token the appset service authenticates to the repo service with (environment or file only)',
   },
   'generation.max-applications': {
     schema: positive,

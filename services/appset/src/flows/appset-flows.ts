@@ -51,7 +51,8 @@ export interface SetResult {
   applications: GeneratedApplication[];
 }
 
-const notFound = (name: string) => new NotFoundError(`applicationsets.argoproj.io ${JSON.stringify(name)} not found`);
+const notFound = (name: string) =>
+  new NotFoundError(`applicationsets.argoproj.io ${JSON.stringify(name)} not found`);
 
 /** Generation failures of a request are bad input: field paths as the engine reports them. */
 async function generateForRequest(deps: FlowDeps, v: ValidatedAppSet, acting: Acting): Promise<Generated> {
@@ -73,18 +74,26 @@ export function requeueSecondsOf(v: ValidatedAppSet, fallback: number): number {
 export class AppSetFlows {
   constructor(private readonly deps: FlowDeps) {}
 
-  async upsert(req: { manifestJson: string; upsert: boolean; dryRun: boolean }, caller: Caller): Promise<SetResult> {
+  async upsert(
+    req: { manifestJson: string; upsert: boolean; dryRun: boolean },
+    caller: Caller,
+  ): Promise<SetResult> {
     const v = validateManifestJson(req.manifestJson);
     const key = v.stored.metadata;
     const existing = await findAppSet(this.deps.db, key);
-    if (existing && !req.upsert && !sameAppSet(existing.set, v.stored)) throw new AlreadyExistsError(SPEC_DIFFERS);
+    if (existing && !req.upsert && !sameAppSet(existing.set, v.stored))
+      throw new AlreadyExistsError(SPEC_DIFFERS);
     const g = await generateForRequest(this.deps, v, caller.delegations);
     const check = await this.deps.api.apply(caller.delegations.api, applyRequest(v, g, true));
     const verdicts = withVerdicts(g.result.applications, check.verdicts);
     if (req.dryRun || verdicts.some((x) => !x.allowed))
       return { applicationSet: renderAppSet(v.stored, existing), applications: verdicts };
 
-    const inputs = { ...declaredInputs(v), gitRepos: g.gitRepos, requeueSeconds: requeueSecondsOf(v, this.deps.requeueSeconds) };
+    const inputs = {
+      ...declaredInputs(v),
+      gitRepos: g.gitRepos,
+      requeueSeconds: requeueSecondsOf(v, this.deps.requeueSeconds),
+    };
     const written = await runAppSetCommand(
       this.deps.db,
       key,
@@ -102,10 +111,18 @@ export class AppSetFlows {
       outcome =
         res.applied && applied.every((x) => x.allowed)
           ? { kind: 'applied', applications: g.result.applications, digest: g.digest }
-          : { kind: 'apply-failed', reason: existing ? 'UpdateApplicationError' : 'CreateApplicationError', message: refusalMessage(res.verdicts) || 'the api did not apply the Applications' };
+          : {
+              kind: 'apply-failed',
+              reason: existing ? 'UpdateApplicationError' : 'CreateApplicationError',
+              message: refusalMessage(res.verdicts) || 'the api did not apply the Applications',
+            };
     } catch (err) {
       failure = err;
-      outcome = { kind: 'apply-failed', reason: existing ? 'UpdateApplicationError' : 'CreateApplicationError', message: publicMessageOf(err) };
+      outcome = {
+        kind: 'apply-failed',
+        reason: existing ? 'UpdateApplicationError' : 'CreateApplicationError',
+        message: publicMessageOf(err),
+      };
     }
     const status = nextStatus(written.state.status, outcome, new Date());
     const final = await runAppSetCommand(this.deps.db, key, { type: 'record-status', status }, caller);
@@ -143,18 +160,26 @@ export class AppSetFlows {
     };
     // The caller must be allowed to delete every Application the set owns, whatever the policy does with them.
     const check = await this.deps.api.apply(caller.delegations.api, { ...request, dryRun: true });
-    if (check.verdicts.some((x) => !x.allowed)) throw new PermissionDeniedError(refusalMessage(check.verdicts));
+    if (check.verdicts.some((x) => !x.allowed))
+      throw new PermissionDeniedError(refusalMessage(check.verdicts));
     let verdicts = check.verdicts;
     if (policy.deleteApplications) {
       const res = await this.deps.api.apply(caller.delegations.api, { ...request, dryRun: false });
       if (!res.applied || res.verdicts.some((x) => !x.allowed))
-        throw new PermissionDeniedError(refusalMessage(res.verdicts) || 'the api did not delete the Applications');
+        throw new PermissionDeniedError(
+          refusalMessage(res.verdicts) || 'the api did not delete the Applications',
+        );
       verdicts = res.verdicts;
     }
     await runAppSetCommand(
       this.deps.db,
       ref,
-      { type: 'delete', name: ref.name, namespace: ref.namespace, preserveResources: policy.preserveResources },
+      {
+        type: 'delete',
+        name: ref.name,
+        namespace: ref.namespace,
+        preserveResources: policy.preserveResources,
+      },
       caller,
     );
     return withVerdicts([], verdicts);
@@ -164,6 +189,9 @@ export class AppSetFlows {
     const v = validateManifestJson(req.manifestJson);
     const g = await generateForRequest(this.deps, v, caller.delegations);
     const check = await this.deps.api.apply(caller.delegations.api, applyRequest(v, g, true));
-    return { applicationSet: renderAppSet(v.stored), applications: withVerdicts(g.result.applications, check.verdicts) };
+    return {
+      applicationSet: renderAppSet(v.stored),
+      applications: withVerdicts(g.result.applications, check.verdicts),
+    };
   }
 }

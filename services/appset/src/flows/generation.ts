@@ -64,12 +64,17 @@ export async function generate(deps: GenerationDeps, v: ValidatedAppSet, acting:
     repoUrls: [...new Set(literal)],
     readsClusters: inputs.clusters.length > 0,
   });
-  if (!pre.allowed) throw new PermissionDeniedError(pre.reason || 'not allowed to generate this ApplicationSet');
+  if (!pre.allowed)
+    throw new PermissionDeniedError(pre.reason || 'not allowed to generate this ApplicationSet');
   const beforeRead = async (repoURL: string) => {
     if (!acting.repo) throw new PermissionDeniedError('reading a repository needs a delegation for repo');
     const url = normalizeRepoUrl(repoURL);
     if (checked.has(url)) return;
-    const res = await deps.api.checkInputs(acting.api, { applicationSet, repoUrls: [repoURL], readsClusters: false });
+    const res = await deps.api.checkInputs(acting.api, {
+      applicationSet,
+      repoUrls: [repoURL],
+      readsClusters: false,
+    });
     if (!res.allowed) throw new PermissionDeniedError(res.reason || `not allowed to read ${repoURL}`);
     checked.add(url);
   };
@@ -94,7 +99,14 @@ export async function generate(deps: GenerationDeps, v: ValidatedAppSet, acting:
     result,
     applicationsJson,
     digest: sha256(canonicalJson({ applications: result.applications, policy })),
-    gitRepos: [...new Set([...inputs.repos.filter((r) => !r.templated).map((r) => r.repoURL), ...result.reads.repos.map((r) => r.repoURL)].map(normalizeRepoUrl))],
+    gitRepos: [
+      ...new Set(
+        [
+          ...inputs.repos.filter((r) => !r.templated).map((r) => r.repoURL),
+          ...result.reads.repos.map((r) => r.repoURL),
+        ].map(normalizeRepoUrl),
+      ),
+    ],
   };
 }
 
@@ -112,13 +124,17 @@ export function applyRequest(v: ValidatedAppSet, g: Generated, dryRun: boolean):
   };
 }
 
-export const refusedVerdicts = (verdicts: readonly Verdict[]): Verdict[] => verdicts.filter((x) => !x.allowed);
+export const refusedVerdicts = (verdicts: readonly Verdict[]): Verdict[] =>
+  verdicts.filter((x) => !x.allowed);
 
 /** Each refused Application and the rule that refused it, in one message. */
 export function refusalMessage(verdicts: readonly Verdict[]): string {
   const refused = refusedVerdicts(verdicts);
   return refused
-    .map((x) => `application ${JSON.stringify(x.name)} (project ${JSON.stringify(x.project)}, ${x.action}): ${x.reason}`)
+    .map(
+      (x) =>
+        `application ${JSON.stringify(x.name)} (project ${JSON.stringify(x.project)}, ${x.action}): ${x.reason}`,
+    )
     .join('; ');
 }
 
@@ -126,7 +142,15 @@ export function refusalMessage(verdicts: readonly Verdict[]): string {
 export function withVerdicts(
   applications: readonly Application[],
   verdicts: readonly Verdict[],
-): { name: string; namespace: string; project: string; action: string; allowed: boolean; reason: string; applicationJson: string }[] {
+): {
+  name: string;
+  namespace: string;
+  project: string;
+  action: string;
+  allowed: boolean;
+  reason: string;
+  applicationJson: string;
+}[] {
   const generated = new Map(applications.map((a) => [a.metadata.name, a]));
   const out = verdicts.map((x) => ({
     name: x.name,

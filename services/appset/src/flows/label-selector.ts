@@ -29,7 +29,8 @@ function split(selector: string): string[] {
 export function parseLabelSelector(selector: string, field = 'selector'): LabelSelector {
   const matchLabels: Record<string, string> = {};
   const matchExpressions: NonNullable<LabelSelector['matchExpressions']> = [];
-  if (selector.length > 4096) throw new ValidationError([{ field, description: 'is longer than 4096 characters' }]);
+  if (selector.length > 4096)
+    throw new ValidationError([{ field, description: 'is longer than 4096 characters' }]);
   for (const part of split(selector)) {
     let m = EQUALITY.exec(part);
     if (m) {
@@ -40,7 +41,10 @@ export function parseLabelSelector(selector: string, field = 'selector'): LabelS
     }
     m = SET.exec(part);
     if (m) {
-      const values = m[4]!.split(',').map((v) => v.trim()).filter((v) => v !== '');
+      const values = m[4]!
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
       matchExpressions.push({ key: m[1]!, operator: m[3] === 'in' ? 'In' : 'NotIn', values });
       continue;
     }

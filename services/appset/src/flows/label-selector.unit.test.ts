@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { selectorMatches } from '@capstan/appset-engine';
 import { parseLabelSelector } from './label-selector.js';
 
-const matches = (selector: string, labels: Record<string, string>) => selectorMatches(parseLabelSelector(selector), labels);
+const matches = (selector: string, labels: Record<string, string>) =>
+  selectorMatches(parseLabelSelector(selector), labels);
 
 describe('label selector strings', () => {
   it('reads equality, inequality, set and existence requirements as kubectl does', () => {

@@ -30,7 +30,10 @@ export interface ApiPeer {
   listClusters(delegation: string): Promise<ClusterInfo[]>;
   recordOwner(delegation: string, resource: string): Promise<string>;
   /** Owner delegation for `audience`, held by appset; no user delegation needed (the api decides). */
-  issueOwnerDelegation(resource: string, audience: 'api' | 'repo'): Promise<{ delegation: string; owner: string }>;
+  issueOwnerDelegation(
+    resource: string,
+    audience: 'api' | 'repo',
+  ): Promise<{ delegation: string; owner: string }>;
   close(): void;
 }
 

@@ -46,7 +46,8 @@ export function grpcRepoPeer(address: string, identity: ServiceClient): RepoPeer
         }
         return sha;
       };
-      const patterns = (req: GitListRequest) => req.patterns.map((p) => ({ pattern: p.pattern, exclude: p.exclude }));
+      const patterns = (req: GitListRequest) =>
+        req.patterns.map((p) => ({ pattern: p.pattern, exclude: p.exclude }));
       return {
         async listDirectories(req) {
           const revision = await commit(req);
@@ -68,7 +69,10 @@ export function grpcRepoPeer(address: string, identity: ServiceClient): RepoPeer
               opts,
             ),
           );
-          return { revision: res.revision, files: res.files.map((f) => ({ path: f.path, content: f.content })) };
+          return {
+            revision: res.revision,
+            files: res.files.map((f) => ({ path: f.path, content: f.content })),
+          };
         },
       };
     },

@@ -11,8 +11,20 @@ import type { AppSetDatabase } from '../sets/appset.table.js';
 import { claimDueSets, findAppSet, recordInputs } from '../sets/appset.repository.js';
 import { runAppSetCommand } from '../sets/appset-store.js';
 import { setStream, validateManifest } from '../sets/manifest.js';
-import { isUpToDate, nextStatus, reasonOfEngineError, type AppSetStatus, type Outcome } from '../sets/status.js';
-import { applyRequest, generate, refusalMessage, type Acting, type GenerationDeps } from '../flows/generation.js';
+import {
+  isUpToDate,
+  nextStatus,
+  reasonOfEngineError,
+  type AppSetStatus,
+  type Outcome,
+} from '../sets/status.js';
+import {
+  applyRequest,
+  generate,
+  refusalMessage,
+  type Acting,
+  type GenerationDeps,
+} from '../flows/generation.js';
 
 export interface ReconcilerDeps extends GenerationDeps {
   db: Kysely<AppSetDatabase>;
@@ -41,9 +53,14 @@ export class Reconciler {
     const outcome = await this.attempt(v, resource, row.status);
     if (outcome === 'unchanged') return 'unchanged';
     const status = nextStatus(row.status, outcome, new Date());
-    await runAppSetCommand(this.deps.db, key, { type: 'record-status', status }, {
-      actor: `service:appset as owner of ${resource}`,
-    });
+    await runAppSetCommand(
+      this.deps.db,
+      key,
+      { type: 'record-status', status },
+      {
+        actor: `service:appset as owner of ${resource}`,
+      },
+    );
     return outcome.kind === 'applied' ? 'applied' : 'failed';
   }
 
@@ -60,7 +77,11 @@ export class Reconciler {
       ]);
       acting = { api: api.delegation, repo: repo.delegation };
     } catch (err) {
-      return { kind: 'apply-failed', reason: 'ErrorOccurred', message: `acting as the set's owner: ${publicMessageOf(err)}` };
+      return {
+        kind: 'apply-failed',
+        reason: 'ErrorOccurred',
+        message: `acting as the set's owner: ${publicMessageOf(err)}`,
+      };
     }
     let g;
     try {
@@ -69,16 +90,27 @@ export class Reconciler {
       if (err instanceof AppSetError)
         return { kind: 'generation-failed', reason: reasonOfEngineError(err.reason), message: err.message };
       if (err instanceof CapstanError)
-        return { kind: 'generation-failed', reason: 'ApplicationGenerationFromParamsError', message: err.message };
+        return {
+          kind: 'generation-failed',
+          reason: 'ApplicationGenerationFromParamsError',
+          message: err.message,
+        };
       throw err;
     }
-    await recordInputs(this.deps.db, v.stored.metadata, { gitRepos: g.gitRepos, readsClusters: g.result.reads.clusters });
+    await recordInputs(this.deps.db, v.stored.metadata, {
+      gitRepos: g.gitRepos,
+      readsClusters: g.result.reads.clusters,
+    });
     if (g.digest === previous.appliedDigest && isUpToDate(previous)) return 'unchanged';
     try {
       const res = await this.deps.api.apply(acting.api, applyRequest(v, g, false));
       if (res.applied && res.verdicts.every((x) => x.allowed))
         return { kind: 'applied', applications: g.result.applications, digest: g.digest };
-      return { kind: 'apply-failed', reason: 'UpdateApplicationError', message: refusalMessage(res.verdicts) || 'the api did not apply the Applications' };
+      return {
+        kind: 'apply-failed',
+        reason: 'UpdateApplicationError',
+        message: refusalMessage(res.verdicts) || 'the api did not apply the Applications',
+      };
     } catch (err) {
       return { kind: 'apply-failed', reason: 'UpdateApplicationError', message: publicMessageOf(err) };
     }

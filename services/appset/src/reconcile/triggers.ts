@@ -25,7 +25,12 @@ import { markDue } from '../sets/appset.repository.js';
 export const GIT_PUSH_CONSUMER = 'appset-git-push';
 export const TRIGGERS_CONSUMER = 'appset-triggers';
 
-const evtDefinitions = [repositoryRevisionChanged, clusterRegistered, clusterUpdated, clusterRemoved] as const;
+const evtDefinitions = [
+  repositoryRevisionChanged,
+  clusterRegistered,
+  clusterUpdated,
+  clusterRemoved,
+] as const;
 type TriggerEvent = EventOf<(typeof evtDefinitions)[number] | typeof gitPush>;
 
 /** Marks the sets the event concerns as due; returns how many (after applyOnce: 0 on a redelivery). */
@@ -66,7 +71,12 @@ export async function startTriggerConsumers(
   };
   const dl = opts.deadLetters ? { deadLetters: opts.deadLetters } : {};
   return Promise.all([
-    bus.consume({ durable: GIT_PUSH_CONSUMER, types: [gitPush.type], handle: handle(GIT_PUSH_CONSUMER), ...dl }),
+    bus.consume({
+      durable: GIT_PUSH_CONSUMER,
+      types: [gitPush.type],
+      handle: handle(GIT_PUSH_CONSUMER),
+      ...dl,
+    }),
     bus.consume({
       durable: TRIGGERS_CONSUMER,
       types: evtDefinitions.map((d) => d.type),

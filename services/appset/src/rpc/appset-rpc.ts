@@ -2,15 +2,9 @@
 // flows and back. Errors leave as gRPC statuses with the workspace mapping, field violations in a
 // trailer; internal errors are logged and not described.
 import { Metadata, type handleUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import type { appsetv1} from '@capstan/proto';
+import type { appsetv1 } from '@capstan/proto';
 import { fieldViolationsMetadata } from '@capstan/proto';
-import {
-  CapstanError,
-  grpcStatusFor,
-  publicMessageOf,
-  ValidationError,
-  type Logger,
-} from '@capstan/service';
+import { CapstanError, grpcStatusFor, publicMessageOf, ValidationError, type Logger } from '@capstan/service';
 import type { ServiceAuthenticator } from '@capstan/service-identity';
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { AppSetFlows, Caller, SetResult } from '../flows/appset-flows.js';
@@ -27,7 +21,9 @@ function toServiceError(err: unknown, logger: Logger, method: string): Partial<S
 
 function callerOf(identity: UserCall, delegations: appsetv1.CallerDelegations | undefined): Caller {
   if (!delegations?.api)
-    throw new ValidationError([{ field: 'delegations.api', description: 'is required (the api mints it for appset)' }]);
+    throw new ValidationError([
+      { field: 'delegations.api', description: 'is required (the api mints it for appset)' },
+    ]);
   return { actor: identity.actor, delegations: { api: delegations.api, repo: delegations.repo } };
 }
 
@@ -47,7 +43,10 @@ export function appSetServiceImplementation(deps: {
   logger: Logger;
 }): appsetv1.AppSetServiceServer {
   const unary =
-    <Req, Res>(method: AppSetMethod, fn: (req: Req, caller: UserCall) => Promise<Res>): handleUnaryCall<Req, Res> =>
+    <Req, Res>(
+      method: AppSetMethod,
+      fn: (req: Req, caller: UserCall) => Promise<Res>,
+    ): handleUnaryCall<Req, Res> =>
     (call, callback) => {
       Promise.resolve()
         .then(() => authenticateAppSetCall(deps.auth, call, method))
@@ -66,7 +65,9 @@ export function appSetServiceImplementation(deps: {
         ),
       ),
     ),
-    get: unary('get', async (req: appsetv1.ApplicationSetRef) => result(await deps.flows.get(ref(req.name, req.namespace)))),
+    get: unary('get', async (req: appsetv1.ApplicationSetRef) =>
+      result(await deps.flows.get(ref(req.name, req.namespace))),
+    ),
     list: unary('list', async (req: appsetv1.ListRequest) => ({
       applicationSetsJson: (await deps.flows.list(req)).map((s) => JSON.stringify(s)),
     })),
@@ -74,7 +75,9 @@ export function appSetServiceImplementation(deps: {
       applications: await deps.flows.delete(ref(req.name, req.namespace), callerOf(caller, req.delegations)),
     })),
     generate: unary('generate', async (req: appsetv1.GenerateRequest, caller) =>
-      result(await deps.flows.generate({ manifestJson: req.manifestJson }, callerOf(caller, req.delegations))),
+      result(
+        await deps.flows.generate({ manifestJson: req.manifestJson }, callerOf(caller, req.delegations)),
+      ),
     ),
   };
 }

@@ -28,7 +28,11 @@ export interface AppSetState {
   status: AppSetStatus;
 }
 
-export const initialAppSetState = (): AppSetState => ({ set: undefined, uid: undefined, status: emptyStatus() });
+export const initialAppSetState = (): AppSetState => ({
+  set: undefined,
+  uid: undefined,
+  status: emptyStatus(),
+});
 
 export type AppSetCommand =
   | { type: 'upsert'; applicationSet: StoredAppSet; upsert: boolean; uid: string }
@@ -46,15 +50,20 @@ export function decideAppSet(command: AppSetCommand, state: AppSetState): AppSet
         return [{ type: APPSET_CREATED, data: { applicationSet: next, uid: command.uid } }];
       if (sameAppSet(state.set, next)) return [];
       if (!command.upsert) throw new AlreadyExistsError(SPEC_DIFFERS);
-      return [{ type: APPSET_UPDATED, data: { applicationSet: next, changed: changedFields(state.set, next) } }];
+      return [
+        { type: APPSET_UPDATED, data: { applicationSet: next, changed: changedFields(state.set, next) } },
+      ];
     }
     case 'delete': {
-      if (state.set === undefined)
-        throw new NotFoundError(`applicationset ${setKey(command)} not found`);
+      if (state.set === undefined) throw new NotFoundError(`applicationset ${setKey(command)} not found`);
       return [
         {
           type: APPSET_DELETED,
-          data: { name: command.name, namespace: command.namespace, preserveResources: command.preserveResources },
+          data: {
+            name: command.name,
+            namespace: command.namespace,
+            preserveResources: command.preserveResources,
+          },
         },
       ];
     }

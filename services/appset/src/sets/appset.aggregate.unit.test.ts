@@ -17,7 +17,10 @@ import {
 import { validateManifest, type StoredAppSet } from './manifest.js';
 import { nextStatus } from './status.js';
 
-const set = (elements: Record<string, string>[] = [{ cluster: 'a' }], labels?: Record<string, string>): StoredAppSet =>
+const set = (
+  elements: Record<string, string>[] = [{ cluster: 'a' }],
+  labels?: Record<string, string>,
+): StoredAppSet =>
   validateManifest({
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'ApplicationSet',
@@ -39,7 +42,8 @@ function given(...history: AppSetEvent[]) {
   const state = history.reduce(evolveAppSet, initialAppSetState());
   return {
     when: (command: AppSetCommand) => ({
-      then: (expected: Partial<AppSetEvent>[]) => expect(decideAppSet(command, state)).toMatchObject(expected),
+      then: (expected: Partial<AppSetEvent>[]) =>
+        expect(decideAppSet(command, state)).toMatchObject(expected),
       thenThrows: (err: new (...args: never[]) => Error, message?: string | RegExp) => {
         expect(() => decideAppSet(command, state)).toThrow(err);
         if (message) expect(() => decideAppSet(command, state)).toThrow(message);
@@ -48,7 +52,10 @@ function given(...history: AppSetEvent[]) {
   };
 }
 
-const created = (s = set()): AppSetEvent => ({ type: APPSET_CREATED, data: { applicationSet: s, uid: 'u1' } });
+const created = (s = set()): AppSetEvent => ({
+  type: APPSET_CREATED,
+  data: { applicationSet: s, uid: 'u1' },
+});
 const upsert = (s: StoredAppSet, upsertFlag = false): AppSetCommand => ({
   type: 'upsert',
   applicationSet: s,
@@ -60,7 +67,9 @@ describe('ApplicationSet aggregate', () => {
   it('creates a set that does not exist, with the given uid and the default namespace', () => {
     given()
       .when(upsert(set()))
-      .then([{ type: APPSET_CREATED, data: { uid: 'u2', applicationSet: { metadata: { namespace: 'argocd' } } } }]);
+      .then([
+        { type: APPSET_CREATED, data: { uid: 'u2', applicationSet: { metadata: { namespace: 'argocd' } } } },
+      ]);
   });
 
   it('writes nothing when the same set is created again (Argo CD is idempotent there)', () => {
@@ -80,10 +89,22 @@ describe('ApplicationSet aggregate', () => {
   });
 
   it('deletes an existing set and refuses to delete a missing one', () => {
-    const del: AppSetCommand = { type: 'delete', name: 'guestbook', namespace: 'argocd', preserveResources: true };
-    given(created()).when(del).then([{ type: APPSET_DELETED, data: { preserveResources: true } }]);
-    given().when(del).thenThrows(NotFoundError, /applicationset argocd\/guestbook not found/);
-    given(created(), { type: APPSET_DELETED, data: { name: 'guestbook', namespace: 'argocd', preserveResources: false } })
+    const del: AppSetCommand = {
+      type: 'delete',
+      name: 'guestbook',
+      namespace: 'argocd',
+      preserveResources: true,
+    };
+    given(created())
+      .when(del)
+      .then([{ type: APPSET_DELETED, data: { preserveResources: true } }]);
+    given()
+      .when(del)
+      .thenThrows(NotFoundError, /applicationset argocd\/guestbook not found/);
+    given(created(), {
+      type: APPSET_DELETED,
+      data: { name: 'guestbook', namespace: 'argocd', preserveResources: false },
+    })
       .when(del)
       .thenThrows(NotFoundError);
   });
@@ -94,8 +115,12 @@ describe('ApplicationSet aggregate', () => {
       { kind: 'applied', applications: [], digest: 'd1' },
       new Date('2026-11-25T00:00:00Z'),
     );
-    given(created()).when({ type: 'record-status', status }).then([{ type: APPSET_STATUS_CHANGED, data: status }]);
-    given(created(), { type: APPSET_STATUS_CHANGED, data: status }).when({ type: 'record-status', status }).then([]);
+    given(created())
+      .when({ type: 'record-status', status })
+      .then([{ type: APPSET_STATUS_CHANGED, data: status }]);
+    given(created(), { type: APPSET_STATUS_CHANGED, data: status })
+      .when({ type: 'record-status', status })
+      .then([]);
     given().when({ type: 'record-status', status }).then([]);
   });
 
@@ -105,7 +130,10 @@ describe('ApplicationSet aggregate', () => {
       { kind: 'applied', applications: [], digest: 'd1' },
       new Date(),
     );
-    const updated: AppSetEvent = { type: APPSET_UPDATED, data: { applicationSet: set([{ cluster: 'c' }]), changed: [] } };
+    const updated: AppSetEvent = {
+      type: APPSET_UPDATED,
+      data: { applicationSet: set([{ cluster: 'c' }]), changed: [] },
+    };
     const state = [created(), { type: APPSET_STATUS_CHANGED, data: status } as AppSetEvent, updated].reduce(
       evolveAppSet,
       initialAppSetState(),

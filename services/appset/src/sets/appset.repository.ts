@@ -72,7 +72,10 @@ export async function updateStatusProjection(
     .execute();
 }
 
-export async function deleteProjection(db: AppSetDb, key: { namespace: string; name: string }): Promise<void> {
+export async function deleteProjection(
+  db: AppSetDb,
+  key: { namespace: string; name: string },
+): Promise<void> {
   await table(db)
     .deleteFrom('application_sets')
     .where('namespace', '=', key.namespace)
@@ -161,7 +164,9 @@ export async function markDue(
   db: AppSetDb,
   by: { repos: readonly string[] } | { clusters: true } | { key: { namespace: string; name: string } },
 ): Promise<number> {
-  let q = table(db).updateTable('application_sets').set({ next_reconcile_at: sql`now()` });
+  let q = table(db)
+    .updateTable('application_sets')
+    .set({ next_reconcile_at: sql`now()` });
   if ('repos' in by) q = q.where(sql<boolean>`git_repos && ${sql.val([...by.repos])}::text[]`);
   else if ('clusters' in by) q = q.where('reads_clusters', '=', true);
   else q = q.where('namespace', '=', by.key.namespace).where('name', '=', by.key.name);

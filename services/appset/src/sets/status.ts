@@ -83,13 +83,23 @@ function drafts(outcome: Outcome): Draft[] {
           reason: 'ApplicationSetUpToDate',
           message: UP_TO_DATE_MESSAGE,
         },
-        { type: 'ErrorOccurred', status: 'False', reason: 'ApplicationSetUpToDate', message: UP_TO_DATE_MESSAGE },
+        {
+          type: 'ErrorOccurred',
+          status: 'False',
+          reason: 'ApplicationSetUpToDate',
+          message: UP_TO_DATE_MESSAGE,
+        },
       ];
     case 'generation-failed':
     case 'apply-failed':
       return [
         outcome.kind === 'generation-failed'
-          ? { type: 'ParametersGenerated', status: 'False', reason: 'ErrorOccurred', message: outcome.message }
+          ? {
+              type: 'ParametersGenerated',
+              status: 'False',
+              reason: 'ErrorOccurred',
+              message: outcome.message,
+            }
           : {
               type: 'ParametersGenerated',
               status: 'True',
