@@ -42,8 +42,7 @@ function given(...history: AppSetEvent[]) {
   const state = history.reduce(evolveAppSet, initialAppSetState());
   return {
     when: (command: AppSetCommand) => ({
-      then: (expected: Partial<AppSetEvent>[]) =>
-        expect(decideAppSet(command, state)).toMatchObject(expected),
+      then: (expected: unknown[]) => expect(decideAppSet(command, state)).toMatchObject(expected),
       thenThrows: (err: new (...args: never[]) => Error, message?: string | RegExp) => {
         expect(() => decideAppSet(command, state)).toThrow(err);
         if (message) expect(() => decideAppSet(command, state)).toThrow(message);
