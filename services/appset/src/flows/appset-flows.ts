@@ -5,7 +5,7 @@
 // (no writes). Nothing is stored when a check refuses.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { AppSetError, selectorMatches } from '@capstan/appset-engine';
+import { AppSetError, selectorMatches, type GeneratorSpec } from '@capstan/appset-engine';
 import { AlreadyExistsError, NotFoundError, PermissionDeniedError, publicMessageOf } from '@capstan/service';
 import type { AppSetDatabase } from '../sets/appset.table.js';
 import { findAppSet, listAppSets } from '../sets/appset.repository.js';
@@ -66,8 +66,13 @@ async function generateForRequest(deps: FlowDeps, v: ValidatedAppSet, acting: Ac
 
 /** The requeue interval of a set: the smallest requeueAfterSeconds of its git generators, else the default. */
 export function requeueSecondsOf(v: ValidatedAppSet, fallback: number): number {
-  const gits = JSON.stringify(v.parsed.spec.generators).match(/"requeueAfterSeconds":(\d+)/g) ?? [];
-  const values = gits.map((m) => Number(m.split(':')[1])).filter((n) => n > 0);
+  const values: number[] = [];
+  const visit = (g: GeneratorSpec) => {
+    if (g.git?.requeueAfterSeconds) values.push(g.git.requeueAfterSeconds);
+    g.matrix?.generators.forEach(visit);
+    g.merge?.generators.forEach(visit);
+  };
+  v.parsed.spec.generators.forEach(visit);
   return values.length > 0 ? Math.min(...values) : fallback;
 }
 

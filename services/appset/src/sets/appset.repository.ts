@@ -135,6 +135,10 @@ export async function recordInputs(
     .set({ git_repos: [...inputs.gitRepos], reads_clusters: inputs.readsClusters })
     .where('namespace', '=', key.namespace)
     .where('name', '=', key.name)
+    // Unchanged inputs write nothing (a no-op reconcile stays a no-op).
+    .where(
+      sql<boolean>`(git_repos, reads_clusters) is distinct from (${sql.val([...inputs.gitRepos])}::text[], ${inputs.readsClusters})`,
+    )
     .execute();
 }
 
