@@ -251,7 +251,18 @@ describe('reconciler', () => {
     expect(h.api.count('apply')).toBe(applies);
     expect((await events('guestbook')).length).toBe(before);
     // It acted as the owner, with owner delegations for api and repo.
-    expect(h.api.calls.at(-1)).toMatchObject({ method: 'checkInputs', delegation: 'owner-api' });
+    const last = h.api.calls.at(-1)!;
+    expect(last.method).toBe('checkInputs');
+    const claims = JSON.parse(Buffer.from(last.delegation!.split('.')[1]!, 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
+    expect(claims).toMatchObject({
+      kind: 'owner',
+      aud: 'api',
+      hld: 'appset',
+      res: 'applicationsets/argocd/guestbook',
+    });
   });
 
   it('leaves the Applications untouched when the owner lost a right, and says why in the status', async () => {

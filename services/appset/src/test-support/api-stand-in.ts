@@ -18,6 +18,9 @@ export class ApiStandIn implements ApiPeer {
   ownerRevoked = false;
   clusters: ClusterInfo[] = [{ name: 'prod', server: 'https://prod.example.com', labels: { env: 'prod' } }];
 
+  /** `mint`: makes real owner delegations (for tests against the real repo service). */
+  constructor(private readonly mint?: (req: { resource: string; audience: string }) => Promise<string>) {}
+
   count(method: string, filter: (c: { request?: unknown }) => boolean = () => true): number {
     return this.calls.filter((c) => c.method === method && filter(c)).length;
   }
@@ -95,6 +98,8 @@ export class ApiStandIn implements ApiPeer {
       return Promise.reject(
         new PermissionDeniedError(`the owner of ${resource} may no longer act: account disabled`),
       );
+    if (this.mint)
+      return this.mint({ resource, audience }).then((delegation) => ({ delegation, owner: 'alice' }));
     return Promise.resolve({ delegation: `owner-${audience}`, owner: 'alice' });
   }
 

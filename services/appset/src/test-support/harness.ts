@@ -36,10 +36,18 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const [tdb, tbus, pki] = await Promise.all([createTestDatabase(), createTestBus(), testPki()]);
+/** `bus`: a test bus of the caller's (other processes on it), left for the caller to clean up. */
+export async function startHarness(
+  env: Record<string, string> = {},
+  opts: { bus?: TestBus } = {},
+): Promise<Harness> {
+  const [tdb, tbus, pki] = await Promise.all([createTestDatabase(), opts.bus ?? createTestBus(), testPki()]);
   const tokens = { api: randomBytes(24).toString('hex'), sync: randomBytes(24).toString('hex') };
-  const api = new ApiStandIn();
+  const issuer = new DelegationIssuer(delegationPrivateKey(pki.delegation.privateKeyPem));
+  // Owner delegations as the api would issue them: held by appset, for the set's recorded owner.
+  const api = new ApiStandIn(({ resource, audience }) =>
+    issuer.mint({ user: 'alice', holder: 'appset', audience, kind: 'owner', resource }),
+  );
   let handles: AppSetHandles | undefined;
   const service = await startService({
     name: 'appset',
@@ -62,7 +70,6 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       handles = await startAppset(ctx, { api });
     },
   });
-  const issuer = new DelegationIssuer(delegationPrivateKey(pki.delegation.privateKeyPem));
   const mint = (req: Partial<MintRequest>) =>
     issuer.mint({ user: 'alice', holder: 'api', audience: 'appset', ...req } as MintRequest);
   const address = `127.0.0.1:${handles!.grpcPort}`;
@@ -101,7 +108,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     async stop() {
       for (const c of clients.values()) c.close();
       await service.stop();
-      await Promise.all([tdb.drop(), tbus.cleanup()]);
+      await Promise.all([tdb.drop(), opts.bus ? undefined : tbus.cleanup()]);
     },
   };
 }
