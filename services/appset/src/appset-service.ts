@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { Server } from '@grpc/grpc-js';
 import type { Kysely } from 'kysely';
-import { AppSetEngine } from '@capstan/appset-engine';
 import { postgresDeadLetters, startBackbone, type Bus } from '@capstan/events';
 import { appsetv1 } from '@capstan/proto';
 import type { CommonConfig, ConfigOf, ServiceContext } from '@capstan/service';
@@ -24,6 +23,7 @@ import type { AppSetDatabase } from './sets/appset.table.js';
 import { grpcApiPeer, type ApiPeer } from './peers/api-peer.js';
 import { grpcRepoPeer, type RepoPeer } from './peers/repo-git.js';
 import { AppSetFlows } from './flows/appset-flows.js';
+import { EnginePool } from './flows/engine-pool.js';
 import { appSetServiceImplementation } from './rpc/appset-rpc.js';
 import { Reconciler } from './reconcile/reconciler.js';
 import { startTriggerConsumers } from './reconcile/triggers.js';
@@ -58,8 +58,8 @@ export async function startAppset(
   // The backbone's handle also types the event store tables (AppSetDatabase includes them).
   const db = backbone.db as unknown as Kysely<AppSetDatabase>;
   const bus = backbone.bus;
-  const engine = await AppSetEngine.load();
-  ctx.onShutdown('appset engine', () => engine.close());
+  const engine = await EnginePool.load(config['generation.workers']);
+  ctx.onShutdown('appset engines', () => engine.close());
   const api =
     ports.api ??
     grpcApiPeer(config['api.address'], new ServiceClient({ token: config['api.service-token'], tls }));

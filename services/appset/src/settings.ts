@@ -79,6 +79,12 @@ export const appsetSettings = {
     default: DEFAULT_LIMITS.timeoutMs,
     description: 'wall-clock budget of one generation (generators and templates)',
   },
+  'generation.workers': {
+    schema: z.coerce.number().int().min(1).max(32),
+    default: 3,
+    description:
+      'Go template workers; each runs one generation at a time, so a set that exceeds the time limit fails alone',
+  },
   'reconcile.requeue-seconds': {
     schema: positive,
     default: 180,

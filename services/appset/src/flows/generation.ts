@@ -3,22 +3,17 @@
 // some Application), then the engine with providers that act for that same person (a repository a
 // templated git generator reaches only while generating is checked before it is read), then the
 // api's dry-run verdict on every generated Application.
-import {
-  AppSetError,
-  generatorInputs,
-  type AppSetEngine,
-  type GenerateResult,
-  type Limits,
-} from '@capstan/appset-engine';
+import { AppSetError, generatorInputs, type GenerateResult, type Limits } from '@capstan/appset-engine';
 import { normalizeRepoUrl, type Application } from '@capstan/policy';
 import { CapstanError, PermissionDeniedError } from '@capstan/service';
 import type { ApiPeer, ApplyRequest, Verdict } from '../peers/api-peer.js';
 import type { RepoPeer } from '../peers/repo-git.js';
+import type { Generator } from './engine-pool.js';
 import { canonicalJson, setKey, sha256, type ValidatedAppSet } from '../sets/manifest.js';
 import { applyPolicy } from '../sets/sync-policy.js';
 
 export interface GenerationDeps {
-  engine: AppSetEngine;
+  engine: Generator;
   api: ApiPeer;
   repo: RepoPeer;
   limits: Partial<Limits>;
