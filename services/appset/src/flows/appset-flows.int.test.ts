@@ -159,6 +159,31 @@ describe('Upsert', () => {
     }
   });
 
+  it('refuses an update by a caller without rights over every Application the set owns today', async () => {
+    const keep = { syncPolicy: { applicationsSync: 'create-only' } };
+    await upsert(manifest('owned', { extra: keep }));
+    const before = await events('owned');
+    h.api.deniedProjects = new Set(['team-a']);
+    try {
+      // The new version generates only Applications of team-c, which the caller may write; under
+      // create-only nothing owned would even be touched. Still: no rights over what it owns, no update.
+      const res = await upsert(
+        manifest('owned', { project: 'team-c', elements: [{ cluster: 'x' }], extra: keep }),
+        {
+          upsert: true,
+        },
+      );
+      expect(res.applications.map((a) => `${a.name}:${a.action}:${a.allowed}`)).toEqual([
+        'dev-owned:delete:false',
+        'prod-owned:delete:false',
+      ]);
+    } finally {
+      h.api.deniedProjects = new Set();
+    }
+    expect(await events('owned')).toEqual(before);
+    expect(h.api.owned.get('argocd/owned')?.size).toBe(2);
+  });
+
   it('stores nothing for a dry run', async () => {
     const res = await upsert(manifest('dry'), { dryRun: true });
     expect(res.applications).toHaveLength(2);
@@ -192,9 +217,10 @@ describe('Get, List, Generate, Delete', () => {
       (
         (await h.call((c) => c.list, { namespace: 'argocd', selector })) as appsetv1.ListResponse
       ).applicationSetsJson.map((j) => (JSON.parse(j) as { metadata: { name: string } }).metadata.name);
-    expect(await names('')).toEqual(['guestbook', 'other']);
+    expect(await names('')).toEqual(['guestbook', 'other', 'owned']);
     expect(await names('team=b')).toEqual(['other']);
-    expect(await names('team notin (b)')).toEqual(['guestbook']);
+    expect(await names('team notin (b)')).toEqual(['guestbook', 'owned']);
+    expect(await names('team')).toEqual(['guestbook', 'other']);
   });
 
   it('generates without writing anything', async () => {

@@ -17,8 +17,10 @@ import {
   setStream,
   validateManifest,
   validateManifestJson,
+  type StoredAppSet,
   type ValidatedAppSet,
 } from '../sets/manifest.js';
+import type { Verdict } from '../peers/api-peer.js';
 import { SPEC_DIFFERS } from '../sets/appset.aggregate.js';
 import { nextStatus, type Outcome } from '../sets/status.js';
 import { deletePolicy } from '../sets/sync-policy.js';
@@ -76,6 +78,18 @@ export function requeueSecondsOf(v: ValidatedAppSet, fallback: number): number {
   return values.length > 0 ? Math.min(...values) : fallback;
 }
 
+/** Apply for everything the set owns, as its deletion (the policy decides whether it is sent for real). */
+function deleteAllRequest(ref: { namespace: string; name: string }, set: StoredAppSet) {
+  return {
+    applicationSet: setKey(ref),
+    applicationsJson: [],
+    allowUpdate: false,
+    deleteMissing: false,
+    deleteAll: true,
+    preserveResources: deletePolicy(validateManifest(set).parsed).preserveResources,
+  };
+}
+
 export class AppSetFlows {
   constructor(private readonly deps: FlowDeps) {}
 
@@ -88,6 +102,13 @@ export class AppSetFlows {
     const existing = await findAppSet(this.deps.db, key);
     if (existing && !req.upsert && !sameAppSet(existing.set, v.stored))
       throw new AlreadyExistsError(SPEC_DIFFERS);
+    if (existing) {
+      // Updating a set (and becoming its owner) needs rights over every Application it owns today,
+      // whatever the new version generates (proposal 003; Argo CD's: create, update and delete them).
+      const owned = await this.checkOwned(key, existing.set, caller);
+      if (owned.some((x) => !x.allowed))
+        return { applicationSet: renderAppSet(v.stored, existing), applications: owned };
+    }
     const g = await generateForRequest(this.deps, v, caller.delegations);
     const check = await this.deps.api.apply(caller.delegations.api, applyRequest(v, g, true));
     const verdicts = withVerdicts(g.result.applications, check.verdicts);
@@ -150,26 +171,32 @@ export class AppSetFlows {
       .map((r) => renderAppSet(r.set, r));
   }
 
+  /** The api's verdict on deleting every Application the set owns today (a dry run: nothing is written). */
+  private async checkOwned(
+    ref: { namespace: string; name: string },
+    set: StoredAppSet,
+    caller: Caller,
+  ): Promise<GeneratedApplication[]> {
+    const check = await this.deps.api.apply(caller.delegations.api, {
+      ...deleteAllRequest(ref, set),
+      dryRun: true,
+    });
+    return withVerdicts([], check.verdicts);
+  }
+
   async delete(ref: { namespace: string; name: string }, caller: Caller): Promise<GeneratedApplication[]> {
     const row = await findAppSet(this.deps.db, ref);
     if (!row) throw notFound(ref.name);
-    const v = validateManifest(row.set);
-    const policy = deletePolicy(v.parsed);
-    const request = {
-      applicationSet: setKey(ref),
-      applicationsJson: [],
-      allowUpdate: false,
-      deleteMissing: false,
-      deleteAll: true,
-      preserveResources: policy.preserveResources,
-    };
+    const policy = deletePolicy(validateManifest(row.set).parsed);
     // The caller must be allowed to delete every Application the set owns, whatever the policy does with them.
-    const check = await this.deps.api.apply(caller.delegations.api, { ...request, dryRun: true });
-    if (check.verdicts.some((x) => !x.allowed))
-      throw new PermissionDeniedError(refusalMessage(check.verdicts));
-    let verdicts = check.verdicts;
+    const owned = await this.checkOwned(ref, row.set, caller);
+    if (owned.some((x) => !x.allowed)) throw new PermissionDeniedError(refusalMessage(owned));
+    let verdicts: readonly Verdict[] = owned;
     if (policy.deleteApplications) {
-      const res = await this.deps.api.apply(caller.delegations.api, { ...request, dryRun: false });
+      const res = await this.deps.api.apply(caller.delegations.api, {
+        ...deleteAllRequest(ref, row.set),
+        dryRun: false,
+      });
       if (!res.applied || res.verdicts.some((x) => !x.allowed))
         throw new PermissionDeniedError(
           refusalMessage(res.verdicts) || 'the api did not delete the Applications',
