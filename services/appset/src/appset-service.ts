@@ -7,7 +7,12 @@ import { Server } from '@grpc/grpc-js';
 import type { Kysely } from 'kysely';
 import { postgresDeadLetters, startBackbone, type Bus } from '@capstan/events';
 import { appsetv1 } from '@capstan/proto';
-import type { CommonConfig, ConfigOf, ServiceContext } from '@capstan/service';
+import {
+  FailedPreconditionError,
+  type CommonConfig,
+  type ConfigOf,
+  type ServiceContext,
+} from '@capstan/service';
 import {
   delegationPublicKeys,
   DelegationVerifier,
@@ -123,9 +128,14 @@ function serviceAuthenticator(config: AppSetConfig): ServiceAuthenticator {
     (config['auth.delegation-public-key-file']
       ? readFileSync(config['auth.delegation-public-key-file'], 'utf8')
       : '');
+  // Every method acts for a user: without the api's key no call could ever be accepted.
+  if (!pem)
+    throw new FailedPreconditionError(
+      "appset: set auth.delegation-public-key or auth.delegation-public-key-file (the api's delegation public key)",
+    );
   return {
     tokens: new ServiceTokens(config['auth.service-tokens']),
-    ...(pem ? { delegations: new DelegationVerifier(delegationPublicKeys(pem), 'appset') } : {}),
+    delegations: new DelegationVerifier(delegationPublicKeys(pem), 'appset'),
     requireCertificate: true,
   };
 }

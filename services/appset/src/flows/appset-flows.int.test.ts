@@ -315,6 +315,10 @@ describe('reconciler', () => {
     });
     // The next reconcile with the right back applies and clears the error.
     expect(await h.handles.reconciler.reconcile({ namespace: 'argocd', name: 'guestbook' })).toBe('applied');
+    expect((await events('guestbook')).at(-1)).toMatchObject({
+      type: 'io.capstan.applicationset.status-changed.v1',
+      envelope: { actor: 'user:alice via service:appset as owner of applicationsets/argocd/guestbook' },
+    });
   });
 
   it('regenerates a set whose repository receives a push, without anyone calling the api', async () => {

@@ -7,6 +7,7 @@
 import type { Kysely } from 'kysely';
 import { AppSetError } from '@capstan/appset-engine';
 import { CapstanError, publicMessageOf, type Logger } from '@capstan/service';
+import { delegatedActor } from '@capstan/service-identity';
 import type { AppSetDatabase } from '../sets/appset.table.js';
 import { claimDueSets, findAppSet, recordInputs } from '../sets/appset.repository.js';
 import { runAppSetCommand } from '../sets/appset-store.js';
@@ -50,7 +51,8 @@ export class Reconciler {
     if (!row) return 'gone';
     const v = validateManifest(row.set);
     const resource = setStream(key);
-    const outcome = await this.attempt(v, resource, row.status);
+    const owner: { name?: string } = {};
+    const outcome = await this.attempt(v, resource, row.status, owner);
     if (outcome === 'unchanged') return 'unchanged';
     const status = nextStatus(row.status, outcome, new Date());
     await runAppSetCommand(
@@ -58,7 +60,10 @@ export class Reconciler {
       key,
       { type: 'record-status', status },
       {
-        actor: `service:appset as owner of ${resource}`,
+        // The owner the api named when it issued the delegations (unknown when it refused to).
+        actor: owner.name
+          ? delegatedActor({ user: owner.name, holder: 'appset', kind: 'owner', resource })
+          : `service:appset as owner of ${resource}`,
       },
     );
     return outcome.kind === 'applied' ? 'applied' : 'failed';
@@ -68,6 +73,7 @@ export class Reconciler {
     v: ReturnType<typeof validateManifest>,
     resource: string,
     previous: AppSetStatus,
+    owner: { name?: string },
   ): Promise<Outcome | 'unchanged'> {
     let acting: Acting;
     try {
@@ -76,6 +82,7 @@ export class Reconciler {
         this.deps.api.issueOwnerDelegation(resource, 'repo'),
       ]);
       acting = { api: api.delegation, repo: repo.delegation };
+      owner.name = api.owner;
     } catch (err) {
       return {
         kind: 'apply-failed',

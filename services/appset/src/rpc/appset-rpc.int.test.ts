@@ -3,6 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { fieldViolationsOf } from '@capstan/proto';
+import { startService } from '@capstan/service';
+import { appsetSettings } from '../settings.js';
+import { startAppset } from '../appset-service.js';
 import { startHarness, type Harness } from '../test-support/harness.js';
 
 let h: Harness;
@@ -79,5 +82,28 @@ describe('AppSetService authentication', () => {
     expect(fieldViolationsOf(err as ServiceError)).toEqual([
       { field: 'delegations.api', description: 'is required (the api mints it for appset)' },
     ]);
+  });
+
+  it("refuses to start without the api's delegation public key, naming the setting", async () => {
+    await expect(
+      startService({
+        name: 'appset',
+        settings: appsetSettings,
+        sources: {
+          argv: [],
+          env: {
+            DATABASE_URL: h.tdb.url,
+            ...h.tbus.env('appset'),
+            ...h.pki.env('appset'),
+            CAPSTAN_HTTP_PORT: '0',
+            CAPSTAN_GRPC_PORT: '0',
+            CAPSTAN_AUTH_SERVICE_TOKENS: `api=${h.tokens.api}`,
+          },
+        },
+        start: async (ctx) => {
+          await startAppset(ctx);
+        },
+      }),
+    ).rejects.toThrow(/auth\.delegation-public-key/);
   });
 });
