@@ -44,6 +44,7 @@ appset_to_api=$(token)
 api_to_repo=$(token)
 sync_to_repo=$(token)
 appset_to_repo=$(token)
+api_to_appset=$(token)
 k3s_token=$(token)
 # Bus passwords (deploy/nats/nats-server.conf reads them as $NATS_PASSWORD_<USER>).
 nats_api=$(token); nats_sync=$(token); nats_repo=$(token); nats_appset=$(token)
@@ -66,6 +67,7 @@ APPSET_TO_API_TOKEN=${appset_to_api}
 API_TO_REPO_TOKEN=${api_to_repo}
 SYNC_TO_REPO_TOKEN=${sync_to_repo}
 APPSET_TO_REPO_TOKEN=${appset_to_repo}
+API_TO_APPSET_TOKEN=${api_to_appset}
 K3S_TOKEN=${k3s_token}
 NATS_PASSWORD_API=${nats_api}
 NATS_PASSWORD_SYNC=${nats_sync}
@@ -84,6 +86,7 @@ CAPSTAN_AUTH_SIGNING_KEY=${signing_key}
 CAPSTAN_API_ENCRYPTION_KEYS=${api_keyring}
 CAPSTAN_SERVICE_TOKENS=sync=${sync_to_api},appset=${appset_to_api}
 CAPSTAN_REPO_SERVICE_TOKEN=${api_to_repo}
+CAPSTAN_APPSET_SERVICE_TOKEN=${api_to_appset}
 NATS_USER=api
 NATS_PASSWORD=${nats_api}
 ENV
@@ -103,6 +106,9 @@ NATS_PASSWORD=${nats_sync}
 ENV
 cat >k8s/secrets/appset.env <<ENV
 DATABASE_URL=${database_url}
+CAPSTAN_AUTH_SERVICE_TOKENS=api=${api_to_appset}
+CAPSTAN_API_SERVICE_TOKEN=${appset_to_api}
+CAPSTAN_REPO_SERVICE_TOKEN=${appset_to_repo}
 NATS_USER=appset
 NATS_PASSWORD=${nats_appset}
 ENV

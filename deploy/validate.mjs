@@ -4,7 +4,7 @@
 //  1. `kustomize build deploy/k8s` succeeds, in a scratch copy whose secrets/*.env come from
 //     deploy/generate-secrets.sh (nothing is written into deploy/ itself);
 //  2. the built objects are what the base promises (kinds, non-root read-only Pods, probes, only
-//     the api open to everyone, repo's gRPC only from its callers);
+//     the api open to everyone, repo's gRPC only from its callers, appset's only from the api);
 //  3. deploy/docker-compose.yml parses, with every service health-checked on /readyz and sync
 //     impersonating;
 //  4. every environment variable handed to a service is one that service reads (its settings and
@@ -168,12 +168,12 @@ try {
   const count = (kind) => objects.filter((o) => o.kind === kind).length;
   const expected = {
     Namespace: 1,
-    ConfigMap: 5, // + capstan-nats-config, for the operator's nats-server
+    ConfigMap: 6, // + capstan-nats-config, for the operator's nats-server
     Secret: 5, // + capstan-nats (its environment: the bus passwords)
     Deployment: 4,
     Service: 4,
     PodDisruptionBudget: 4,
-    NetworkPolicy: 4,
+    NetworkPolicy: 5,
   };
   for (const [kind, n] of Object.entries(expected))
     check(count(kind) === n, `kustomize: ${count(kind)} ${kind}, expected ${n}`);
@@ -268,6 +268,12 @@ try {
     JSON.stringify(repoPolicy?.spec.ingress[0].from[0].podSelector.matchExpressions[0].values) ===
       '["capstan-api","capstan-sync","capstan-appset"]',
     'NetworkPolicy: repo gRPC callers',
+  );
+  const appsetPolicy = byName('NetworkPolicy', 'capstan-appset-ingress');
+  check(
+    JSON.stringify(appsetPolicy?.spec.ingress) ===
+      '[{"from":[{"podSelector":{"matchLabels":{"app.kubernetes.io/name":"capstan-api"}}}],"ports":[{"port":"grpc","protocol":"TCP"}]}]',
+    'NetworkPolicy: appset gRPC only from the api',
   );
   console.log(
     `kustomize build deploy/k8s: ${objects.length} objects (${Object.entries(expected)

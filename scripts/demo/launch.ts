@@ -30,6 +30,7 @@ export async function assertPortsFree(): Promise<void> {
     ['api gRPC', ports.apiGrpc],
     ['api HTTP', ports.apiHttp],
     ['repo gRPC', ports.repoGrpc],
+    ['appset gRPC', ports.appsetGrpc],
     ['nats', ports.nats],
     ...Object.entries(ports.ops).map(([s, p]): [string, number] => [`${s} /readyz`, p]),
   ];
@@ -166,6 +167,7 @@ export function serviceEnvironments(
   pki: ServicePki,
 ): Record<'repo' | 'api' | 'sync' | 'appset', Record<string, string>> {
   const repoAddress = `127.0.0.1:${ports.repoGrpc}`;
+  const appsetAddress = `127.0.0.1:${ports.appsetGrpc}`;
   return {
     repo: {
       ...common(ports.ops.repo),
@@ -190,6 +192,8 @@ export function serviceEnvironments(
       CAPSTAN_API_ENCRYPTION_KEYS: s.apiEncryptionKeys,
       CAPSTAN_REPO_ADDRESS: repoAddress,
       CAPSTAN_REPO_SERVICE_TOKEN: s.tokens.apiToRepo,
+      CAPSTAN_APPSET_ADDRESS: appsetAddress,
+      CAPSTAN_APPSET_SERVICE_TOKEN: s.tokens.apiToAppset,
       CAPSTAN_AUTH_DELEGATION_KEY: s.delegationKey,
       ...tlsEnv(pki, 'api'),
       // A larger young generation, as services/api/README.md recommends for read latency.
@@ -208,7 +212,14 @@ export function serviceEnvironments(
     appset: {
       ...common(ports.ops.appset),
       ...busEnv(s, 'appset'),
-      // For the ApplicationSet engine's calls to api and repo (services/appset wires them).
+      CAPSTAN_GRPC_PORT: String(ports.appsetGrpc),
+      // Only the api calls appset, always with a user's delegation (verified with the api's public key).
+      CAPSTAN_AUTH_SERVICE_TOKENS: `api=${s.tokens.apiToAppset}`,
+      CAPSTAN_AUTH_DELEGATION_PUBLIC_KEY: s.delegationPublicKey,
+      CAPSTAN_API_ADDRESS: installation.apiAddress,
+      CAPSTAN_API_SERVICE_TOKEN: s.tokens.appsetToApi,
+      CAPSTAN_REPO_ADDRESS: repoAddress,
+      CAPSTAN_REPO_SERVICE_TOKEN: s.tokens.appsetToRepo,
       ...tlsEnv(pki, 'appset'),
     },
   };

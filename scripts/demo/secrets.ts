@@ -21,8 +21,9 @@ export interface StackSecrets {
     apiToRepo: string;
     syncToRepo: string;
     appsetToRepo: string;
+    apiToAppset: string;
   };
-  /** The api's Ed25519 delegation key (PKCS#8 PEM) and its public half for repo. */
+  /** The api's Ed25519 delegation key (PKCS#8 PEM) and its public half for repo and appset. */
   delegationKey: string;
   delegationPublicKey: string;
   /** Basic-auth password of the demo git server's guestbook repository. */
@@ -49,6 +50,7 @@ function generate(): StackSecrets {
       apiToRepo: token(),
       syncToRepo: token(),
       appsetToRepo: token(),
+      apiToAppset: token(),
     },
     gitPassword: token(),
     natsPasswords: generatePasswords(demoBusUsers().map((u) => u.user)),

@@ -29,6 +29,8 @@ export async function startApiProcess(opts: {
   databaseUrl: string;
   /** The test bus; the service connects as its own bus user. */
   bus: TestBus;
+  /** The appset service (appset-harness.ts): its address and both tokens between api and appset. */
+  appset?: { address: string; tokens: { apiToAppset: string; appsetToApi: string } };
   env?: Record<string, string>;
 }): Promise<ApiProcess> {
   const syncToken = randomBytes(24).toString('hex');
@@ -41,7 +43,13 @@ export async function startApiProcess(opts: {
     CAPSTAN_GRPC_PORT: '0',
     CAPSTAN_API_HTTP_PORT: '0',
     CAPSTAN_LOG_LEVEL: 'info',
-    CAPSTAN_SERVICE_TOKENS: `sync=${syncToken}`,
+    CAPSTAN_SERVICE_TOKENS: `sync=${syncToken}${opts.appset ? `,appset=${opts.appset.tokens.appsetToApi}` : ''}`,
+    ...(opts.appset
+      ? {
+          CAPSTAN_APPSET_ADDRESS: opts.appset.address,
+          CAPSTAN_APPSET_SERVICE_TOKEN: opts.appset.tokens.apiToAppset,
+        }
+      : {}),
     CAPSTAN_AUTH_INITIAL_ADMIN_PASSWORD_FILE: adminPasswordFile,
     CAPSTAN_API_ENCRYPTION_KEYS: JSON.stringify({
       active: 'k1',

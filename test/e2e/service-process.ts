@@ -1,6 +1,6 @@
 // Starts a built service (services/<name>/dist/main.js) as its own process, configured through the
 // environment as in production, and waits for its "service started" log line. The stories' harnesses
-// (api, repo, sync) differ only in the settings they pass and the ports they read from that output.
+// (api, repo, sync, appset) differ only in the settings they pass and the ports they read from that output.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +15,7 @@ export interface ServiceProcess {
 }
 
 export async function startServiceProcess(
-  name: 'api' | 'repo' | 'sync',
+  name: 'api' | 'repo' | 'sync' | 'appset',
   env: Record<string, string>,
   args: string[] = [],
 ): Promise<ServiceProcess> {

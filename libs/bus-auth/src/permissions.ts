@@ -17,7 +17,7 @@ export const publishedBy: Readonly<Record<ServiceUser, readonly string[]>> = {
   api: ['evt.project.>', 'evt.application.>', 'evt.cluster.>', 'cmd.sync.>'],
   sync: ['evt.sync.>'],
   repo: ['evt.repository.>'],
-  appset: [],
+  appset: ['evt.applicationset.>'],
 };
 
 /** The durable consumers of each service, with the stream each reads. */
@@ -33,7 +33,12 @@ export const consumersOf: Readonly<Record<ServiceUser, readonly { durable: strin
       { durable: 'sync-read-model', stream: 'evt' },
     ],
     repo: [{ durable: 'repo-git-push', stream: 'ext' }],
-    appset: [],
+    // Reconcile triggers: git pushes (EXT), new revisions of watched sources and cluster registry
+    // changes (EVT).
+    appset: [
+      { durable: 'appset-git-push', stream: 'ext' },
+      { durable: 'appset-triggers', stream: 'evt' },
+    ],
   };
 
 export interface Permissions {

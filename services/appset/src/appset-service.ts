@@ -1,8 +1,141 @@
-// Wires the appset service: its schema and the backbone. Generators, template rendering and the RBAC
-// checks on generated Applications join here as they are built.
-import type { CommonConfig, ServiceContext } from '@capstan/service';
-import { startBackbone } from '@capstan/events';
+// Wires the appset service: the backbone (schema appset, event store, outbox relay), the engine
+// (Go template module loaded once), the peers (api, repo) over mutual TLS with this service's
+// identity, the AppSetService gRPC server (mutual TLS, only the api, always for a user), the
+// reconciler and its trigger consumers.
+import { readFileSync } from 'node:fs';
+import { Server } from '@grpc/grpc-js';
+import type { Kysely } from 'kysely';
+import { postgresDeadLetters, startBackbone, type Bus } from '@capstan/events';
+import { appsetv1 } from '@capstan/proto';
+import {
+  FailedPreconditionError,
+  type CommonConfig,
+  type ConfigOf,
+  type ServiceContext,
+} from '@capstan/service';
+import {
+  delegationPublicKeys,
+  DelegationVerifier,
+  requireTls,
+  serverCredentials,
+  ServiceClient,
+  ServiceTokens,
+  type ServiceAuthenticator,
+} from '@capstan/service-identity';
+import type { appsetSettings } from './settings.js';
+import { appsetMigrations, APPSET_SCHEMA } from './migrations/index.js';
+import type { AppSetDatabase } from './sets/appset.table.js';
+import { grpcApiPeer, type ApiPeer } from './peers/api-peer.js';
+import { grpcRepoPeer, type RepoPeer } from './peers/repo-git.js';
+import { AppSetFlows } from './flows/appset-flows.js';
+import { EnginePool } from './flows/engine-pool.js';
+import { appSetServiceImplementation } from './rpc/appset-rpc.js';
+import { Reconciler } from './reconcile/reconciler.js';
+import { startTriggerConsumers } from './reconcile/triggers.js';
 
-export async function startAppset(ctx: ServiceContext<CommonConfig>): Promise<void> {
-  await startBackbone(ctx, { schema: 'appset' });
+export type AppSetConfig = ConfigOf<typeof appsetSettings> & CommonConfig;
+
+/** Peers a test may pass instead of the gRPC ones (the real api is not part of this package's tests). */
+export interface AppSetPorts {
+  api?: ApiPeer;
+  repo?: RepoPeer;
+}
+
+export interface AppSetHandles {
+  grpcPort: number;
+  db: Kysely<AppSetDatabase>;
+  bus: Bus;
+  flows: AppSetFlows;
+  reconciler: Reconciler;
+}
+
+export async function startAppset(
+  ctx: ServiceContext<AppSetConfig>,
+  ports: AppSetPorts = {},
+): Promise<AppSetHandles> {
+  const config = ctx.config;
+  const tls = requireTls(config, 'appset');
+  const auth = serviceAuthenticator(config);
+  const backbone = await startBackbone<AppSetDatabase>(ctx, {
+    schema: APPSET_SCHEMA,
+    migrations: appsetMigrations,
+  });
+  // The backbone's handle also types the event store tables (AppSetDatabase includes them).
+  const db = backbone.db as unknown as Kysely<AppSetDatabase>;
+  const bus = backbone.bus;
+  const engine = await EnginePool.load(config['generation.workers']);
+  ctx.onShutdown('appset engines', () => engine.close());
+  const api =
+    ports.api ??
+    grpcApiPeer(config['api.address'], new ServiceClient({ token: config['api.service-token'], tls }));
+  const repo =
+    ports.repo ??
+    grpcRepoPeer(config['repo.address'], new ServiceClient({ token: config['repo.service-token'], tls }));
+  ctx.onShutdown('peers', () => {
+    api.close();
+    repo.close();
+  });
+  const limits = {
+    maxApplications: config['generation.max-applications'],
+    maxOutputBytes: config['generation.max-output-bytes'],
+    maxTotalOutputBytes: config['generation.max-total-bytes'],
+    timeoutMs: config['generation.timeout-ms'],
+  };
+  const flows = new AppSetFlows({
+    db,
+    engine,
+    api,
+    repo,
+    limits,
+    requeueSeconds: config['reconcile.requeue-seconds'],
+  });
+  const reconciler = new Reconciler(
+    { db, engine, api, repo, limits, logger: ctx.logger },
+    { tickMs: config['reconcile.tick-ms'], parallelism: config['reconcile.parallelism'] },
+  );
+
+  const server = new Server();
+  server.addService(
+    appsetv1.AppSetServiceService,
+    appSetServiceImplementation({ auth, flows, logger: ctx.logger }),
+  );
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(
+      `${config['grpc.host']}:${config['grpc.port']}`,
+      serverCredentials(tls, true),
+      (err, port) => (err ? reject(err) : resolve(port)),
+    ),
+  );
+  ctx.onShutdown('grpc server', () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
+  ctx.logger.info({ grpcPort }, 'appset gRPC listening');
+
+  const consumers = await startTriggerConsumers(db, bus, {
+    onDue: () => reconciler.kick(),
+    deadLetters: postgresDeadLetters(db as never, APPSET_SCHEMA),
+  });
+  ctx.onShutdown('trigger consumers', () =>
+    Promise.all(consumers.map((c) => c.stop())).then(() => undefined),
+  );
+  reconciler.start();
+  ctx.onShutdown('reconciler', () => reconciler.stop());
+  return { grpcPort, db, bus, flows, reconciler };
+}
+
+/** Service tokens bound to client certificates, and the api's delegation key (required: every call acts for a user). */
+function serviceAuthenticator(config: AppSetConfig): ServiceAuthenticator {
+  const pem =
+    config['auth.delegation-public-key'] ||
+    (config['auth.delegation-public-key-file']
+      ? readFileSync(config['auth.delegation-public-key-file'], 'utf8')
+      : '');
+  // Every method acts for a user: without the api's key no call could ever be accepted.
+  if (!pem)
+    throw new FailedPreconditionError(
+      "appset: set auth.delegation-public-key or auth.delegation-public-key-file (the api's delegation public key)",
+    );
+  return {
+    tokens: new ServiceTokens(config['auth.service-tokens']),
+    delegations: new DelegationVerifier(delegationPublicKeys(pem), 'appset'),
+    requireCertificate: true,
+  };
 }

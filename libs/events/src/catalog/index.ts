@@ -7,12 +7,14 @@ import { applicationEvents } from './application.js';
 import { clusterEvents } from './cluster.js';
 import { syncCommands, syncEvents } from './sync.js';
 import { repositoryEvents } from './repository.js';
+import { applicationSetEvents } from './applicationset.js';
 
 export * from './project.js';
 export * from './application.js';
 export * from './cluster.js';
 export * from './sync.js';
 export * from './repository.js';
+export * from './applicationset.js';
 
 export const allEventDefinitions: readonly EventDefinition[] = [
   ...projectEvents,
@@ -21,6 +23,7 @@ export const allEventDefinitions: readonly EventDefinition[] = [
   ...syncCommands,
   ...syncEvents,
   ...repositoryEvents,
+  ...applicationSetEvents,
 ];
 
 export const catalog = createCatalog(allEventDefinitions);

@@ -1,0 +1,175 @@
+// Background reconciles. A set is regenerated when it is due: after its requeue interval, or at
+// once when a trigger marks it (a push or new revision of a repository its git generators read, a
+// cluster registry change). It acts as the set's recorded owner with the owner's rights of today:
+// the api issues owner delegations (audiences api and repo) and re-checks every write. A
+// regeneration equal to the last applied one writes nothing; a refusal leaves the Applications as
+// they are and says why in the set's status. One set's failure never stops another's.
+import type { Kysely } from 'kysely';
+import { AppSetError } from '@capstan/appset-engine';
+import { CapstanError, publicMessageOf, type Logger } from '@capstan/service';
+import { delegatedActor } from '@capstan/service-identity';
+import type { AppSetDatabase } from '../sets/appset.table.js';
+import { claimDueSets, findAppSet, recordInputs } from '../sets/appset.repository.js';
+import { runAppSetCommand } from '../sets/appset-store.js';
+import { setStream, validateManifest } from '../sets/manifest.js';
+import {
+  isUpToDate,
+  nextStatus,
+  reasonOfEngineError,
+  type AppSetStatus,
+  type Outcome,
+} from '../sets/status.js';
+import {
+  applyRequest,
+  generate,
+  refusalMessage,
+  type Acting,
+  type GenerationDeps,
+} from '../flows/generation.js';
+
+export interface ReconcilerDeps extends GenerationDeps {
+  db: Kysely<AppSetDatabase>;
+  logger: Logger;
+}
+
+export type ReconcileResult = 'applied' | 'unchanged' | 'failed' | 'gone';
+
+export class Reconciler {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: ReconcilerDeps,
+    private readonly opts: { tickMs: number; parallelism: number },
+  ) {}
+
+  /** Reconciles one set now, as its owner. */
+  async reconcile(key: { namespace: string; name: string }): Promise<ReconcileResult> {
+    const row = await findAppSet(this.deps.db, key);
+    if (!row) return 'gone';
+    const v = validateManifest(row.set);
+    const resource = setStream(key);
+    const owner: { name?: string } = {};
+    const outcome = await this.attempt(v, resource, row.status, owner);
+    if (outcome === 'unchanged') return 'unchanged';
+    const status = nextStatus(row.status, outcome, new Date());
+    await runAppSetCommand(
+      this.deps.db,
+      key,
+      { type: 'record-status', status },
+      {
+        // The owner the api named when it issued the delegations (unknown when it refused to).
+        actor: owner.name
+          ? delegatedActor({ user: owner.name, holder: 'appset', kind: 'owner', resource })
+          : `service:appset as owner of ${resource}`,
+      },
+    );
+    return outcome.kind === 'applied' ? 'applied' : 'failed';
+  }
+
+  private async attempt(
+    v: ReturnType<typeof validateManifest>,
+    resource: string,
+    previous: AppSetStatus,
+    owner: { name?: string },
+  ): Promise<Outcome | 'unchanged'> {
+    let acting: Acting;
+    try {
+      const [api, repo] = await Promise.all([
+        this.deps.api.issueOwnerDelegation(resource, 'api'),
+        this.deps.api.issueOwnerDelegation(resource, 'repo'),
+      ]);
+      acting = { api: api.delegation, repo: repo.delegation };
+      owner.name = api.owner;
+    } catch (err) {
+      return {
+        kind: 'apply-failed',
+        reason: 'ErrorOccurred',
+        message: `acting as the set's owner: ${publicMessageOf(err)}`,
+      };
+    }
+    let g;
+    try {
+      g = await generate(this.deps, v, acting);
+    } catch (err) {
+      if (err instanceof AppSetError)
+        return { kind: 'generation-failed', reason: reasonOfEngineError(err.reason), message: err.message };
+      if (err instanceof CapstanError)
+        return {
+          kind: 'generation-failed',
+          reason: 'ApplicationGenerationFromParamsError',
+          message: err.message,
+        };
+      throw err;
+    }
+    await recordInputs(this.deps.db, v.stored.metadata, {
+      gitRepos: g.gitRepos,
+      readsClusters: g.result.reads.clusters,
+    });
+    if (g.digest === previous.appliedDigest && isUpToDate(previous)) return 'unchanged';
+    try {
+      const res = await this.deps.api.apply(acting.api, applyRequest(v, g, false));
+      if (res.applied && res.verdicts.every((x) => x.allowed))
+        return { kind: 'applied', applications: g.result.applications, digest: g.digest };
+      return {
+        kind: 'apply-failed',
+        reason: 'UpdateApplicationError',
+        message: refusalMessage(res.verdicts) || 'the api did not apply the Applications',
+      };
+    } catch (err) {
+      return { kind: 'apply-failed', reason: 'UpdateApplicationError', message: publicMessageOf(err) };
+    }
+  }
+
+  /** Starts the loop: every tick, and at once when kicked, the due sets are reconciled. */
+  start(): void {
+    const tick = () => {
+      this.kick();
+      this.timer = setTimeout(tick, this.opts.tickMs);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  /** Runs a round now (or right after the current one). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.round()
+      .catch((err: unknown) => this.deps.logger.warn({ err }, 'reconcile round failed'))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async round(): Promise<void> {
+    for (;;) {
+      const due = await claimDueSets(this.deps.db, this.opts.parallelism);
+      if (due.length === 0 || this.stopped) return;
+      await Promise.all(
+        due.map((key) =>
+          this.reconcile(key).then(
+            (result) => this.deps.logger.debug({ set: `${key.namespace}/${key.name}`, result }, 'reconciled'),
+            (err: unknown) =>
+              this.deps.logger.warn({ err, set: `${key.namespace}/${key.name}` }, 'reconcile failed'),
+          ),
+        ),
+      );
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}

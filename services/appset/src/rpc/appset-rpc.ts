@@ -1,0 +1,83 @@
+// The AppSetService gRPC handlers: authenticate (only the api, for a user), translate messages to the
+// flows and back. Errors leave as gRPC statuses with the workspace mapping, field violations in a
+// trailer; internal errors are logged and not described.
+import { Metadata, type handleUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import type { appsetv1 } from '@capstan/proto';
+import { fieldViolationsMetadata } from '@capstan/proto';
+import { CapstanError, grpcStatusFor, publicMessageOf, ValidationError, type Logger } from '@capstan/service';
+import type { ServiceAuthenticator } from '@capstan/service-identity';
+import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
+import type { AppSetFlows, Caller, SetResult } from '../flows/appset-flows.js';
+import { authenticateAppSetCall, type AppSetMethod, type UserCall } from './service-identity.js';
+
+function toServiceError(err: unknown, logger: Logger, method: string): Partial<ServiceError> {
+  if (!(err instanceof CapstanError) || err.code === 'INTERNAL') logger.error({ err, method }, 'call failed');
+  const metadata =
+    err instanceof ValidationError
+      ? fieldViolationsMetadata(err.violations.map((v) => ({ field: v.field, description: v.description })))
+      : new Metadata();
+  return { code: grpcStatusFor(err), details: publicMessageOf(err), metadata };
+}
+
+function callerOf(identity: UserCall, delegations: appsetv1.CallerDelegations | undefined): Caller {
+  if (!delegations?.api)
+    throw new ValidationError([
+      { field: 'delegations.api', description: 'is required (the api mints it for appset)' },
+    ]);
+  return { actor: identity.actor, delegations: { api: delegations.api, repo: delegations.repo } };
+}
+
+const result = (r: SetResult): appsetv1.ApplicationSetResult => ({
+  applicationSetJson: JSON.stringify(r.applicationSet),
+  applications: r.applications,
+});
+
+const ref = (name: string, namespace: string) => {
+  if (!name) throw new ValidationError([{ field: 'name', description: 'is required' }]);
+  return { name, namespace: namespace || DEFAULT_CONTROL_NAMESPACE };
+};
+
+export function appSetServiceImplementation(deps: {
+  auth: ServiceAuthenticator;
+  flows: AppSetFlows;
+  logger: Logger;
+}): appsetv1.AppSetServiceServer {
+  const unary =
+    <Req, Res>(
+      method: AppSetMethod,
+      fn: (req: Req, caller: UserCall) => Promise<Res>,
+    ): handleUnaryCall<Req, Res> =>
+    (call, callback) => {
+      Promise.resolve()
+        .then(() => authenticateAppSetCall(deps.auth, call, method))
+        .then((caller) => fn(call.request, caller))
+        .then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(toServiceError(err, deps.logger, method)),
+        );
+    };
+  return {
+    upsert: unary('upsert', async (req: appsetv1.UpsertRequest, caller) =>
+      result(
+        await deps.flows.upsert(
+          { manifestJson: req.manifestJson, upsert: req.upsert, dryRun: req.dryRun },
+          callerOf(caller, req.delegations),
+        ),
+      ),
+    ),
+    get: unary('get', async (req: appsetv1.ApplicationSetRef) =>
+      result(await deps.flows.get(ref(req.name, req.namespace))),
+    ),
+    list: unary('list', async (req: appsetv1.ListRequest) => ({
+      applicationSetsJson: (await deps.flows.list(req)).map((s) => JSON.stringify(s)),
+    })),
+    delete: unary('delete', async (req: appsetv1.DeleteRequest, caller) => ({
+      applications: await deps.flows.delete(ref(req.name, req.namespace), callerOf(caller, req.delegations)),
+    })),
+    generate: unary('generate', async (req: appsetv1.GenerateRequest, caller) =>
+      result(
+        await deps.flows.generate({ manifestJson: req.manifestJson }, callerOf(caller, req.delegations)),
+      ),
+    ),
+  };
+}
