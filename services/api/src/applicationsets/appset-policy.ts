@@ -17,12 +17,13 @@ export const APPLICATIONSETS = 'applicationsets';
 
 const operatorLines = new WeakMap<RbacEnforcer, boolean>();
 
-/** Whether a policy line outside the built-in roles names the `applicationsets` resource. */
+/** Whether an allow line outside the built-in roles grants the `applicationsets` resource. */
 function operatorGrantsSets(enforcer: RbacEnforcer): boolean {
   let known = operatorLines.get(enforcer);
   if (known === undefined) {
     known = enforcer.lines.some(
-      (l) => l.kind === 'p' && l.source !== 'builtin' && l.fields[1] === APPLICATIONSETS,
+      (l) =>
+        l.kind === 'p' && l.source !== 'builtin' && l.fields[1] === APPLICATIONSETS && l.fields[4] !== 'deny',
     );
     operatorLines.set(enforcer, known);
   }
