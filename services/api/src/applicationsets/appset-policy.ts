@@ -4,8 +4,9 @@
 // honoured as an additional check only, so a policy.csv keeps meaning what it meant and never opens
 // anything the per-Application checks refuse:
 //  - an explicit deny line on `applicationsets` refuses;
-//  - when the operator's policy (policy.csv, inline policy or a project role; the built-in roles do
-//    not count) grants `applicationsets` at all, the caller must be among those it grants.
+//  - when the operator's policy (policy.csv, inline policy; the built-in roles do not count) grants
+//    `applicationsets` at all, the caller must be among those it grants; a project role's grant does
+//    the same for its own project only.
 // The object is Argo CD's RBACName: `<project>/<name>`, or `<project>/<namespace>/<name>` outside the
 // control namespace; the project is each generated Application's.
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
@@ -15,19 +16,32 @@ import type { SetRef } from './ownership.js';
 
 export const APPLICATIONSETS = 'applicationsets';
 
-const operatorLines = new WeakMap<RbacEnforcer, boolean>();
+const PROJECT_SOURCE = 'project:';
+const grantsBySource = new WeakMap<RbacEnforcer, { global: boolean; projects: Set<string> }>();
 
-/** Whether an allow line outside the built-in roles grants the `applicationsets` resource. */
-function operatorGrantsSets(enforcer: RbacEnforcer): boolean {
-  let known = operatorLines.get(enforcer);
-  if (known === undefined) {
-    known = enforcer.lines.some(
-      (l) =>
-        l.kind === 'p' && l.source !== 'builtin' && l.fields[1] === APPLICATIONSETS && l.fields[4] !== 'deny',
-    );
-    operatorLines.set(enforcer, known);
+/**
+ * Whether an allow line outside the built-in roles grants `applicationsets` for objects of
+ * `project`: the operator's policy (policy.csv, inline) for every project, a project's own roles for
+ * that project only (one tenant's roles never change what another tenant may do).
+ */
+function grantsSets(enforcer: RbacEnforcer, project: string): boolean {
+  let known = grantsBySource.get(enforcer);
+  if (!known) {
+    known = { global: false, projects: new Set() };
+    for (const l of enforcer.lines) {
+      if (
+        l.kind !== 'p' ||
+        l.source === 'builtin' ||
+        l.fields[1] !== APPLICATIONSETS ||
+        l.fields[4] === 'deny'
+      )
+        continue;
+      if (l.source.startsWith(PROJECT_SOURCE)) known.projects.add(l.source.slice(PROJECT_SOURCE.length));
+      else known.global = true;
+    }
+    grantsBySource.set(enforcer, known);
   }
-  return known;
+  return known.global || known.projects.has(project);
 }
 
 export function setRbacObject(project: string, set: SetRef): string {
@@ -47,6 +61,6 @@ export function applicationSetLinesRefusal(
   const object = setRbacObject(project, set);
   const d = enforcer.enforce({ name: p.name, groups: p.groups }, APPLICATIONSETS, action, object);
   if (d.allowed) return undefined;
-  if (d.line || operatorGrantsSets(enforcer)) return { ...d, object };
+  if (d.line || grantsSets(enforcer, project)) return { ...d, object };
   return undefined;
 }

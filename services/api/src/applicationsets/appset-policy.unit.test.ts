@@ -1,6 +1,6 @@
 // Argo CD's `applicationsets` lines only ever add denials to the per-Application checks.
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_POLICY_CSV, parsePolicyCsv, RbacEnforcer } from '@capstan/rbac';
+import { BUILTIN_POLICY_CSV, parsePolicyCsv, projectRoleLines, RbacEnforcer } from '@capstan/rbac';
 import { applicationSetLinesRefusal, setRbacObject } from './appset-policy.js';
 
 const alice = { name: 'alice', groups: ['tenant-a'], kind: 'user' as const };
@@ -38,6 +38,22 @@ describe('applicationsets policy lines', () => {
     );
     const platform = { name: 'pat', groups: ['role:platform'], kind: 'user' as const };
     expect(applicationSetLinesRefusal(e, platform, 'create', 'team-a', set)).toBeUndefined();
+  });
+
+  it("make a project's own grant exclusive in that project only", async () => {
+    const e = await RbacEnforcer.create([
+      ...parsePolicyCsv(BUILTIN_POLICY_CSV, 'builtin'),
+      ...parsePolicyCsv('p, tenant-a, applications, *, */*, allow\n', 'policy.csv'),
+      ...projectRoleLines('team-b', [
+        {
+          name: 'sets',
+          policies: ['p, proj:team-b:sets, applicationsets, *, team-b/*, allow'],
+          groups: ['b'],
+        },
+      ]).lines,
+    ]);
+    expect(applicationSetLinesRefusal(e, alice, 'create', 'team-a', set)).toBeUndefined();
+    expect(applicationSetLinesRefusal(e, alice, 'create', 'team-b', set)).toMatchObject({ allowed: false });
   });
 
   it("name the set as Argo CD's RBACName does", () => {
