@@ -126,15 +126,22 @@ export class GeneratedApplicationsService {
     return { ...d, reason: lineOf(d) };
   }
 
+  /**
+   * One Application's verdict: the RBAC checks in order (the first refusal decides), plus the
+   * project rule or ownership problems; allowed only when none refuses.
+   */
   private plan(
     ctx: RequestContext,
     set: SetRef,
-    app: { name: string; project: string },
-    action: VerdictAction,
-    rbac: { action: string; project: string }[],
-    problems: string[],
-    write?: Plan['write'],
+    p: {
+      app: { name: string; project: string };
+      action: VerdictAction;
+      rbac: { action: string; project: string }[];
+      problems?: string[];
+      write?: Plan['write'];
+    },
   ): Plan {
+    const { app, action, rbac, problems = [], write } = p;
     let decision: Decision = { allowed: true, reason: 'nothing to decide' };
     for (const r of rbac) {
       decision = this.decide(ctx, set, r.action, r.project, app.name);
@@ -173,45 +180,41 @@ export class GeneratedApplicationsService {
     const stamped = withSetOwner(app, set);
     const userWrite = ctx.principal.delegation?.kind === 'user';
     if (existing && !isOwnedBy(existing.application, set))
-      return this.plan(
-        ctx,
-        set,
-        { name, project: app.spec.project },
-        'update',
-        [],
-        [takeOverRefusal(existing.application, set)],
-      );
+      return this.plan(ctx, set, {
+        app: { name, project: app.spec.project },
+        action: 'update',
+        rbac: [],
+        problems: [takeOverRefusal(existing.application, set)],
+      });
     const rules = async () =>
       (await this.deps.applications.projectViolations(stamped, { projects })).map(
         (v) => `${v.field}: ${v.description}`,
       );
     if (!existing)
-      return this.plan(
-        ctx,
-        set,
-        { name, project: app.spec.project },
-        'create',
-        [{ action: 'create', project: app.spec.project }],
-        await rules(),
-        { kind: 'put', app: stamped },
-      );
+      return this.plan(ctx, set, {
+        app: { name, project: app.spec.project },
+        action: 'create',
+        rbac: [{ action: 'create', project: app.spec.project }],
+        problems: await rules(),
+        write: { kind: 'put', app: stamped },
+      });
     const kept = sameManifest(existing.application, stamped) || !input.allowUpdate;
     if (kept)
       // Nothing is written. A user's change of the set still needs rights over every Application
       // it owns today; a background reconcile that changes nothing decides nothing.
-      return this.plan(
-        ctx,
-        set,
-        { name, project: existing.project },
-        'unchanged',
-        userWrite ? [{ action: 'update', project: existing.project }] : [],
-        [],
-      );
+      return this.plan(ctx, set, {
+        app: { name, project: existing.project },
+        action: 'unchanged',
+        rbac: userWrite ? [{ action: 'update', project: existing.project }] : [],
+      });
     const rbac = [{ action: 'update', project: existing.project }];
     if (existing.project !== app.spec.project) rbac.push({ action: 'update', project: app.spec.project });
-    return this.plan(ctx, set, { name, project: app.spec.project }, 'update', rbac, await rules(), {
-      kind: 'put',
-      app: stamped,
+    return this.plan(ctx, set, {
+      app: { name, project: app.spec.project },
+      action: 'update',
+      rbac,
+      problems: await rules(),
+      write: { kind: 'put', app: stamped },
     });
   }
 
@@ -240,12 +243,18 @@ export class GeneratedApplicationsService {
       if (names.has(app.name)) continue;
       if (input.deleteAll || input.deleteMissing)
         plans.push(
-          this.plan(ctx, set, app, 'delete', [{ action: 'delete', project: o.project }], [], {
-            kind: 'delete',
+          this.plan(ctx, set, {
+            app,
+            action: 'delete',
+            rbac: [{ action: 'delete', project: o.project }],
+            write: { kind: 'delete' },
           }),
         );
       else if (ctx.principal.delegation?.kind === 'user')
-        plans.push(this.plan(ctx, set, app, 'unchanged', [{ action: 'update', project: o.project }], []));
+        // Kept, but a user's change of the set needs rights over everything it owns today.
+        plans.push(
+          this.plan(ctx, set, { app, action: 'unchanged', rbac: [{ action: 'update', project: o.project }] }),
+        );
     }
     await this.deps.authz.recordAll(
       ctx.principal,
