@@ -11,15 +11,13 @@ export async function findOwnedApplications(
   db: Kysely<ApiDatabase>,
   set: SetRef,
 ): Promise<StoredApplication[]> {
-  const owner = JSON.stringify({
-    metadata: { ownerReferences: [{ kind: APPLICATION_SET_KIND, name: set.name }] },
-  });
+  const owner = JSON.stringify([{ kind: APPLICATION_SET_KIND, name: set.name }]);
   const rows = await db
     .withSchema('api')
     .selectFrom('applications')
     .select(['namespace', 'name'])
     .where('namespace', '=', set.namespace)
-    .where(sql<boolean>`manifest @> ${owner}::jsonb`)
+    .where(sql<boolean>`(manifest->'metadata'->'ownerReferences') @> ${owner}::jsonb`)
     .execute();
   const found = await findApplications(db, rows);
   return found
