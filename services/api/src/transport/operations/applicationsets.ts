@@ -102,7 +102,6 @@ export const applicationSetWriteOperations = [
     auth: 'user',
     summary:
       "internal (appset, delegated): decide and (unless dry run) write a set's Applications, all or nothing",
-    largeStrings: new Set(['applicationsJson']),
     input: z.strictObject({
       applicationSet: z.string().min(1, 'required'),
       applicationsJson: z.array(z.string()).default([]),
