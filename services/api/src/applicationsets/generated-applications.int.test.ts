@@ -382,6 +382,13 @@ describe('only the appset service, with a delegation, may call the internal serv
     expect(ok.applied).toBe(true);
     const rows = (await auditRows()).filter((r) => r.object === 'team-a/o-one');
     expect(rows[0]!.subject).toBe('user:alice via service:appset as owner of applicationsets/argocd/set-o');
+    // A background reconcile that changes nothing decides nothing: no RBAC check, no audit row.
+    const again = await applyAs(md(APPSET_TOKEN, issued.delegation), {
+      applicationSet: 'argocd/set-o',
+      applicationsJson: [app('o-one', 'team-a')],
+    });
+    expect(again.applications).toMatchObject([{ name: 'o-one', action: 'unchanged', allowed: true }]);
+    expect((await auditRows()).filter((r) => r.object === 'team-a/o-one')).toHaveLength(rows.length);
     const other = await grpcError(
       applyAs(md(APPSET_TOKEN, issued.delegation), {
         applicationSet: 'argocd/set-a',

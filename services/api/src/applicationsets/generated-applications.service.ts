@@ -45,11 +45,14 @@ export interface ApplyGeneratedInput {
   preserveResources: boolean;
 }
 
-/** One decided Application: its verdict, what writing it means, and the audit row of the decision. */
+/**
+ * One decided Application: its verdict, what writing it means, and the audit row of the decision
+ * (none when nothing was decided: an unchanged Application in a background reconcile).
+ */
 interface Plan {
   verdict: Verdict;
   write?: { kind: 'put'; app: Application } | { kind: 'delete' };
-  audit: { resource: string; action: string; object: string; decision: Decision };
+  audit?: { resource: string; action: string; object: string; decision: Decision };
 }
 
 /** How many Applications are written at once (each is its own aggregate and transaction). */
@@ -154,16 +157,20 @@ export class GeneratedApplicationsService {
     return {
       verdict: { name: app.name, namespace: set.namespace, project: app.project, action, allowed, reason },
       ...(allowed && write ? { write } : {}),
-      audit: {
-        resource: 'applications',
-        action: rbacAction,
-        object: `${app.project}/${app.name}`,
-        decision: {
-          ...decision,
-          allowed,
-          reason: `applicationset ${set.namespace}/${set.name}: ${action}: ${allowed ? reason || 'allowed' : refusals.join('; ')}`,
-        },
-      },
+      ...(rbac.length === 0 && problems.length === 0
+        ? {}
+        : {
+            audit: {
+              resource: 'applications',
+              action: rbacAction,
+              object: `${app.project}/${app.name}`,
+              decision: {
+                ...decision,
+                allowed,
+                reason: `applicationset ${set.namespace}/${set.name}: ${action}: ${allowed ? reason || 'allowed' : refusals.join('; ')}`,
+              },
+            },
+          }),
     };
   }
 
@@ -238,28 +245,31 @@ export class GeneratedApplicationsService {
     for (const app of generated)
       plans.push(await this.planGenerated(ctx, set, app, existing.get(app.metadata.name), projects, input));
     const names = new Set(generated.map((a) => a.metadata.name));
-    for (const o of owned) {
-      const app = { name: o.application.metadata.name, project: o.project };
+    for (const app of owned) {
       if (names.has(app.name)) continue;
       if (input.deleteAll || input.deleteMissing)
         plans.push(
           this.plan(ctx, set, {
             app,
             action: 'delete',
-            rbac: [{ action: 'delete', project: o.project }],
+            rbac: [{ action: 'delete', project: app.project }],
             write: { kind: 'delete' },
           }),
         );
       else if (ctx.principal.delegation?.kind === 'user')
         // Kept, but a user's change of the set needs rights over everything it owns today.
         plans.push(
-          this.plan(ctx, set, { app, action: 'unchanged', rbac: [{ action: 'update', project: o.project }] }),
+          this.plan(ctx, set, {
+            app,
+            action: 'unchanged',
+            rbac: [{ action: 'update', project: app.project }],
+          }),
         );
     }
     await this.deps.authz.recordAll(
       ctx.principal,
       ctx.via,
-      plans.map((p) => p.audit),
+      plans.flatMap((p) => (p.audit ? [p.audit] : [])),
     );
     const applications = plans.map((p) => p.verdict).sort((a, b) => a.name.localeCompare(b.name));
     if (input.dryRun || applications.some((v) => !v.allowed)) return { applications, applied: false };

@@ -6,27 +6,33 @@ import type { ApiDatabase } from '../support/db.table.js';
 import { findApplications, type StoredApplication } from '../applications/application.repository.js';
 import { APPLICATION_SET_KIND, controllerOf, type SetRef } from './ownership.js';
 
-/** Every Application owned by `set` (full rows). */
-export async function findOwnedApplications(
-  db: Kysely<ApiDatabase>,
-  set: SetRef,
-): Promise<StoredApplication[]> {
+/** Name and project of every Application owned by `set`, by name. */
+export async function findOwnedApplications(db: Kysely<ApiDatabase>, set: SetRef): Promise<OwnedSummary[]> {
   const owner = JSON.stringify([{ kind: APPLICATION_SET_KIND, name: set.name }]);
   const rows = await db
     .withSchema('api')
     .selectFrom('applications')
-    .select(['namespace', 'name'])
+    .select([
+      'namespace',
+      'name',
+      'project',
+      sql<unknown>`manifest->'metadata'->'ownerReferences'`.as('refs'),
+    ])
     .where('namespace', '=', set.namespace)
     .where(sql<boolean>`(manifest->'metadata'->'ownerReferences') @> ${owner}::jsonb`)
     .execute();
-  const found = await findApplications(db, rows);
-  return found
-    .filter((a) => {
-      const c = controllerOf(a.application);
+  return rows
+    .filter((r) => {
+      const c = controllerOf(asOwned(r));
       return c?.kind === APPLICATION_SET_KIND && c.name === set.name;
     })
-    .sort((a, b) => a.application.metadata.name.localeCompare(b.application.metadata.name));
+    .map((r) => ({ name: r.name, project: r.project }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
+
+/** Just enough of an Application to read its owner references. */
+const asOwned = (r: { namespace: string; name: string; refs: unknown }) =>
+  ({ metadata: { name: r.name, namespace: r.namespace, ownerReferences: r.refs } }) as unknown as Application;
 
 /** Existing Applications of `namespace` with these names, by name. */
 export async function findByNames(
