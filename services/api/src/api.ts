@@ -32,6 +32,15 @@ import {
   type RepoBackend,
 } from './repositories/repositories.service.js';
 import { GrpcRepoBackend } from './repositories/repo-client.js';
+import {
+  GrpcAppSetBackend,
+  UnconfiguredAppSetBackend,
+  type AppSetBackend,
+} from './applicationsets/appset-client.js';
+import { ApplicationSetsService } from './applicationsets/applicationsets.service.js';
+import { GeneratedApplicationsService } from './applicationsets/generated-applications.service.js';
+import { GeneratorInputsService } from './applicationsets/generator-inputs.service.js';
+import { SetOwnersService } from './applicationsets/set-owners.service.js';
 import { AuditService } from './audit/audit.service.js';
 import { AccountsService } from './accounts/accounts.service.js';
 import {
@@ -93,6 +102,9 @@ export interface ApiConfig {
   /** host:port of the repo service; empty: repository calls answer UNAVAILABLE. */
   repoAddress?: string;
   repoServiceToken?: string;
+  /** host:port of the appset service; empty: ApplicationSet calls answer UNAVAILABLE. */
+  appsetAddress?: string;
+  appsetServiceToken?: string;
   /** Where request metrics go (the service's /metrics registry). */
   metrics?: Registry;
   /** `bus.ext-accounts`: the Capstan account of each external source that may ask for syncs. */
@@ -184,6 +196,20 @@ export async function startApi(
     backend = grpcRepo;
   }
   const repositories = new RepositoriesService({ authz, backend });
+  let appsetBackend: AppSetBackend = new UnconfiguredAppSetBackend();
+  if (config.appsetAddress) {
+    if (!config.tls)
+      throw new FailedPreconditionError(
+        'appset.address needs mutual TLS: set tls.ca-file, tls.cert-file and tls.key-file',
+      );
+    const grpcAppset = new GrpcAppSetBackend(
+      config.appsetAddress,
+      new ServiceClient({ token: config.appsetServiceToken ?? '', tls: config.tls }),
+      delegations,
+    );
+    defer('appset client', () => grpcAppset.close());
+    appsetBackend = grpcAppset;
+  }
   const throttle: LoginThrottleSettings = { ...DEFAULT_LOGIN_THROTTLE, ...config.loginThrottle };
   const accounts = new AccountsService({
     db,
@@ -195,6 +221,7 @@ export async function startApi(
     failureWindowSeconds: throttle.failureWindowSeconds,
   });
   const inputLimits: InputLimits = { ...DEFAULT_INPUT_LIMITS, ...config.inputLimits };
+  const applicationSets = new ApplicationSetsService({ db, authz, policy, backend: appsetBackend });
   const services: ApiServices = {
     inputLimits,
     db,
@@ -208,6 +235,10 @@ export async function startApi(
     repositories,
     audit: new AuditService({ db: db as unknown as Kysely<unknown>, authz }),
     accounts,
+    applicationSets,
+    generatedApplications: new GeneratedApplicationsService({ db, authz, policy, applications }),
+    generatorInputs: new GeneratorInputsService({ db, authz, policy, clusters }),
+    setOwners: new SetOwnersService({ authz, authn, delegations }),
     apply: new ApplyService({
       db,
       authz,
@@ -215,6 +246,7 @@ export async function startApi(
       applications,
       clusters,
       repositories,
+      applicationSets,
       yamlLimits: {
         ...inputLimits,
         maxBytes: config.bodyLimit,

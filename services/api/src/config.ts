@@ -190,4 +190,16 @@ export const apiSettings = {
     env: 'CAPSTAN_REPO_SERVICE_TOKEN',
     description: 'token the api presents to the repo service',
   },
+  'appset.address': {
+    schema: z.string().default(''),
+    default: '',
+    description: 'host:port of the appset service gRPC (empty: ApplicationSet calls are unavailable)',
+  },
+  'appset.service-token': {
+    schema: z.string().default(''),
+    default: '',
+    secret: true,
+    env: 'CAPSTAN_APPSET_SERVICE_TOKEN',
+    description: 'token the api presents to the appset service',
+  },
 } satisfies Settings;

@@ -65,6 +65,8 @@ await runService({
         encryptionKeyFile: c['encryption.key-file'],
         repoAddress: c['repo.address'],
         repoServiceToken: c['repo.service-token'],
+        appsetAddress: c['appset.address'],
+        appsetServiceToken: c['appset.service-token'],
         metrics: ctx.metrics,
         rebuildProjections: c['projections.rebuild'],
         extAccounts: c['bus.ext-accounts'],

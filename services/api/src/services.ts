@@ -13,6 +13,10 @@ import type { RepositoriesService } from './repositories/repositories.service.js
 import type { AuditService } from './audit/audit.service.js';
 import type { AccountsService } from './accounts/accounts.service.js';
 import type { ApplyService } from './apply/apply.service.js';
+import type { ApplicationSetsService } from './applicationsets/applicationsets.service.js';
+import type { GeneratedApplicationsService } from './applicationsets/generated-applications.service.js';
+import type { GeneratorInputsService } from './applicationsets/generator-inputs.service.js';
+import type { SetOwnersService } from './applicationsets/set-owners.service.js';
 
 export interface ApiServices {
   /** Bounds on every request's input (dispatch) and every applied YAML document. */
@@ -29,4 +33,11 @@ export interface ApiServices {
   audit: AuditService;
   accounts: AccountsService;
   apply: ApplyService;
+  /** Public ApplicationSetService (forwarded to the appset service). */
+  applicationSets: ApplicationSetsService;
+  /** Internal ApplicationSetWritesService (the appset service, delegated). */
+  generatedApplications: GeneratedApplicationsService;
+  generatorInputs: GeneratorInputsService;
+  /** Internal DelegationService (owners of sets). */
+  setOwners: SetOwnersService;
 }

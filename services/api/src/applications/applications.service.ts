@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { appendToStream, newEvent, syncRequest } from '@capstan/events';
 import { NotFoundError, ValidationError, type FieldViolation } from '@capstan/service';
-import { DEFAULT_CONTROL_NAMESPACE, ProjectChain, type Application } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, ProjectChain, type Application, type AppProject } from '@capstan/policy';
 import type { RbacEnforcer } from '@capstan/rbac';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
@@ -29,6 +29,7 @@ import { validateApplication } from './application.validation.js';
 import { ApplicationCache } from './application-cache.js';
 import { ApplicationVisibility } from './application-visibility.js';
 import { ApplicationStampPages } from './application-stamp-pages.js';
+import { keepOwnership } from '../applicationsets/ownership.js';
 import {
   deleteApplicationRow,
   findApplication,
@@ -170,7 +171,7 @@ export class ApplicationsService {
       ctx,
       namespace,
       name,
-      { type: 'create', application: app, upsert, uid: randomUUID() },
+      { type: 'create', application: keepOwnership(app, existing?.application), upsert, uid: randomUUID() },
       opts.dryRun,
     );
   }
@@ -189,7 +190,11 @@ export class ApplicationsService {
       );
     }
     await this.requireProject(app);
-    await this.run(ctx, namespace, app.metadata.name, { type: 'update', application: app, expectedVersion });
+    await this.run(ctx, namespace, app.metadata.name, {
+      type: 'update',
+      application: keepOwnership(app, existing.application),
+      expectedVersion,
+    });
     return this.load(namespace, app.metadata.name);
   }
 
@@ -380,12 +385,28 @@ export class ApplicationsService {
    * (ProjectChain from @capstan/policy) before it touches a cluster.
    */
   private async requireProject(app: Application, pending?: PendingObjects): Promise<void> {
-    const projects = new Map(
-      (await listProjects(this.deps.db)).map((p) => [p.project.metadata.name, p.project]),
-    );
+    const violations = await this.projectViolations(app, { pending });
+    if (violations.length > 0) throw new ValidationError(violations);
+  }
+
+  /** Every project, by name: one read for checking many Applications (projectViolations' `projects`). */
+  async projectsByName(): Promise<Map<string, AppProject>> {
+    return new Map((await listProjects(this.deps.db)).map((p) => [p.project.metadata.name, p.project]));
+  }
+
+  /**
+   * What the project chain refuses of this Application, as field violations (none: permitted). The
+   * check of every write of an Application, whoever makes it (a user, apply, an ApplicationSet).
+   */
+  async projectViolations(
+    app: Application,
+    opts: { pending?: PendingObjects | undefined; projects?: Map<string, AppProject> } = {},
+  ): Promise<FieldViolation[]> {
+    const { pending } = opts;
+    const projects = new Map(opts.projects ?? (await this.projectsByName()));
     for (const [name, p] of pending?.projects ?? []) projects.set(name, p);
     const resolved = ProjectChain.resolve(app.spec.project, (name) => projects.get(name));
-    if (!resolved.ok) throw invalid('spec.project', resolved.reason);
+    if (!resolved.ok) return [{ field: 'spec.project', description: resolved.reason }];
     const violations: FieldViolation[] = [];
     const sources = app.spec.sources ?? (app.spec.source ? [app.spec.source] : []);
     sources.forEach((source, i) => {
@@ -414,6 +435,25 @@ export class ApplicationsService {
       const check = resolved.chain.permitsDestination({ server, name: d.name, namespace: d.namespace ?? '' });
       if (!check.allowed) violations.push({ field: 'spec.destination', description: check.reason });
     }
-    if (violations.length > 0) throw new ValidationError(violations);
+    return violations;
+  }
+
+  /**
+   * Writes an Application whose RBAC and project checks the caller has already made and audited
+   * (an ApplicationSet's generated Applications, decided all together before any is written).
+   */
+  async writeChecked(ctx: RequestContext, app: Application): Promise<WriteOutcome> {
+    const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
+    return this.run(ctx, namespace, app.metadata.name, {
+      type: 'create',
+      application: app,
+      upsert: true,
+      uid: randomUUID(),
+    });
+  }
+
+  /** Deletes an Application whose delete the caller has already authorised and audited. */
+  async deleteChecked(ctx: RequestContext, namespace: string, name: string, cascade: boolean): Promise<void> {
+    await this.run(ctx, namespace, name, { type: 'delete', name, namespace, cascade });
   }
 }

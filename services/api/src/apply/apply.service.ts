@@ -1,4 +1,5 @@
-// Declarative apply of Argo CD manifests. Three passes so that bad input writes nothing: read and
+// Declarative apply of Argo CD manifests (ApplicationSets are handed to the appset service as
+// upserts, after everything else). Three passes so that bad input writes nothing: read and
 // validate every document; authorise every write (one refusal refuses the whole request, audited);
 // then write in dependency order (clusters, projects parents-first, repositories, applications).
 // A dry run takes the same path (every check of every write, conflicts decided by the aggregates) and
@@ -26,6 +27,7 @@ import {
 import { identity, readManifests, type ApplyItem } from './manifests.js';
 import type { WriteOutcome } from '../support/aggregate.js';
 import type { PendingObjects } from '../support/write-options.js';
+import { refOf, type ApplicationSetsService } from '../applicationsets/applicationsets.service.js';
 
 export interface ApplyResult {
   kind: string;
@@ -35,15 +37,23 @@ export interface ApplyResult {
   message: string;
 }
 
-/** The RBAC check an item needs (for a repository Secret, also its authorised plan). */
-interface Plan {
-  resource: string;
-  action: string;
-  object: string;
-  secret?: SecretPlan;
-}
+/**
+ * The RBAC check an item needs (for a repository Secret, also its authorised plan). An
+ * ApplicationSet has no RBAC resource of its own: its plan is the appset service's dry run (every
+ * generated Application checked for the caller), or none yet when the request brings the projects
+ * or clusters it needs (then it is checked when written, last).
+ */
+type Plan =
+  | { resource: string; action: string; object: string; secret?: SecretPlan }
+  | { resource: undefined; outcome: WriteOutcome | undefined };
 
-const ORDER: Record<ApplyItem['kind'], number> = { Cluster: 0, AppProject: 1, Repository: 2, Application: 3 };
+const ORDER: Record<ApplyItem['kind'], number> = {
+  Cluster: 0,
+  AppProject: 1,
+  Repository: 2,
+  Application: 3,
+  ApplicationSet: 4,
+};
 
 /** Parents before children, so a child's parentProject exists when it is written. */
 function orderProjects(items: ApplyItem[]): ApplyItem[] {
@@ -64,6 +74,22 @@ function orderProjects(items: ApplyItem[]): ApplyItem[] {
   return out;
 }
 
+/** Namespace and name of the kinds that have them (Argo CD objects). */
+function namedOf(item: ApplyItem): { namespace: string; name: string } | undefined {
+  switch (item.kind) {
+    case 'Application':
+    case 'AppProject':
+      return {
+        namespace: item.value.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
+        name: item.value.metadata.name,
+      };
+    case 'ApplicationSet':
+      return refOf(item.value);
+    default:
+      return undefined;
+  }
+}
+
 export class ApplyService {
   constructor(
     private readonly deps: {
@@ -73,12 +99,13 @@ export class ApplyService {
       applications: ApplicationsService;
       clusters: ClustersService;
       repositories: RepositoriesService;
+      applicationSets: ApplicationSetsService;
       yamlLimits?: YamlLimits;
     },
   ) {}
 
   /** The RBAC check each item needs (all are made before anything is written). */
-  private async plan(ctx: RequestContext, item: ApplyItem): Promise<Plan> {
+  private async plan(ctx: RequestContext, item: ApplyItem, bringsDependencies: boolean): Promise<Plan> {
     const db = this.deps.db;
     switch (item.kind) {
       case 'AppProject': {
@@ -121,6 +148,13 @@ export class ApplyService {
           secret,
         };
       }
+      case 'ApplicationSet':
+        return {
+          resource: undefined,
+          outcome: bringsDependencies
+            ? undefined
+            : await this.deps.applicationSets.put(ctx, item.value, { dryRun: true }),
+        };
     }
   }
 
@@ -149,12 +183,16 @@ export class ApplyService {
         return outcome;
       }
       case 'Repository': {
+        if (plan.resource === undefined) throw new Error('unreachable: a repository plan has its check');
         // The repo service planned it (a dry run on its side); the apply is pinned to that plan.
         if (dryRun) return plan.secret!.outcome;
         return (await this.deps.repositories.applySecret(ctx, item.value, plan.secret!)).outcome;
       }
       case 'Application':
         return this.deps.applications.put(ctx, item.value, opts);
+      case 'ApplicationSet':
+        if (dryRun && plan.resource === undefined && plan.outcome) return plan.outcome;
+        return this.deps.applicationSets.put(ctx, item.value, { dryRun });
     }
   }
 
@@ -165,14 +203,16 @@ export class ApplyService {
   ): Promise<ApplyResult[]> {
     const items = readManifests(manifests, opts.strict, this.deps.yamlLimits);
     for (const item of items) {
+      if (item.kind === 'ApplicationSet') this.deps.applicationSets.requireBackend();
       if (item.kind !== 'Repository') continue;
       this.deps.repositories.validate(item.value);
       this.deps.repositories.requireBackend();
     }
+    const bringsDependencies = items.some((i) => i.kind === 'AppProject' || i.kind === 'Cluster');
     const plans = new Map<ApplyItem, Plan>();
     for (const item of items) {
       try {
-        plans.set(item, await this.plan(ctx, item));
+        plans.set(item, await this.plan(ctx, item, bringsDependencies));
       } catch (err) {
         if (err instanceof CapstanError && !(err instanceof ValidationError))
           throw new CapstanError(err.code, `document ${item.doc} (${identity(item)}): ${err.message}`, {
@@ -184,6 +224,7 @@ export class ApplyService {
     // Every write must be allowed before any is made; the first refusal is audited and refuses all.
     for (const item of items) {
       const p = plans.get(item)!;
+      if (p.resource === undefined) continue;
       if (!this.deps.authz.decide(ctx.principal, p.resource, p.action, p.object).allowed) {
         await this.deps.authz.check(ctx.principal, p.resource, p.action, p.object, ctx.via);
       }
@@ -193,18 +234,16 @@ export class ApplyService {
       ...orderProjects(items),
       ...items.filter((i) => i.kind === 'Repository'),
       ...items.filter((i) => i.kind === 'Application'),
+      ...items.filter((i) => i.kind === 'ApplicationSet'),
     ].sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
     const results: ApplyResult[] = [];
     const pending: PendingObjects = { projects: new Map(), clusters: new Map() };
     for (const item of ordered) {
       const [kind, ...rest] = identity(item).split(' ');
       const full = rest.join(' ');
-      const namespace =
-        item.kind === 'Application' || item.kind === 'AppProject'
-          ? (item.value.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE)
-          : '';
-      const name =
-        item.kind === 'Application' || item.kind === 'AppProject' ? item.value.metadata.name : full;
+      const named = namedOf(item);
+      const namespace = named?.namespace ?? '';
+      const name = named?.name ?? full;
       const base = { kind: kind!, name, namespace };
       try {
         const outcome = await this.write(ctx, item, plans.get(item)!, opts.dryRun, pending);

@@ -6,6 +6,8 @@ import { ValidationError } from '@capstan/service';
 import {
   DEFAULT_CONTROL_NAMESPACE,
   DEFAULT_YAML_LIMITS,
+  dnsLabelProblem,
+  dnsSubdomainProblem,
   ManifestError,
   readYamlDocuments,
   type AppProject,
@@ -17,6 +19,7 @@ import { validateProject } from '../projects/project.validation.js';
 import { validateApplication } from '../applications/application.validation.js';
 import { validateClusterRegistration, type ClusterRegistration } from '../clusters/cluster.validation.js';
 import { parseOrThrow, violationsOf } from '../support/validation.js';
+import { applicationSetManifest, refOf } from '../applicationsets/applicationsets.service.js';
 
 export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 
@@ -37,7 +40,9 @@ export type ApplyItem =
   | { kind: 'AppProject'; doc: number; value: AppProject }
   | { kind: 'Application'; doc: number; value: Application }
   | { kind: 'Cluster'; doc: number; value: ClusterRegistration }
-  | { kind: 'Repository'; doc: number; value: RepositoryInput };
+  | { kind: 'Repository'; doc: number; value: RepositoryInput }
+  /** Argo CD's ApplicationSet, handed to the appset service (which validates its spec with field paths). */
+  | { kind: 'ApplicationSet'; doc: number; value: Record<string, unknown> };
 
 const SecretSchema = z.looseObject({
   apiVersion: z.literal('v1'),
@@ -169,6 +174,19 @@ function decodeSecret(obj: unknown, doc: number): ApplyItem {
   ]);
 }
 
+/** An ApplicationSet document: Argo CD's shape with a DNS name (the appset service validates the spec). */
+function readApplicationSet(obj: Record<string, unknown>): Record<string, unknown> {
+  const manifest = applicationSetManifest(obj, '');
+  const { name, namespace } = refOf(manifest);
+  const problems: FieldViolation[] = [];
+  const nameProblem = dnsSubdomainProblem(name);
+  if (nameProblem) problems.push({ field: 'metadata.name', description: nameProblem });
+  const nsProblem = dnsLabelProblem(namespace);
+  if (nsProblem) problems.push({ field: 'metadata.namespace', description: nsProblem });
+  if (problems.length > 0) throw new ValidationError(problems);
+  return manifest;
+}
+
 /** Parses and validates every document; throws one ValidationError naming document and field. */
 export function readManifests(
   text: string,
@@ -211,11 +229,13 @@ export function readManifests(
         item = { kind: 'AppProject', doc: n, value: validateProject(obj) };
       else if (o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'Application')
         item = { kind: 'Application', doc: n, value: validateApplication(obj) };
+      else if (o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'ApplicationSet')
+        item = { kind: 'ApplicationSet', doc: n, value: readApplicationSet(obj as Record<string, unknown>) };
       else {
         throw new ValidationError([
           {
             field: 'kind',
-            description: `unsupported ${JSON.stringify(o.apiVersion)} ${JSON.stringify(o.kind)} (expected argoproj.io/v1alpha1 AppProject or Application, or a v1 Secret labelled ${SECRET_TYPE_LABEL})`,
+            description: `unsupported ${JSON.stringify(o.apiVersion)} ${JSON.stringify(o.kind)} (expected argoproj.io/v1alpha1 AppProject, Application or ApplicationSet, or a v1 Secret labelled ${SECRET_TYPE_LABEL})`,
           },
         ]);
       }
@@ -249,5 +269,9 @@ export function identity(item: ApplyItem): string {
       return `Cluster ${item.value.server}`;
     case 'Repository':
       return `Repository ${item.value.project ? `${item.value.project}/` : ''}${item.value.repo}`;
+    case 'ApplicationSet': {
+      const ref = refOf(item.value);
+      return `ApplicationSet ${ref.namespace}/${ref.name}`;
+    }
   }
 }

@@ -5,6 +5,7 @@ import type { Migrations } from '@capstan/db';
 import { initialSchema } from './2026_11_20_0001_api.js';
 import { loginFailures } from './2026_11_24_0001_login_failures.js';
 import { delegationGrants } from './2026_11_24_0010_delegation_grants.js';
+import { applicationOwners } from './2026_11_25_0001_application_owners.js';
 
 export const API_SCHEMA = 'api';
 
@@ -13,6 +14,7 @@ export const apiSchemaMigrations: Migrations = {
   '2026_11_20_0001_api': initialSchema,
   '2026_11_24_0001_login_failures': loginFailures,
   '2026_11_24_0010_delegation_grants': delegationGrants,
+  '2026_11_25_0001_application_owners': applicationOwners,
 };
 
 export const apiMigrations: Migrations = {

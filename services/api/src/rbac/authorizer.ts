@@ -53,16 +53,32 @@ export class Authorizer {
     return d;
   }
 
-  /** Records a decision made elsewhere (authentication failures, service checks, list summaries). */
-  async record(
+  /**
+   * Records many decisions in one statement before the caller gets an answer (an ApplicationSet's
+   * verdicts, one row per generated Application).
+   */
+  async recordAll(
+    p: Principal,
+    via: Via,
+    entries: readonly { resource: string; action: string; object: string; decision: Decision }[],
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    await appendAuditBatch(
+      this.db,
+      'access_decisions',
+      entries.map((e) => this.row(p, e.resource, e.action, e.object, via, e.decision)),
+    );
+  }
+
+  private row(
     p: Principal | { name: string },
     resource: string,
     action: string,
     object: string,
     via: Via,
     d: Decision,
-  ): Promise<void> {
-    const row: AuditRow<'access_decisions'> = {
+  ): AuditRow<'access_decisions'> {
+    return {
       subject: 'kind' in p ? actorOf(p as Principal) : p.name,
       resource,
       action,
@@ -72,6 +88,18 @@ export class Authorizer {
       reason: d.reason,
       via,
     };
+  }
+
+  /** Records a decision made elsewhere (authentication failures, service checks, list summaries). */
+  async record(
+    p: Principal | { name: string },
+    resource: string,
+    action: string,
+    object: string,
+    via: Via,
+    d: Decision,
+  ): Promise<void> {
+    const row = this.row(p, resource, action, object, via, d);
     if (d.allowed && READ_ACTIONS.has(action)) {
       // Reads are answered only while their decisions can still be recorded: when the audit trail
       // has been unwritable for long, refuse rather than serve unaudited.

@@ -3,35 +3,16 @@
 // mints for this call (holder api, audience repo), which the repo service verifies and records in
 // its credential audit rows. A caller that is not a user gets no delegation (repo refuses it).
 import type { Metadata } from '@grpc/grpc-js';
-import { status, type ServiceError } from '@grpc/grpc-js';
 import type { ServiceClient } from '@capstan/service-identity';
 import type { Principal } from '../auth/principal.js';
 import { API_SERVICE, type Delegations } from '../auth/delegations.js';
-import { fieldViolationsOf, repov1, unary } from '@capstan/proto';
-import { CapstanError, UnavailableError, ValidationError, type ErrorCode } from '@capstan/service';
+import { repov1, unary } from '@capstan/proto';
+import { remoteErrors } from '../support/remote-errors.js';
 import type { RepositoryInput } from '../apply/manifests.js';
 import type { RepoBackend, RepositoryView, SecretApplyOutcome } from './repositories.service.js';
 
-const CODES: Partial<Record<number, ErrorCode>> = {
-  [status.INVALID_ARGUMENT]: 'INVALID_ARGUMENT',
-  [status.NOT_FOUND]: 'NOT_FOUND',
-  [status.ALREADY_EXISTS]: 'ALREADY_EXISTS',
-  [status.FAILED_PRECONDITION]: 'FAILED_PRECONDITION',
-  [status.ABORTED]: 'ABORTED',
-  [status.PERMISSION_DENIED]: 'PERMISSION_DENIED',
-  [status.RESOURCE_EXHAUSTED]: 'RESOURCE_EXHAUSTED',
-  [status.DEADLINE_EXCEEDED]: 'DEADLINE_EXCEEDED',
-};
-
 /** The repo service's answer keeps its code and message (they never hold secrets); the rest is "unavailable". */
-function remote(err: unknown): never {
-  const e = err as ServiceError;
-  const violations = fieldViolationsOf(e);
-  if (violations.length > 0) throw new ValidationError(violations, { cause: err });
-  const code = CODES[e.code];
-  if (code) throw new CapstanError(code, e.details || 'repo service refused the request', { cause: err });
-  throw new UnavailableError('the repo service is unavailable', { cause: err });
-}
+const remote = remoteErrors('repo');
 
 function view(c: repov1.Credential | undefined): RepositoryView {
   return {

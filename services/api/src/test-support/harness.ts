@@ -40,6 +40,9 @@ export interface Harness {
     audit: apiv1.AuditServiceClient;
     apply: apiv1.ApplyServiceClient;
     repositories: apiv1.RepositoryServiceClient;
+    applicationSets: apiv1.ApplicationSetServiceClient;
+    applicationSetWrites: apiv1.ApplicationSetWritesServiceClient;
+    delegation: apiv1.DelegationServiceClient;
   };
   /** Clients on a channel presenting `service`'s client certificate (with its token: the service). */
   serviceClients(service: ServiceName): ReturnType<Harness['clients']>;
@@ -97,6 +100,9 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
     audit: track(new apiv1.AuditServiceClient(grpcAddress, channel)),
     apply: track(new apiv1.ApplyServiceClient(grpcAddress, channel)),
     repositories: track(new apiv1.RepositoryServiceClient(grpcAddress, channel)),
+    applicationSets: track(new apiv1.ApplicationSetServiceClient(grpcAddress, channel)),
+    applicationSetWrites: track(new apiv1.ApplicationSetWritesServiceClient(grpcAddress, channel)),
+    delegation: track(new apiv1.DelegationServiceClient(grpcAddress, channel)),
   });
   return {
     get api() {

@@ -68,9 +68,10 @@ export async function startHttpServer(opts: {
           if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
             throw new ValidationError([{ field: '(body)', description: 'must be a JSON object' }]);
           }
+          const bodyField = op.http!.body;
           const raw = {
             ...(req.query as object),
-            ...(body as object | undefined),
+            ...(bodyField ? (body === undefined ? {} : { [bodyField]: body }) : (body as object | undefined)),
             ...(req.params as object),
           };
           const auth = req.headers.authorization;

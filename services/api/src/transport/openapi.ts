@@ -19,13 +19,14 @@ export function openApiDocument(): Record<string, unknown> {
     };
     const props = schema.properties ?? {};
     const hasBody = op.http.method === 'POST' || op.http.method === 'PUT';
+    const bodyField = op.http.body;
+    const inQuery = (name: string) =>
+      !params.includes(name) && (hasBody ? bodyField !== undefined && name !== bodyField : true);
     const parameters = [
       ...params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      ...(hasBody
-        ? []
-        : Object.entries(props)
-            .filter(([name]) => !params.includes(name))
-            .map(([name, s]) => ({ name, in: 'query', required: false, schema: s }))),
+      ...Object.entries(props)
+        .filter(([name]) => inQuery(name))
+        .map(([name, s]) => ({ name, in: 'query', required: false, schema: s })),
     ];
     const bodyProps = Object.fromEntries(Object.entries(props).filter(([name]) => !params.includes(name)));
     paths[path] ??= {};
@@ -40,12 +41,14 @@ export function openApiDocument(): Record<string, unknown> {
               required: true,
               content: {
                 'application/json': {
-                  schema: {
-                    type: 'object',
-                    additionalProperties: false,
-                    properties: bodyProps,
-                    required: (schema.required ?? []).filter((r) => !params.includes(r)),
-                  },
+                  schema: bodyField
+                    ? (props[bodyField] ?? { type: 'object' })
+                    : {
+                        type: 'object',
+                        additionalProperties: false,
+                        properties: bodyProps,
+                        required: (schema.required ?? []).filter((r) => !params.includes(r)),
+                      },
                 },
               },
             },

@@ -16,7 +16,14 @@ export interface Operation<I = unknown> {
   name: string;
   /** Method key of the generated service definition (lower camel case). */
   grpcMethod: string;
-  http: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string } | undefined;
+  http:
+    | {
+        method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+        path: string;
+        /** The input field the whole HTTP body is (Argo CD's `body: "applicationset"`); else the body's fields merge into the input. */
+        body?: string;
+      }
+    | undefined;
   /** public: no token (login); user: any authenticated caller (RBAC inside). */
   auth: 'public' | 'user';
   summary: string;

@@ -9,6 +9,11 @@ import { repositoryOperations } from './repositories.js';
 import { auditOperations } from './audit.js';
 import { accountOperations, sessionOperations } from './accounts.js';
 import { applyOperations } from './apply.js';
+import {
+  applicationSetOperations,
+  applicationSetWriteOperations,
+  delegationOperations,
+} from './applicationsets.js';
 
 export interface ServiceOperations {
   definition: ServiceDefinition;
@@ -34,6 +39,18 @@ export const apiServices: ServiceOperations[] = [
   { definition: apiv1.SessionServiceService as unknown as ServiceDefinition, operations: sessionOperations },
   { definition: apiv1.AccountServiceService as unknown as ServiceDefinition, operations: accountOperations },
   { definition: apiv1.ApplyServiceService as unknown as ServiceDefinition, operations: applyOperations },
+  {
+    definition: apiv1.ApplicationSetServiceService as unknown as ServiceDefinition,
+    operations: applicationSetOperations,
+  },
+  {
+    definition: apiv1.ApplicationSetWritesServiceService as unknown as ServiceDefinition,
+    operations: applicationSetWriteOperations,
+  },
+  {
+    definition: apiv1.DelegationServiceService as unknown as ServiceDefinition,
+    operations: delegationOperations,
+  },
 ];
 
 export const allOperations: Operation[] = apiServices.flatMap((s) => s.operations);

@@ -1,0 +1,94 @@
+// Reads of the applications projection by owner: the Applications an ApplicationSet owns (its
+// controller owner reference), and the recorded owners of sets (api.delegation_grants, holder appset).
+import { sql, type Kysely } from 'kysely';
+import type { Application } from '@capstan/policy';
+import type { ApiDatabase } from '../support/db.table.js';
+import { findApplications, type StoredApplication } from '../applications/application.repository.js';
+import { APPLICATION_SET_KIND, controllerOf, type SetRef } from './ownership.js';
+
+/** Name and project of every Application owned by `set`, by name. */
+export async function findOwnedApplications(db: Kysely<ApiDatabase>, set: SetRef): Promise<OwnedSummary[]> {
+  const owner = JSON.stringify([{ kind: APPLICATION_SET_KIND, name: set.name }]);
+  const rows = await db
+    .withSchema('api')
+    .selectFrom('applications')
+    .select([
+      'namespace',
+      'name',
+      'project',
+      sql<unknown>`manifest->'metadata'->'ownerReferences'`.as('refs'),
+    ])
+    .where('namespace', '=', set.namespace)
+    .where(sql<boolean>`(manifest->'metadata'->'ownerReferences') @> ${owner}::jsonb`)
+    .execute();
+  return rows
+    .filter((r) => {
+      const c = controllerOf(asOwned(r));
+      return c?.kind === APPLICATION_SET_KIND && c.name === set.name;
+    })
+    .map((r) => ({ name: r.name, project: r.project }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Just enough of an Application to read its owner references. */
+const asOwned = (r: { namespace: string; name: string; refs: unknown }) =>
+  ({ metadata: { name: r.name, namespace: r.namespace, ownerReferences: r.refs } }) as unknown as Application;
+
+/** Existing Applications of `namespace` with these names, by name. */
+export async function findByNames(
+  db: Kysely<ApiDatabase>,
+  namespace: string,
+  names: readonly string[],
+): Promise<Map<string, StoredApplication>> {
+  const found = await findApplications(
+    db,
+    names.map((name) => ({ namespace, name })),
+  );
+  return new Map(found.map((a) => [a.application.metadata.name, a]));
+}
+
+export interface OwnedSummary {
+  name: string;
+  project: string;
+}
+
+/** For every set of `namespace` (every namespace when empty) that owns Applications: their names and projects. */
+export async function ownedBySet(
+  db: Kysely<ApiDatabase>,
+  namespace: string,
+): Promise<Map<string, OwnedSummary[]>> {
+  let q = db
+    .withSchema('api')
+    .selectFrom('applications')
+    .select([
+      'namespace',
+      'name',
+      'project',
+      sql<unknown>`manifest->'metadata'->'ownerReferences'`.as('refs'),
+    ])
+    .where(sql<boolean>`manifest->'metadata' ? 'ownerReferences'`);
+  if (namespace) q = q.where('namespace', '=', namespace);
+  const out = new Map<string, OwnedSummary[]>();
+  for (const r of await q.execute()) {
+    const app = {
+      metadata: { name: r.name, namespace: r.namespace, ownerReferences: r.refs },
+    } as unknown as Application;
+    const c = controllerOf(app);
+    if (c?.kind !== APPLICATION_SET_KIND) continue;
+    const key = `${r.namespace}/${c.name}`;
+    out.set(key, [...(out.get(key) ?? []), { name: r.name, project: r.project }]);
+  }
+  return out;
+}
+
+/** The recorded owner of each set the appset service holds, by `<namespace>/<name>`. */
+export async function setOwners(db: Kysely<ApiDatabase>): Promise<Map<string, string>> {
+  const rows = await db
+    .withSchema('api')
+    .selectFrom('delegation_grants')
+    .select(['resource', 'owner'])
+    .where('holder', '=', 'appset')
+    .where('resource', 'like', 'applicationsets/%')
+    .execute();
+  return new Map(rows.map((r) => [r.resource.slice('applicationsets/'.length), r.owner]));
+}
