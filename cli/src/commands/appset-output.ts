@@ -121,6 +121,16 @@ export function printApplicationSets(format: OutputFormat, sets: apiv1.Applicati
 }
 
 const verdictText = (v: apiv1.GeneratedApplicationVerdict) => (v.allowed ? 'allowed' : 'refused');
+
+/** A verdict as JSON with every field: ts-proto's toJSON leaves out `allowed: false`, the one that matters. */
+const verdictJson = (v: apiv1.GeneratedApplicationVerdict) => ({
+  name: v.name,
+  namespace: v.namespace,
+  project: v.project,
+  action: v.action,
+  allowed: v.allowed,
+  reason: v.reason,
+});
 const verdictKey = (namespace: string, name: string) => `${namespace}/${name}`;
 
 /** The caller's verdict on each Application (delete's deleted and preserved Applications). */
@@ -135,7 +145,7 @@ export function printVerdicts(format: OutputFormat, verdicts: apiv1.GeneratedApp
       ['VERDICT', verdictText],
       ['REASON', (v) => v.reason],
     ],
-    (v) => apiv1.GeneratedApplicationVerdict.toJSON(v),
+    verdictJson,
     (v) => verdictKey(v.namespace, v.name),
   );
 }
@@ -170,9 +180,7 @@ export function printGenerated(
   applications: unknown[],
   verdicts?: apiv1.GeneratedApplicationVerdict[],
 ): void {
-  const raw = verdicts
-    ? { applications, verdicts: verdicts.map((v) => apiv1.GeneratedApplicationVerdict.toJSON(v)) }
-    : applications;
+  const raw = verdicts ? { applications, verdicts: verdicts.map(verdictJson) } : applications;
   if (printJsonOrYaml(format, raw)) return;
   const spec = (r: GeneratedRow, ...path: (string | number)[]) => text(at(r.app, 'spec', ...path));
   const source = (r: GeneratedRow) => at(r.app, 'spec', 'source') ?? at(r.app, 'spec', 'sources', 0);

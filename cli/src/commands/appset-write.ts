@@ -5,7 +5,7 @@
 // server's refusal (each refused Application and why) is its message and field violations, shown in
 // full by the one error path (describeError).
 import { status } from '@grpc/grpc-js';
-import { apiv1 } from '@capstan/proto';
+import type { apiv1 } from '@capstan/proto';
 import type { Connection } from '../client/connection.js';
 import { inContext } from '../errors.js';
 import { documentName } from '../input/manifest-files.js';
