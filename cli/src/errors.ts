@@ -27,3 +27,9 @@ export function describeError(err: unknown): { message: string; exitCode: number
   }
   return { message: err instanceof Error ? err.message : String(err), exitCode: 1 };
 }
+
+/** A failure about one input (`sets.yaml (document 2)`), with the message and exit status describeError gives. */
+export function inContext(context: string, err: unknown): CliError {
+  const { message, exitCode } = describeError(err);
+  return new CliError(`${context}: ${message}`, exitCode);
+}

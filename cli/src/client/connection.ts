@@ -25,6 +25,7 @@ export interface Connection {
   sessions: apiv1.SessionServiceClient;
   audit: apiv1.AuditServiceClient;
   apply: apiv1.ApplyServiceClient;
+  applicationSets: apiv1.ApplicationSetServiceClient;
   close(): void;
 }
 
@@ -57,6 +58,7 @@ export function clientsFor(server: string, token: string, serverCrt?: string): C
     sessions: new apiv1.SessionServiceClient(server, creds),
     audit: new apiv1.AuditServiceClient(server, creds),
     apply: new apiv1.ApplyServiceClient(server, creds),
+    applicationSets: new apiv1.ApplicationSetServiceClient(server, creds),
   };
   return {
     server,

@@ -7,10 +7,10 @@ import { CliError } from '../errors.js';
 
 export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name';
 
-export const outputOption = () =>
-  new Option('-o, --output <format>', 'output format')
-    .choices(['table', 'wide', 'json', 'yaml', 'name'])
-    .default('table');
+export const outputOption = (
+  choices: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml', 'name'],
+  defaultFormat: OutputFormat = 'table',
+) => new Option('-o, --output <format>', 'output format').choices(choices).default(defaultFormat);
 
 export function printJsonOrYaml(format: OutputFormat, value: unknown): boolean {
   if (format === 'json') {
@@ -51,7 +51,11 @@ export function printObject(format: OutputFormat, raw: unknown, fields: [string,
   if (printJsonOrYaml(format, raw)) return;
   if (format === 'name') throw new CliError('-o name applies to lists');
   const width = Math.max(...fields.map(([k]) => k.length));
-  for (const [k, v] of fields) process.stdout.write(`${`${k}:`.padEnd(width + 2)}${v ?? ''}\n`);
+  for (const [k, v] of fields) {
+    // trimmed, so that a heading with no value (argocd's `Source:`) leaves no trailing blanks
+    const line = `${`${k}:`.padEnd(width + 2)}${v ?? ''}`;
+    process.stdout.write(`${line.trimEnd()}\n`);
+  }
 }
 
 const borderless = {
