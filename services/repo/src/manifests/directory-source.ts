@@ -1,11 +1,13 @@
 // Plain directories of YAML/JSON manifests, as Argo CD's `source.directory`: top level only unless
-// `recurse`, filtered by `include`/`exclude` globs (brace lists like `{a.yaml,b/*}` work; a pattern
-// without '/' also matches the file name alone). Files are read in path order so output is stable.
+// `recurse`, filtered by `include`/`exclude` globs matched against the path relative to the
+// Application's directory exactly as Argo CD matches them (gobwas without separators: `*` crosses `/`,
+// brace lists like `{a.yaml,b/*}` work). The patterns are the tenant's: they go through the project's
+// one linear-time glob engine, never a backtracking regular expression. Files are read in path order.
 import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import picomatch from 'picomatch';
+import { compileGlob, GlobSyntaxError } from '@capstan/glob';
 import { parseManifests, type KubeObject } from './manifest-documents.js';
-import { PathEscapeError } from './manifest-errors.js';
+import { ManifestRenderError, PathEscapeError } from './manifest-errors.js';
 import { isInside } from './repo-path.js';
 
 export interface DirectoryOptions {
@@ -16,11 +18,17 @@ export interface DirectoryOptions {
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
-export function globMatcher(pattern: string): (relPath: string) => boolean {
-  // Argo CD users write `{a.yaml}` for a single pattern; a one-item brace list means the item.
-  const trimmed = pattern.trim().replace(/^\{([^{},]*)\}$/, '$1');
+export function globMatcher(pattern: string, field = 'directory'): (relPath: string) => boolean {
+  const trimmed = pattern.trim();
   if (trimmed === '') return () => false;
-  return picomatch(trimmed, { dot: true, basename: !trimmed.includes('/') });
+  try {
+    const glob = compileGlob(trimmed);
+    return (relPath) => glob.match(relPath);
+  } catch (err) {
+    if (err instanceof GlobSyntaxError)
+      throw new ManifestRenderError(`${field}: ${err.message}`, { cause: err });
+    throw err;
+  }
 }
 
 /** Lists manifest files under `appDir` (repository-relative to `root`) honouring the options. */
@@ -29,8 +37,8 @@ export async function listManifestFiles(
   appDir: string,
   options: DirectoryOptions,
 ): Promise<string[]> {
-  const include = options.include.trim() ? globMatcher(options.include) : () => true;
-  const exclude = globMatcher(options.exclude);
+  const include = options.include.trim() ? globMatcher(options.include, 'directory.include') : () => true;
+  const exclude = globMatcher(options.exclude, 'directory.exclude');
   const files: string[] = [];
   const seen = new Set<string>();
   const walk = async (dir: string): Promise<void> => {

@@ -130,7 +130,7 @@ describe('manifest generation from a real repository', () => {
     );
     expect(names(only.manifests)).toEqual(['b']);
     const both = await generator.generate(
-      source('plain', { directory: { recurse: true, include: '{b.json,nested/*}', exclude: 'skip.yaml' } }),
+      source('plain', { directory: { recurse: true, include: '{b.json,nested/*}', exclude: '*/skip.yaml' } }),
       null,
     );
     expect(names(both.manifests)).toEqual(['b', 'c']);

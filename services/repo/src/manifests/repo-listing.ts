@@ -1,9 +1,10 @@
 // Directory and file listings at a revision, for ApplicationSet git generators. Patterns are
 // repository-relative globs (`*` stays within one path segment, `**` crosses them, `{a,b}` works);
-// a pattern marked exclude removes matches. Symbolic links are never followed for listings.
+// a pattern marked exclude removes matches. Symbolic links are never followed for listings. The
+// patterns are the tenant's: they go through the project's one linear-time glob engine.
 import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import picomatch from 'picomatch';
+import { compileGlob, GlobSyntaxError, type Glob } from '@capstan/glob';
 import type { CheckoutCredential, CheckoutStore } from '../checkouts/checkout-store.js';
 import { LruMap } from './lru-map.js';
 import { ManifestRenderError } from './manifest-errors.js';
@@ -21,14 +22,19 @@ export interface ListedFile {
 
 const MAX_CONTENT_BYTES = 1024 * 1024;
 
+function pathGlob(pattern: string): Glob {
+  try {
+    return compileGlob(pattern.replace(/^\/+/, ''), { separators: '/' });
+  } catch (err) {
+    if (err instanceof GlobSyntaxError) throw new ManifestRenderError(`path: ${err.message}`, { cause: err });
+    throw err;
+  }
+}
+
 function compile(patterns: readonly PathPattern[]): (rel: string) => boolean {
-  const includes = patterns
-    .filter((p) => !p.exclude)
-    .map((p) => picomatch(p.pattern.replace(/^\/+/, ''), { dot: true }));
-  const excludes = patterns
-    .filter((p) => p.exclude)
-    .map((p) => picomatch(p.pattern.replace(/^\/+/, ''), { dot: true }));
-  return (rel) => includes.some((m) => m(rel)) && !excludes.some((m) => m(rel));
+  const includes = patterns.filter((p) => !p.exclude).map((p) => pathGlob(p.pattern));
+  const excludes = patterns.filter((p) => p.exclude).map((p) => pathGlob(p.pattern));
+  return (rel) => includes.some((g) => g.match(rel)) && !excludes.some((g) => g.match(rel));
 }
 
 async function walk(root: string): Promise<{ dirs: string[]; files: string[] }> {
