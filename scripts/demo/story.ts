@@ -3,7 +3,8 @@
 // project whose destinationServiceAccounts name that account, registers the cluster with the
 // control-plane identity (which may only impersonate), adds the repository credential scoped to the
 // project, creates the Application and syncs it. Then the cluster's own audit log and Capstan's
-// audit trail show who did what.
+// audit trail show who did what. A second chapter (appset-story.ts) does the same with an
+// ApplicationSet that generates one Application per add-on folder.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -14,6 +15,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { effectiveUser, readAuditLog } from '@capstan/test/kube';
+import { runAppsetChapter } from './appset-story.js';
 import { capstan } from './capstan-cli.js';
 import type { ClusterInfo, GitInfo } from './launch.js';
 import { detail, done, heading, step } from './progress.js';
@@ -40,7 +42,7 @@ async function prepareTenant(adminKubeconfig: string): Promise<void> {
 }
 
 /** Who wrote to the tenant's namespace, according to the API server's own audit log. */
-async function clusterWrites(cluster: ClusterInfo, since: number): Promise<void> {
+export async function clusterWrites(cluster: ClusterInfo, since: number): Promise<void> {
   const writes = new Set(['create', 'update', 'patch', 'delete']);
   // The audit log is written asynchronously to the response: give it a moment to catch up.
   await new Promise((r) => setTimeout(r, 1_000));
@@ -203,4 +205,6 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
   await capstan(['audit', 'query', 'credential_decisions', '--project', story.project, '--limit', '10']);
   await capstan(['audit', 'query', 'access_decisions', '--limit', '12']);
   await capstan(['audit', 'verify']);
+
+  await runAppsetChapter(cluster, repo.url);
 }

@@ -17,6 +17,7 @@ import {
 } from './launch.js';
 import { detail, done, heading, step } from './progress.js';
 import { loadOrCreateSecrets } from './secrets.js';
+import { addonSet } from './appset-story.js';
 import { runStory } from './story.js';
 import { installation, paths, ports, story } from './stack.js';
 import { removeState, stopStack } from './teardown.js';
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
     `  npx capstan app get ${story.application}`,
     `  npx capstan app history ${story.application}`,
     `  npx capstan proj get ${story.project}`,
+    `  npx capstan appset get ${addonSet.name}`,
     `  npx capstan audit query sync --app ${story.application}`,
     `  npx capstan audit query credentials --project ${story.project}`,
     `  npx capstan audit query sync --outcome deny`,
