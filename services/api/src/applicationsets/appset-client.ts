@@ -5,12 +5,11 @@
 // ApplicationSetWritesService, audience repo for the git generators), so generation reads and writes
 // only what the user may. A caller that is not a user gets no delegation (appset refuses it).
 import type { Metadata } from '@grpc/grpc-js';
-import type { ServiceClient } from '@capstan/service-identity';
+import { peerError, type ServiceClient } from '@capstan/service-identity';
 import { appsetv1, unary } from '@capstan/proto';
 import { UnavailableError } from '@capstan/service';
 import type { Principal } from '../auth/principal.js';
 import { API_SERVICE, type Delegations } from '../auth/delegations.js';
-import { remoteErrors } from '../support/remote-errors.js';
 
 export const APPSET_SERVICE = 'appset';
 
@@ -50,7 +49,10 @@ export class UnconfiguredAppSetBackend implements AppSetBackend {
   }
 }
 
-const remote = remoteErrors(APPSET_SERVICE);
+/** A rejection handler: the peer's refusal as a CapstanError (one mapping, @capstan/service-identity's). */
+const remote = (err: unknown): never => {
+  throw peerError(err, APPSET_SERVICE);
+};
 
 export class GrpcAppSetBackend implements AppSetBackend {
   private readonly client: appsetv1.AppSetServiceClient;

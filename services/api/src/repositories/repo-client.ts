@@ -3,16 +3,18 @@
 // mints for this call (holder api, audience repo), which the repo service verifies and records in
 // its credential audit rows. A caller that is not a user gets no delegation (repo refuses it).
 import type { Metadata } from '@grpc/grpc-js';
-import type { ServiceClient } from '@capstan/service-identity';
+import { peerError, type ServiceClient } from '@capstan/service-identity';
 import type { Principal } from '../auth/principal.js';
 import { API_SERVICE, type Delegations } from '../auth/delegations.js';
 import { repov1, unary } from '@capstan/proto';
-import { remoteErrors } from '../support/remote-errors.js';
 import type { RepositoryInput } from '../apply/manifests.js';
 import type { RepoBackend, RepositoryView, SecretApplyOutcome } from './repositories.service.js';
 
 /** The repo service's answer keeps its code and message (they never hold secrets); the rest is "unavailable". */
-const remote = remoteErrors('repo');
+/** A rejection handler: the peer's refusal as a CapstanError (one mapping, @capstan/service-identity's). */
+const remote = (err: unknown): never => {
+  throw peerError(err, 'repo');
+};
 
 function view(c: repov1.Credential | undefined): RepositoryView {
   return {

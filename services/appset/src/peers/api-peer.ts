@@ -4,9 +4,8 @@
 // delegations for background reconciles). Every call carries a delegation: the caller's (minted by
 // the api for this request) or the set owner's (re-checked by the api when issued).
 import { apiv1, unary } from '@capstan/proto';
-import type { ServiceClient } from '@capstan/service-identity';
+import { fromPeer, type ServiceClient } from '@capstan/service-identity';
 import type { ClusterInfo } from '@capstan/appset-engine';
-import { fromPeer } from './remote-errors.js';
 
 export type Verdict = apiv1.GeneratedApplicationVerdict;
 

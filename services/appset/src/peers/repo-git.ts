@@ -4,9 +4,8 @@
 // revision-changed events then reach the reconciler. The credential is the one the repo service
 // selects for `project` (the set's template project when it is literal, else unscoped).
 import { repov1, unary } from '@capstan/proto';
-import type { ServiceClient } from '@capstan/service-identity';
+import { fromPeer, type ServiceClient } from '@capstan/service-identity';
 import type { GitListRequest, GitProvider } from '@capstan/appset-engine';
-import { fromPeer } from './remote-errors.js';
 
 export interface RepoPeer {
   /** A provider acting with `delegation` (audience repo); `beforeRead` runs before each repository is read. */
