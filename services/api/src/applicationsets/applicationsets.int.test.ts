@@ -147,18 +147,24 @@ describe('ApplicationSets forwarded to the appset service', () => {
   });
 
   it('refuses a set that would generate into another tenant, naming the Application, and writes nothing', async () => {
-    const res = await http(
-      'POST',
-      '/api/v1/applicationsets',
-      alice,
-      appSet('set-x', [
-        { name: 'x-ok', project: 'team-a' },
-        { name: 'x-in-b', project: 'team-b' },
-      ]),
-    );
-    expect(res.status).toBe(403);
-    expect(res.body.message).toContain('x-in-b: permission denied: applications, create, team-b/x-in-b');
+    // appset answers a refusal with the verdicts (not an error): the api's caller gets a refusal for
+    // create, its dry run, and a declarative apply alike, never a success.
+    const set = appSet('set-x', [
+      { name: 'x-ok', project: 'team-a' },
+      { name: 'x-in-b', project: 'team-b' },
+    ]);
+    const reason =
+      'application "x-in-b" (project "team-b", create): permission denied: applications, create, team-b/x-in-b';
+    for (const path of ['/api/v1/applicationsets', '/api/v1/applicationsets?dryRun=true']) {
+      const res = await http('POST', path, alice, set);
+      expect(res.status, path).toBe(403);
+      expect(res.body.message).toContain(`1 of 2 Applications refused: ${reason}`);
+    }
+    const applied = await http('POST', '/api/v1/apply', alice, { manifests: JSON.stringify(set) });
+    expect(applied.status).toBe(403);
+    expect(applied.body.message).toContain(reason);
     expect((await http('GET', '/api/v1/applications/x-ok', admin)).status).toBe(404);
+    expect((await http('GET', '/api/v1/applicationsets/set-x', alice)).status).toBe(404);
   });
 
   it('shows a set only to those who may get every Application it owns', async () => {
