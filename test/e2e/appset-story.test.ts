@@ -245,6 +245,15 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  /** The story's set, its template in `project`. */
+  const storySet = (project: string) =>
+    appSet({
+      name: 'team-a-apps',
+      project,
+      repoURL: appsRepo.url,
+      elements: '[{ env: prod }]',
+      preserve: true,
+    });
   const appNames = async (ctx: string) => {
     const r = await as(ctx, ['app', 'list', '-o', 'name']);
     ok(r, `app list: ${services()}`);
@@ -277,16 +286,7 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
   });
 
   it("generates the tenant's Applications, owned by the set, and syncs one as team-a's ServiceAccount", async () => {
-    const manifest = await file(
-      'team-a-apps.yaml',
-      appSet({
-        name: 'team-a-apps',
-        project: 'team-a',
-        repoURL: appsRepo.url,
-        elements: '[{ env: prod }]',
-        preserve: true,
-      }),
-    );
+    const manifest = await file('team-a-apps.yaml', storySet('team-a'));
     const created = await as('user-a', ['appset', 'create', manifest]);
     ok(created, `appset create: ${services()}`);
     expect(await appNames('user-a')).toEqual(['billing-prod', 'guestbook-prod']);
@@ -331,16 +331,7 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
     };
     // Into team-b's project: the git generator reads with the template project's credentials, and
     // team-b has none for team-a's repository, so nothing is generated at all.
-    const toProject = await file(
-      'team-a-apps-to-b.yaml',
-      appSet({
-        name: 'team-a-apps',
-        project: 'team-b',
-        repoURL: appsRepo.url,
-        elements: '[{ env: prod }]',
-        preserve: true,
-      }),
-    );
+    const toProject = await file('team-a-apps-to-b.yaml', storySet('team-b'));
     const intoProject = await as('user-a', ['appset', 'apply', toProject]);
     expect(intoProject.code, intoProject.stdout).not.toBe(0);
     expect(intoProject.stderr).toContain(`ApplicationSet ${SET}: INVALID_ARGUMENT: spec.generators[0]`);
@@ -351,13 +342,7 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
     // project rule.
     const toNamespace = await file(
       'team-a-apps-to-b-namespace.yaml',
-      appSet({
-        name: 'team-a-apps',
-        project: 'team-a',
-        repoURL: appsRepo.url,
-        elements: '[{ env: prod }]',
-        preserve: true,
-      }).replace("namespace: 'team-a-{{.env}}'", "namespace: 'team-b-{{.env}}'"),
+      storySet('team-a').replace("namespace: 'team-a-{{.env}}'", "namespace: 'team-b-{{.env}}'"),
     );
     const intoNamespace = await as('user-a', ['appset', 'apply', toNamespace]);
     expect(intoNamespace.code, intoNamespace.stdout).not.toBe(0);
