@@ -293,7 +293,11 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
     for (const name of ['billing-prod', 'guestbook-prod']) {
       const r = await as('user-a', ['app', 'get', name, '-o', 'json']);
       ok(r, `app get ${name}`);
-      expect(JSON.parse(r.stdout).spec).toMatchObject({
+      const app = JSON.parse(r.stdout) as { metadata: { ownerReferences?: unknown }; spec: unknown };
+      expect(app.metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'ApplicationSet', name: 'team-a-apps', controller: true }),
+      ]);
+      expect(app.spec).toMatchObject({
         project: 'team-a',
         source: { path: `apps/${name.split('-')[0]}` },
         destination: { name: 'story', namespace: 'team-a-prod' },

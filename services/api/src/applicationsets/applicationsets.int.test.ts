@@ -137,7 +137,17 @@ describe('ApplicationSets forwarded to the appset service', () => {
     );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.metadata).toMatchObject({ name: 'set-a', namespace: 'argocd' });
-    expect((await http('GET', '/api/v1/applications/a-one', alice)).status).toBe(200);
+    const app = await http('GET', '/api/v1/applications/a-one', alice);
+    expect(app.status).toBe(200);
+    // Owned by the set, as Argo CD shows it (metadata.ownerReferences, the set as controller).
+    expect(app.body.metadata.ownerReferences).toEqual([
+      expect.objectContaining({
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'ApplicationSet',
+        name: 'set-a',
+        controller: true,
+      }),
+    ]);
     const call = appset.received.find((r) => r.method === 'Upsert')!;
     expect(call.delegation).toMatchObject({ user: 'alice', holder: 'api', kind: 'user' });
     const keys = delegationPublicKeys((await testPki()).delegation.publicKeyPem);
