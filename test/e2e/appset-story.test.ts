@@ -18,6 +18,7 @@ import { startGitServer, type GitServer, type TestRepository } from '@capstan/te
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, startApiProcess, type ApiProcess, type CliResult } from './api-harness.js';
+import { appSet, configMap, eventually, listSet, ok } from './appset-story-fixtures.js';
 import { appsetCliChapter } from './appset-cli-steps.js';
 import {
   appsetTokens,
@@ -31,70 +32,6 @@ import { startServiceProcess, type ServiceProcess } from './service-process.js';
 const GIT_PASSWORD = `git-${randomBytes(8).toString('hex')}`;
 const SA_A = 'system:serviceaccount:team-a-prod:deployer';
 const SET = 'argocd/team-a-apps';
-
-const configMap = (name: string) =>
-  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  greeting: hello\n`;
-
-/** The set: a matrix of a list (env) and the directories apps/* of team-a's repository. */
-const appSet = (o: {
-  name: string;
-  project: string;
-  repoURL: string;
-  elements: string;
-  preserve?: boolean;
-}) =>
-  `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata: { name: ${o.name}, namespace: argocd }
-spec:
-  goTemplate: true
-  goTemplateOptions: ["missingkey=error"]
-  generators:
-    - matrix:
-        generators:
-          - list:
-              elements: ${o.elements}
-          - git:
-              repoURL: '${o.repoURL}'
-              revision: main
-              directories: [{ path: 'apps/*' }]
-  template:
-    metadata:
-      name: '{{.path.basename}}-{{.env}}'
-    spec:
-      project: ${o.project}
-      source: { repoURL: '${o.repoURL}', targetRevision: main, path: '{{.path.path}}' }
-      destination: { name: story, namespace: '${o.project}-{{.env}}' }
-${o.preserve ? '  syncPolicy: { preserveResourcesOnDeletion: true }\n' : ''}`;
-
-/** A set with a list generator only: it reads no repository, so anyone may have it generated. */
-const listSet = (o: { name: string; project: string; repoURL: string; elements: string }) =>
-  `apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata: { name: ${o.name}, namespace: argocd }
-spec:
-  goTemplate: true
-  generators: [{ list: { elements: ${o.elements} } }]
-  template:
-    metadata: { name: '{{.app}}-{{.env}}' }
-    spec:
-      project: ${o.project}
-      source: { repoURL: '${o.repoURL}', targetRevision: main, path: 'apps/{{.app}}' }
-      destination: { name: story, namespace: '${o.project}-{{.env}}' }
-`;
-
-const ok = (r: CliResult, what = '') =>
-  expect(r, `${what}\n${r.stderr}${r.stdout}`).toMatchObject({ code: 0 });
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 90_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-}
 
 describe('appset story: ApplicationSets of two tenants through the RBAC-checked api', () => {
   let cluster: KubeCluster;
