@@ -67,7 +67,7 @@ async function applyAndRead(ch: AppsetCliChapter, file: string): Promise<unknown
 
 async function refusedEdit(ch: AppsetCliChapter, file: string, specBefore: unknown): Promise<void> {
   const gen = await ch.cli(['appset', 'generate', file, '-o', 'json']);
-  expect(gen.code).toBe(1);
+  expect(gen.code, gen.stderr).toBe(1);
   expect(gen.stderr).toMatch(/Applications would be refused\n$/);
   const refusedNames = (JSON.parse(gen.stdout) as GenerateJson).verdicts
     .filter((v) => !v.allowed)

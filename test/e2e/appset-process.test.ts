@@ -1,7 +1,7 @@
 // The appset service as its own process, configured through the environment as in production
 // (appset-harness.ts): it migrates, serves AppSetService over mutual TLS to the api acting for a
 // user, and when the api it calls back is unreachable it refuses the write and stores nothing.
-// The whole story with the real api (two tenants, git pushes, delete) runs once both sides exist.
+// The whole story with the real api (two tenants, git pushes, delete) is appset-story.test.ts.
 import { Metadata, credentials, status } from '@grpc/grpc-js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

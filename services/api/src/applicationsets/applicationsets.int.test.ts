@@ -137,7 +137,17 @@ describe('ApplicationSets forwarded to the appset service', () => {
     );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.metadata).toMatchObject({ name: 'set-a', namespace: 'argocd' });
-    expect((await http('GET', '/api/v1/applications/a-one', alice)).status).toBe(200);
+    const app = await http('GET', '/api/v1/applications/a-one', alice);
+    expect(app.status).toBe(200);
+    // Owned by the set, as Argo CD shows it (metadata.ownerReferences, the set as controller).
+    expect(app.body.metadata.ownerReferences).toEqual([
+      expect.objectContaining({
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'ApplicationSet',
+        name: 'set-a',
+        controller: true,
+      }),
+    ]);
     const call = appset.received.find((r) => r.method === 'Upsert')!;
     expect(call.delegation).toMatchObject({ user: 'alice', holder: 'api', kind: 'user' });
     const keys = delegationPublicKeys((await testPki()).delegation.publicKeyPem);
@@ -147,18 +157,24 @@ describe('ApplicationSets forwarded to the appset service', () => {
   });
 
   it('refuses a set that would generate into another tenant, naming the Application, and writes nothing', async () => {
-    const res = await http(
-      'POST',
-      '/api/v1/applicationsets',
-      alice,
-      appSet('set-x', [
-        { name: 'x-ok', project: 'team-a' },
-        { name: 'x-in-b', project: 'team-b' },
-      ]),
-    );
-    expect(res.status).toBe(403);
-    expect(res.body.message).toContain('x-in-b: permission denied: applications, create, team-b/x-in-b');
+    // appset answers a refusal with the verdicts (not an error): the api's caller gets a refusal for
+    // create, its dry run, and a declarative apply alike, never a success.
+    const set = appSet('set-x', [
+      { name: 'x-ok', project: 'team-a' },
+      { name: 'x-in-b', project: 'team-b' },
+    ]);
+    const reason =
+      'application "x-in-b" (project "team-b", create): permission denied: applications, create, team-b/x-in-b';
+    for (const path of ['/api/v1/applicationsets', '/api/v1/applicationsets?dryRun=true']) {
+      const res = await http('POST', path, alice, set);
+      expect(res.status, path).toBe(403);
+      expect(res.body.message).toContain(`1 of 2 Applications refused: ${reason}`);
+    }
+    const applied = await http('POST', '/api/v1/apply', alice, { manifests: JSON.stringify(set) });
+    expect(applied.status).toBe(403);
+    expect(applied.body.message).toContain(reason);
     expect((await http('GET', '/api/v1/applications/x-ok', admin)).status).toBe(404);
+    expect((await http('GET', '/api/v1/applicationsets/set-x', alice)).status).toBe(404);
   });
 
   it('shows a set only to those who may get every Application it owns', async () => {

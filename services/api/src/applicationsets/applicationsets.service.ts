@@ -69,6 +69,25 @@ export function verdictOf(a: appsetv1.GeneratedApplication): Verdict {
   };
 }
 
+/**
+ * The appset service answers a write it refused (a generated or owned Application the caller may not
+ * write) with the verdicts and stores nothing; for the api's caller that is a refusal, never a
+ * success: PERMISSION_DENIED naming each refused Application, its project, action and reason.
+ */
+export function requireAccepted(result: appsetv1.ApplicationSetResult): appsetv1.ApplicationSetResult {
+  const refused = result.applications.map(verdictOf).filter((v) => !v.allowed);
+  if (refused.length === 0) return result;
+  throw new PermissionDeniedError(
+    `${refused.length} of ${result.applications.length} Applications refused: ` +
+      refused
+        .map(
+          (v) =>
+            `application ${JSON.stringify(v.name)} (project ${JSON.stringify(v.project)}, ${v.action}): ${v.reason}`,
+        )
+        .join('; '),
+  );
+}
+
 /** What a declarative apply of a set compares: the fields a manifest sets. */
 function comparable(set: Json): unknown {
   const meta = (set.metadata ?? {}) as Json;
@@ -173,7 +192,7 @@ export class ApplicationSetsService {
     const manifest = applicationSetManifest(set, 'applicationset');
     const ref = refOf(manifest);
     if (opts.upsert && (await this.find(ctx, ref))) await this.requireVisible(ctx, ref, 'update');
-    const result = await this.deps.backend.upsert(ctx.principal, manifest, opts);
+    const result = requireAccepted(await this.deps.backend.upsert(ctx.principal, manifest, opts));
     return applicationSetView(JSON.parse(result.applicationSetJson) as Json);
   }
 
@@ -186,7 +205,9 @@ export class ApplicationSetsService {
     const current = await this.find(ctx, ref);
     if (current && sameManifest(comparable(current), comparable(manifest))) return 'unchanged';
     if (current) await this.requireVisible(ctx, ref, 'update');
-    await this.deps.backend.upsert(ctx.principal, manifest, { upsert: true, dryRun: opts.dryRun });
+    requireAccepted(
+      await this.deps.backend.upsert(ctx.principal, manifest, { upsert: true, dryRun: opts.dryRun }),
+    );
     return current ? 'configured' : 'created';
   }
 

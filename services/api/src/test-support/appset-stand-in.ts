@@ -111,9 +111,9 @@ export async function startAppsetStandIn(pki: TestPki): Promise<AppsetStandIn> {
         allowUpdate: true,
         deleteMissing: true,
       });
-      const refused = res.applications.filter((v) => !v.allowed);
-      if (refused.length > 0)
-        throw failure(status.PERMISSION_DENIED, refused.map((v) => `${v.name}: ${v.reason}`).join('; '));
+      // As the real appset service: a refusal is the verdicts, with nothing stored (not an error).
+      if (res.applications.some((v) => !v.allowed))
+        return { applicationSetJson: JSON.stringify(manifest), applications: verdicts(res) };
       const stored = { ...manifest, metadata: { ...meta, namespace: key.split('/')[0] }, status: {} };
       if (!req.dryRun) self.sets.set(key, stored);
       return { applicationSetJson: JSON.stringify(stored), applications: verdicts(res) };
