@@ -3,4 +3,4 @@ export * from './tls.js';
 export * from './delegation.js';
 export * from './server.js';
 export * from './client.js';
-export * from './peer-errors.js';
+export * from './grpc-errors.js';

@@ -13,6 +13,7 @@ import {
 } from '@grpc/grpc-js';
 import type { Logger } from '@capstan/service';
 import {
+  toServiceError,
   DELEGATION_METADATA_KEY,
   peerService,
   REFUSED_METADATA_KEYS,
@@ -22,7 +23,6 @@ import {
 import type { ApiServices } from '../services.js';
 import { apiServices } from './operations/index.js';
 import { dispatch } from './dispatch.js';
-import { toGrpcError } from './errors.js';
 import type { RequestMetrics } from './request-metrics.js';
 import type { Operation } from './operation.js';
 import { EncodedResponse } from './encoded-response.js';
@@ -89,7 +89,7 @@ export async function startGrpcServer(opts: {
             ),
           )
           .then((bytes) => callback(null, bytes))
-          .catch((err: unknown) => callback(toGrpcError(err, opts.logger)));
+          .catch((err: unknown) => callback(toServiceError(err, opts.logger)));
       };
     }
     for (const [name, method] of Object.entries(

@@ -1,23 +1,13 @@
 // The AppSetService gRPC handlers: authenticate (only the api, for a user), translate messages to the
 // flows and back. Errors leave as gRPC statuses with the workspace mapping, field violations in a
 // trailer; internal errors are logged and not described.
-import { Metadata, type handleUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import type { handleUnaryCall } from '@grpc/grpc-js';
 import type { appsetv1 } from '@capstan/proto';
-import { fieldViolationsMetadata } from '@capstan/proto';
-import { CapstanError, grpcStatusFor, publicMessageOf, ValidationError, type Logger } from '@capstan/service';
-import type { ServiceAuthenticator } from '@capstan/service-identity';
+import { ValidationError, type Logger } from '@capstan/service';
+import { toServiceError, type ServiceAuthenticator } from '@capstan/service-identity';
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { AppSetFlows, Caller, SetResult } from '../flows/appset-flows.js';
 import { authenticateAppSetCall, type AppSetMethod, type UserCall } from './service-identity.js';
-
-function toServiceError(err: unknown, logger: Logger, method: string): Partial<ServiceError> {
-  if (!(err instanceof CapstanError) || err.code === 'INTERNAL') logger.error({ err, method }, 'call failed');
-  const metadata =
-    err instanceof ValidationError
-      ? fieldViolationsMetadata(err.violations.map((v) => ({ field: v.field, description: v.description })))
-      : new Metadata();
-  return { code: grpcStatusFor(err), details: publicMessageOf(err), metadata };
-}
 
 function callerOf(identity: UserCall, delegations: appsetv1.CallerDelegations | undefined): Caller {
   if (!delegations?.api)

@@ -8,9 +8,8 @@ import type { CredentialInput, CredentialMetadata } from '../credentials/credent
 import type { CredentialService, LookupResult } from '../credentials/credential-service.js';
 import type { ManifestGenerator } from '../manifests/manifest-generator.js';
 import type { RepoListing } from '../manifests/repo-listing.js';
-import type { ServiceAuthenticator } from '@capstan/service-identity';
+import { toServiceError, type ServiceAuthenticator } from '@capstan/service-identity';
 import { authenticateRepoCall, type CallerIdentity } from './service-identity.js';
-import { toServiceError } from './rpc-errors.js';
 import type { RepoMetrics } from '../observability/repo-metrics.js';
 import { FULL_SHA } from '../checkouts/revision.js';
 import { validateRepoUrl } from '../credentials/repo-url.js';

@@ -3,7 +3,7 @@ import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { CapstanError, UnavailableError, ValidationError } from '@capstan/service';
 import { fieldViolationsMetadata } from '@capstan/proto';
-import { fromPeer, peerError } from './peer-errors.js';
+import { fromPeer, peerError, toServiceError } from './grpc-errors.js';
 
 const grpcError = (code: number, details: string, metadata = new Metadata()): ServiceError =>
   Object.assign(new Error(details), { code, details, metadata });
@@ -35,5 +35,23 @@ describe('peer errors', () => {
     await expect(fromPeer('repo', () => Promise.reject(new Error('ECONNREFUSED')))).rejects.toThrow(
       'the repo service is unavailable',
     );
+  });
+});
+
+describe('errors leaving a gRPC server', () => {
+  const logged: unknown[] = [];
+  const logger = { error: (o: unknown) => logged.push(o) } as unknown as Parameters<typeof toServiceError>[1];
+
+  it('keeps a domain error and its field paths, and a peer reads them back as they were', () => {
+    const out = toServiceError(new ValidationError([{ field: 'spec.x', description: 'bad' }]), logger);
+    expect(out.code).toBe(status.INVALID_ARGUMENT);
+    const back = peerError({ ...out, message: out.details } as ServiceError, 'appset');
+    expect((back as ValidationError).violations).toEqual([{ field: 'spec.x', description: 'bad' }]);
+  });
+
+  it('never describes an unexpected error to the caller, and logs it', () => {
+    const out = toServiceError(new Error('password=hunter2 at db.ts:12'), logger, 'upsert');
+    expect([out.code, out.details]).toEqual([status.INTERNAL, 'internal error']);
+    expect(logged).toHaveLength(1);
   });
 });

@@ -1,10 +1,31 @@
-// How a peer service's gRPC refusal reaches the code that called it: its code and message are kept
-// (Capstan services never put a secret in them), field violations keep their paths; anything else
-// (a connection failure, an internal error) becomes "the <service> service is unavailable". The one
-// mapping the other way (CapstanError → gRPC/HTTP status) is @capstan/service's status.ts.
-import { status, type ServiceError } from '@grpc/grpc-js';
-import { CapstanError, UnavailableError, ValidationError, type ErrorCode } from '@capstan/service';
-import { fieldViolationsOf } from '@capstan/proto';
+// Errors across a gRPC edge, both ways, for every server and client of the project:
+// - leaving a server (toServiceError): the code from @capstan/service's one mapping, the public
+//   message (internal errors are logged and not described), field violations in a trailer;
+// - coming back from a peer (peerError, fromPeer): its code and message are kept (Capstan services
+//   never put a secret in them), field violations keep their paths; anything else (a connection
+//   failure, an internal error) becomes "the <service> service is unavailable".
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import {
+  CapstanError,
+  UnavailableError,
+  ValidationError,
+  grpcStatusFor,
+  publicMessageOf,
+  type ErrorCode,
+  type Logger,
+} from '@capstan/service';
+import { fieldViolationsMetadata, fieldViolationsOf } from '@capstan/proto';
+
+/** The gRPC status a failed call answers with; unexpected and internal errors are logged here. */
+export function toServiceError(err: unknown, logger: Logger, method?: string): Partial<ServiceError> {
+  if (!(err instanceof CapstanError) || err.code === 'INTERNAL')
+    logger.error(method ? { err, method } : { err }, 'call failed');
+  const metadata =
+    err instanceof ValidationError
+      ? fieldViolationsMetadata(err.violations.map((v) => ({ field: v.field, description: v.description })))
+      : new Metadata();
+  return { code: grpcStatusFor(err), details: publicMessageOf(err), metadata };
+}
 
 /** The statuses a caller is told as they are; a peer refusing our own identity is a denial. */
 const RELAYED: Partial<Record<number, ErrorCode>> = {
