@@ -6,10 +6,9 @@ import type { ApiDatabase } from '../support/db.table.js';
 import { findApplications, type StoredApplication } from '../applications/application.repository.js';
 import { APPLICATION_SET_KIND, controllerOf, type SetRef } from './ownership.js';
 
-/** Name and project of every Application owned by `set`, by name. */
-export async function findOwnedApplications(db: Kysely<ApiDatabase>, set: SetRef): Promise<OwnedSummary[]> {
-  const owner = JSON.stringify([{ kind: APPLICATION_SET_KIND, name: set.name }]);
-  const rows = await db
+/** Applications with owner references (of `namespace`, when given), with just what ownership needs. */
+function ownedRows(db: Kysely<ApiDatabase>, namespace?: string) {
+  let q = db
     .withSchema('api')
     .selectFrom('applications')
     .select([
@@ -17,22 +16,31 @@ export async function findOwnedApplications(db: Kysely<ApiDatabase>, set: SetRef
       'name',
       'project',
       sql<unknown>`manifest->'metadata'->'ownerReferences'`.as('refs'),
-    ])
-    .where('namespace', '=', set.namespace)
+    ]);
+  if (namespace) q = q.where('namespace', '=', namespace);
+  return q;
+}
+
+/** The ApplicationSet controlling an owned row, if any. */
+function controllingSet(r: { namespace: string; name: string; refs: unknown }): string | undefined {
+  const app = {
+    metadata: { name: r.name, namespace: r.namespace, ownerReferences: r.refs },
+  } as unknown as Application;
+  const c = controllerOf(app);
+  return c?.kind === APPLICATION_SET_KIND ? c.name : undefined;
+}
+
+/** Name and project of every Application owned by `set`, by name. */
+export async function findOwnedApplications(db: Kysely<ApiDatabase>, set: SetRef): Promise<OwnedSummary[]> {
+  const owner = JSON.stringify([{ kind: APPLICATION_SET_KIND, name: set.name }]);
+  const rows = await ownedRows(db, set.namespace)
     .where(sql<boolean>`(manifest->'metadata'->'ownerReferences') @> ${owner}::jsonb`)
     .execute();
   return rows
-    .filter((r) => {
-      const c = controllerOf(asOwned(r));
-      return c?.kind === APPLICATION_SET_KIND && c.name === set.name;
-    })
+    .filter((r) => controllingSet(r) === set.name)
     .map((r) => ({ name: r.name, project: r.project }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
-
-/** Just enough of an Application to read its owner references. */
-const asOwned = (r: { namespace: string; name: string; refs: unknown }) =>
-  ({ metadata: { name: r.name, namespace: r.namespace, ownerReferences: r.refs } }) as unknown as Application;
 
 /** Existing Applications of `namespace` with these names, by name. */
 export async function findByNames(
@@ -57,25 +65,14 @@ export async function ownedBySet(
   db: Kysely<ApiDatabase>,
   namespace: string,
 ): Promise<Map<string, OwnedSummary[]>> {
-  let q = db
-    .withSchema('api')
-    .selectFrom('applications')
-    .select([
-      'namespace',
-      'name',
-      'project',
-      sql<unknown>`manifest->'metadata'->'ownerReferences'`.as('refs'),
-    ])
-    .where(sql<boolean>`manifest->'metadata' ? 'ownerReferences'`);
-  if (namespace) q = q.where('namespace', '=', namespace);
+  const rows = await ownedRows(db, namespace)
+    .where(sql<boolean>`manifest->'metadata' ? 'ownerReferences'`)
+    .execute();
   const out = new Map<string, OwnedSummary[]>();
-  for (const r of await q.execute()) {
-    const app = {
-      metadata: { name: r.name, namespace: r.namespace, ownerReferences: r.refs },
-    } as unknown as Application;
-    const c = controllerOf(app);
-    if (c?.kind !== APPLICATION_SET_KIND) continue;
-    const key = `${r.namespace}/${c.name}`;
+  for (const r of rows) {
+    const set = controllingSet(r);
+    if (set === undefined) continue;
+    const key = `${r.namespace}/${set}`;
     out.set(key, [...(out.get(key) ?? []), { name: r.name, project: r.project }]);
   }
   return out;
