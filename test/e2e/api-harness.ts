@@ -6,9 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loggedPort, startServiceProcess } from './service-process.js';
+import { loggedPort, startServiceProcess, testPki } from '../src/infra/index.js';
 import type { TestBus } from '@capstan/test/infra';
-import { testPki } from '../src/infra/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const capstanBin = path.resolve(here, '../../cli/bin/capstan.js');

@@ -11,9 +11,8 @@
 //     apiAddress: api.grpcAddress, repoAddress: repo.grpcAddress, repoToken: repo.serviceToken('appset') });
 import { randomBytes } from 'node:crypto';
 import type { TestBus } from '@capstan/test/infra';
-import { testPki } from '../src/infra/index.js';
+import { testPki, loggedPort, startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
 import { freePorts } from '../src/kube/loopback.js';
-import { loggedPort, startServiceProcess, type ServiceProcess } from './service-process.js';
 
 export interface AppsetTokens {
   /** What the api presents to appset (appset's auth.service-tokens `api=`; the api's appset.service-token). */

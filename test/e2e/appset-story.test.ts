@@ -27,7 +27,7 @@ import {
   type AppsetProcess,
 } from './appset-harness.js';
 import { startRepoProcess, type RepoProcess } from './repo-harness.js';
-import { startServiceProcess, type ServiceProcess } from './service-process.js';
+import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
 
 const GIT_PASSWORD = `git-${randomBytes(8).toString('hex')}`;
 const SA_A = 'system:serviceaccount:team-a-prod:deployer';

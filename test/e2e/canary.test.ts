@@ -17,7 +17,7 @@ import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } fr
 import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, startApiProcess, type ApiProcess, type CliResult } from './api-harness.js';
 import { startRepoProcess, type RepoProcess } from './repo-harness.js';
-import { startServiceProcess, type ServiceProcess } from './service-process.js';
+import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
 import { readNamespaceMessages } from './bus-dump.js';
 
 const run = promisify(execFile);

@@ -5,9 +5,14 @@
 import { createPrivateKey, randomBytes, randomUUID } from 'node:crypto';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { SignJWT } from 'jose';
-import { testPki, type ServiceName, type TestPki } from '../src/infra/index.js';
+import {
+  testPki,
+  type ServiceName,
+  type TestPki,
+  loggedPort,
+  startServiceProcess,
+} from '../src/infra/index.js';
 import { repov1, unary, type UnaryMethod } from '@capstan/proto';
-import { loggedPort, startServiceProcess } from './service-process.js';
 import type { TestBus } from '@capstan/test/infra';
 
 export interface RepoProcess {

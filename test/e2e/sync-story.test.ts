@@ -15,7 +15,7 @@ import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } fr
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
 import { startRepoProcess, type RepoProcess } from './repo-harness.js';
-import { startServiceProcess, type ServiceProcess } from './service-process.js';
+import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
 
 const GIT_PASSWORD = `git-${randomBytes(8).toString('hex')}`;
 const SA = 'system:serviceaccount:team-a-prod:deployer';

@@ -2,12 +2,10 @@
 // mutual TLS with the run's PKI, appset's token, the api's delegation key) reading a real git server:
 // the set's Applications follow the repository's directories, the repo service records the reads as
 // the delegated user, and a push regenerates the set without anyone calling the API.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitPush, newEvent } from '@capstan/events';
@@ -16,52 +14,23 @@ import { startGitServer, type GitServer, type TestRepository } from '@capstan/te
 import {
   createTestBus,
   createTestDatabase,
+  loggedPort,
+  startServiceProcess,
   testPki,
+  type ServiceProcess,
   type TestBus,
   type TestDatabase,
 } from '@capstan/test/infra';
 import { DelegationIssuer, delegationPrivateKey } from '@capstan/service-identity';
 import { startHarness, type Harness } from '../test-support/harness.js';
 
-const repoMain = fileURLToPath(new URL('../../../repo/dist/main.js', import.meta.url));
-
-/** The repo service's built process; resolves with its gRPC address once it has started. */
-async function startRepoService(
-  env: Record<string, string>,
-): Promise<{ address: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [repoMain], {
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? '/root',
-      CAPSTAN_HTTP_PORT: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const address = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`repo did not start:\n${out}`)), 90_000);
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const port = /"grpcPort":(\d+)/.exec(out);
-      if (port && out.includes('service started')) {
-        clearTimeout(timer);
-        resolve(`127.0.0.1:${port[1]}`);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`repo exited with ${code}:\n${out}`)));
-  });
-  return { address, child };
-}
-
 describe('git generators through the repo service', () => {
   let git: GitServer;
   let apps: TestRepository;
   let repoDb: TestDatabase;
   let repoBus: TestBus;
-  let repo: { address: string; child: ChildProcess };
+  let repo: ServiceProcess;
+  let repoAddress: string;
   let cache: string;
   let h: Harness;
   let caller: { api: string; repo: string };
@@ -78,7 +47,7 @@ describe('git generators through the repo service', () => {
     await apps.commit({ 'apps/a/cm.yaml': 'kind: ConfigMap\n', 'apps/b/cm.yaml': 'kind: ConfigMap\n' });
     // The repo service and appset share one bus namespace, so the repo's events reach appset's consumers.
     repoBus = await createTestBus();
-    repo = await startRepoService({
+    repo = await startServiceProcess('repo', {
       DATABASE_URL: repoDb.url,
       ...repoBus.env('repo'),
       ...pki.env('repo'),
@@ -92,9 +61,10 @@ describe('git generators through the repo service', () => {
       CAPSTAN_AUTH_DELEGATION_PUBLIC_KEY: pki.delegation.publicKeyPem,
       CAPSTAN_REVISION_CACHE_TTL_MS: '0',
     });
+    repoAddress = `127.0.0.1:${loggedPort(repo, 'grpcPort')}`;
     h = await startHarness(
       {
-        CAPSTAN_REPO_ADDRESS: repo.address,
+        CAPSTAN_REPO_ADDRESS: repoAddress,
         CAPSTAN_REPO_SERVICE_TOKEN: token,
         CAPSTAN_RECONCILE_TICK_MS: '200',
       },
@@ -109,7 +79,7 @@ describe('git generators through the repo service', () => {
 
   afterAll(async () => {
     await h?.stop();
-    repo?.child.kill('SIGTERM');
+    await repo?.stop();
     await repoBus?.cleanup();
     await git?.close();
     await repoDb?.drop();

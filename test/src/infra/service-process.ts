@@ -1,6 +1,6 @@
 // Starts a built service (services/<name>/dist/main.js) as its own process, configured through the
 // environment as in production, and waits for its "service started" log line. The stories' harnesses
-// (api, repo, sync, appset) differ only in the settings they pass and the ports they read from that output.
+// (api, repo, sync, appset) and the services' own integration tests differ only in the settings they pass and the ports they read from that output.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +19,8 @@ export async function startServiceProcess(
   env: Record<string, string>,
   args: string[] = [],
 ): Promise<ServiceProcess> {
-  const main = path.resolve(here, `../../services/${name}/dist/main.js`);
+  // From test/src/infra and test/dist/infra alike, three levels up is the repository root.
+  const main = path.resolve(here, `../../../services/${name}/dist/main.js`);
   if (!existsSync(main))
     throw new Error(`${main} is missing: build first (npx turbo run build --filter=@capstan/${name}...)`);
   const child = spawn(process.execPath, [main, ...args], {
