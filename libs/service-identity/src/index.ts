@@ -4,3 +4,4 @@ export * from './delegation.js';
 export * from './server.js';
 export * from './client.js';
 export * from './grpc-errors.js';
+export * from './server-settings.js';

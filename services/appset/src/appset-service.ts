@@ -2,25 +2,16 @@
 // (Go template module loaded once), the peers (api, repo) over mutual TLS with this service's
 // identity, the AppSetService gRPC server (mutual TLS, only the api, always for a user), the
 // reconciler and its trigger consumers.
-import { readFileSync } from 'node:fs';
 import { Server } from '@grpc/grpc-js';
 import type { Kysely } from 'kysely';
 import { postgresDeadLetters, startBackbone, type Bus } from '@capstan/events';
 import { appsetv1 } from '@capstan/proto';
+import { type CommonConfig, type ConfigOf, type ServiceContext } from '@capstan/service';
 import {
-  FailedPreconditionError,
-  type CommonConfig,
-  type ConfigOf,
-  type ServiceContext,
-} from '@capstan/service';
-import {
-  delegationPublicKeys,
-  DelegationVerifier,
+  internalServerAuthenticator,
   requireTls,
   serverCredentials,
   ServiceClient,
-  ServiceTokens,
-  type ServiceAuthenticator,
 } from '@capstan/service-identity';
 import type { appsetSettings } from './settings.js';
 import { appsetMigrations, APPSET_SCHEMA } from './migrations/index.js';
@@ -55,7 +46,8 @@ export async function startAppset(
 ): Promise<AppSetHandles> {
   const config = ctx.config;
   const tls = requireTls(config, 'appset');
-  const auth = serviceAuthenticator(config);
+  // Every method acts for a user: without the api's key no call could ever be accepted.
+  const auth = internalServerAuthenticator(config, 'appset', { requireDelegations: true });
   const backbone = await startBackbone<AppSetDatabase>(ctx, {
     schema: APPSET_SCHEMA,
     migrations: appsetMigrations,
@@ -119,23 +111,4 @@ export async function startAppset(
   reconciler.start();
   ctx.onShutdown('reconciler', () => reconciler.stop());
   return { grpcPort, db, bus, flows, reconciler };
-}
-
-/** Service tokens bound to client certificates, and the api's delegation key (required: every call acts for a user). */
-function serviceAuthenticator(config: AppSetConfig): ServiceAuthenticator {
-  const pem =
-    config['auth.delegation-public-key'] ||
-    (config['auth.delegation-public-key-file']
-      ? readFileSync(config['auth.delegation-public-key-file'], 'utf8')
-      : '');
-  // Every method acts for a user: without the api's key no call could ever be accepted.
-  if (!pem)
-    throw new FailedPreconditionError(
-      "appset: set auth.delegation-public-key or auth.delegation-public-key-file (the api's delegation public key)",
-    );
-  return {
-    tokens: new ServiceTokens(config['auth.service-tokens']),
-    delegations: new DelegationVerifier(delegationPublicKeys(pem), 'appset'),
-    requireCertificate: true,
-  };
 }

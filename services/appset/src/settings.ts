@@ -2,39 +2,17 @@
 // tokens, the TLS key) come from the environment or the configuration file only.
 import { z } from 'zod';
 import type { Settings } from '@capstan/service';
-import { tlsSettings } from '@capstan/service-identity';
+import { internalServerSettings, tlsSettings } from '@capstan/service-identity';
 import { DEFAULT_LIMITS } from '@capstan/appset-engine';
 
 const positive = z.coerce.number().int().positive();
 
 export const appsetSettings = {
-  'grpc.host': {
-    schema: z.string().min(1),
-    default: '127.0.0.1',
-    description: 'address of the internal gRPC server (AppSetService, called by the api only)',
-  },
-  'grpc.port': {
-    schema: z.coerce.number().int().min(0).max(65535),
-    default: 8092,
-    description: 'port of the internal gRPC server (0 picks a free port)',
-  },
-  'auth.service-tokens': {
-    schema: z.string().min(1, 'is required'),
-    secret: true,
-    description: 'token of the one service allowed to call, "api=<token>" (at least 32 characters)',
-  },
-  'auth.delegation-public-key': {
-    schema: z.string().default(''),
-    default: '',
-    env: 'CAPSTAN_AUTH_DELEGATION_PUBLIC_KEY',
-    description:
-      "the api's Ed25519 delegation public key (PEM; several blocks during a rotation); empty: auth.delegation-public-key-file",
-  },
-  'auth.delegation-public-key-file': {
-    schema: z.string().default(''),
-    default: '',
-    description: 'file holding the delegation public key (without one, every call is refused)',
-  },
+  ...internalServerSettings({
+    port: 8092,
+    purpose: 'AppSetService, called by the api only',
+    callers: '"api=<token>"',
+  }),
   ...tlsSettings,
   'api.address': {
     schema: z.string().min(1),

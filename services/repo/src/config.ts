@@ -4,41 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Settings } from '@capstan/service';
-import { tlsSettings } from '@capstan/service-identity';
+import { internalServerSettings, tlsSettings } from '@capstan/service-identity';
 
 const bytes = z.coerce.number().int().positive();
 const ms = z.coerce.number().int().nonnegative();
 
 export const repoSettings = {
-  'grpc.host': {
-    schema: z.string().min(1),
-    default: '127.0.0.1',
-    description: 'address of the internal gRPC server',
-  },
-  'grpc.port': {
-    schema: z.coerce.number().int().min(0).max(65535),
-    default: 8091,
-    description: 'port of the internal gRPC server (0 picks a free port)',
-  },
-  'auth.service-tokens': {
-    schema: z.string().min(1, 'is required'),
-    secret: true,
-    description:
-      'tokens of the services allowed to call, "api=<token>,sync=<token>,appset=<token>" (each at least 32 characters)',
-  },
-  'auth.delegation-public-key': {
-    schema: z.string().default(''),
-    default: '',
-    env: 'CAPSTAN_AUTH_DELEGATION_PUBLIC_KEY',
-    description:
-      "the api's Ed25519 delegation public key (PEM; several blocks during a rotation); empty: auth.delegation-public-key-file",
-  },
-  'auth.delegation-public-key-file': {
-    schema: z.string().default(''),
-    default: '',
-    description:
-      'file holding the delegation public key (without one, every call acting for a user is refused)',
-  },
+  ...internalServerSettings({
+    port: 8091,
+    purpose: 'RepoService: credentials, manifests, listings',
+    callers: '"api=<token>,sync=<token>,appset=<token>"',
+  }),
   ...tlsSettings,
   'credentials.encryption-keys': {
     schema: z.string().default(''),

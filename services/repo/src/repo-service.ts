@@ -1,6 +1,5 @@
 // Wires the repo service: database and bus (through the shared backbone), credential store,
 // checkouts, manifest generation, change detection, and the internal gRPC server.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Server } from '@grpc/grpc-js';
 import { startBackbone, type Bus } from '@capstan/events';
@@ -27,14 +26,7 @@ import { locateTool } from './manifests/render-tools.js';
 import { repoMigrations } from './migrations/index.js';
 import { RepoMetrics } from './observability/repo-metrics.js';
 import { repoServiceImplementation } from './rpc/repo-rpc.js';
-import {
-  delegationPublicKeys,
-  DelegationVerifier,
-  requireTls,
-  serverCredentials,
-  ServiceTokens,
-  type ServiceAuthenticator,
-} from '@capstan/service-identity';
+import { internalServerAuthenticator, requireTls, serverCredentials } from '@capstan/service-identity';
 
 export type RepoConfig = ConfigOf<typeof repoSettings> & CommonConfig;
 
@@ -48,7 +40,7 @@ export interface RepoServiceHandles {
 
 export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoServiceHandles> {
   const config = ctx.config;
-  const auth = serviceAuthenticator(config);
+  const auth = internalServerAuthenticator(config, 'repo');
   const tls = requireTls(config, 'repo');
   const keyring = await loadKeyring(
     { value: config['credentials.encryption-keys'], file: config['credentials.encryption-key-file'] },
@@ -130,18 +122,4 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   ctx.onShutdown('polling', () => changes.stop());
 
   return { grpcPort, db: repoDb, bus, checkouts, changes };
-}
-
-/** Service tokens bound to client certificates, and the api's delegation key when configured. */
-function serviceAuthenticator(config: RepoConfig): ServiceAuthenticator {
-  const pem =
-    config['auth.delegation-public-key'] ||
-    (config['auth.delegation-public-key-file']
-      ? readFileSync(config['auth.delegation-public-key-file'], 'utf8')
-      : '');
-  return {
-    tokens: new ServiceTokens(config['auth.service-tokens']),
-    ...(pem ? { delegations: new DelegationVerifier(delegationPublicKeys(pem), 'repo') } : {}),
-    requireCertificate: true,
-  };
 }
