@@ -8,6 +8,8 @@ export interface DeliveredRow {
   kind: 'AppProject' | 'Application';
   namespace: string;
   name: string;
+  /** The RBAC object: a project's name, an Application's `<project>/<name>`. */
+  object: string;
   annotations?: Record<string, string>;
 }
 
@@ -17,13 +19,15 @@ export async function findDelivered(db: Kysely<ApiDatabase>, app: AppRef): Promi
     kind: DeliveredRow['kind'];
     namespace: string;
     name: string;
+    object: string;
     annotations: unknown;
   }>`
-    select 'AppProject' as kind, namespace, name, manifest->'metadata'->'annotations' as annotations
+    select 'AppProject' as kind, namespace, name, name as object, manifest->'metadata'->'annotations' as annotations
       from api.projects
      where starts_with(manifest->'metadata'->'annotations'->>${TRACKING_ANNOTATION}, ${prefix})
     union all
-    select 'Application' as kind, namespace, name, manifest->'metadata'->'annotations' as annotations
+    select 'Application' as kind, namespace, name, project || '/' || name as object,
+           manifest->'metadata'->'annotations' as annotations
       from api.applications
      where starts_with(manifest->'metadata'->'annotations'->>${TRACKING_ANNOTATION}, ${prefix})
      order by kind, namespace, name`.execute(db);
@@ -31,6 +35,7 @@ export async function findDelivered(db: Kysely<ApiDatabase>, app: AppRef): Promi
     kind: r.kind,
     namespace: r.namespace,
     name: r.name,
+    object: r.object,
     ...(r.annotations && typeof r.annotations === 'object'
       ? { annotations: r.annotations as Record<string, string> }
       : {}),

@@ -70,7 +70,7 @@ export class DeliveredObjectsService {
       verdicts.map((v) => ({
         resource: v.kind === 'AppProject' ? 'projects' : 'applications',
         action: auditAction(v.action),
-        object: objectKey(v),
+        object: v.object,
         decision: { allowed: v.allowed, reason: `${v.reason} (operation ${input.operationId})` },
       })),
     );
@@ -227,6 +227,7 @@ export class DeliveredObjectsService {
           kind: kind || 'object',
           namespace,
           name,
+          object: kind === 'AppProject' ? name : `*/${name}`,
           action: 'refused',
           allowed: false,
           reason: `${kind || 'object'} ${JSON.stringify(name)} is invalid: ${err.message}`,

@@ -37,6 +37,8 @@ export interface DeliveryVerdict {
   kind: string;
   namespace: string;
   name: string;
+  /** The RBAC object of the audit row: a project's name, an Application's `<project>/<name>`. */
+  object: string;
   action: DeliveryAction;
   allowed: boolean;
   reason: string;
@@ -56,6 +58,9 @@ export interface DeliveryInput {
 
 export const objectKey = (o: { namespace: string; name: string }) => `${o.namespace}/${o.name}`;
 
+const rbacObject = (o: DeliveredObject): string =>
+  o.kind === 'AppProject' ? o.name : `${o.value.spec.project}/${o.name}`;
+
 export function decideDelivery(input: DeliveryInput): DeliveryVerdict[] {
   const { deliverer, objects } = input;
   const deliveredProjects = objects.flatMap((o) => (o.kind === 'AppProject' ? [o.value] : []));
@@ -70,7 +75,7 @@ export function decideDelivery(input: DeliveryInput): DeliveryVerdict[] {
   const own = ProjectChain.resolve(deliverer.application.spec.project, input.projects);
 
   return objects.map((o): DeliveryVerdict => {
-    const base = { kind: o.kind, namespace: o.namespace, name: o.name };
+    const base = { kind: o.kind, namespace: o.namespace, name: o.name, object: rbacObject(o) };
     const refuse = (reason: string): DeliveryVerdict => ({
       ...base,
       action: 'refused',
@@ -156,12 +161,13 @@ export function decidePrune(
     kind: 'AppProject' | 'Application';
     namespace: string;
     name: string;
+    object: string;
     annotations?: Record<string, string>;
   }[],
   option: 'Prune=false' | 'Delete=false',
 ): DeliveryVerdict[] {
   return stale.map((o) => {
-    const base = { kind: o.kind, namespace: o.namespace, name: o.name };
+    const base = { kind: o.kind, namespace: o.namespace, name: o.name, object: o.object };
     const options = (o.annotations?.['argocd.argoproj.io/sync-options'] ?? '')
       .split(',')
       .map((s) => s.trim());
