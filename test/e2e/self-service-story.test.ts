@@ -16,7 +16,7 @@ import { startGitServer, type GitServer, type TestRepository } from '@capstan/te
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
-import { ok } from './appset-story-fixtures.js';
+import { eventually, ok } from './appset-story-fixtures.js';
 import { startRepoProcess, type RepoProcess } from './repo-harness.js';
 import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
 import {
@@ -391,5 +391,22 @@ describe('self-service story: AppProjects and Applications delivered from git, b
       (JSON.parse(denied.stdout) as { fields: { reason: string } }[]).map((r) => r.fields.reason),
     ).toContainEqual(expect.stringContaining('AppProject "rogue": spec.parentProject "platform"'));
     expect(await decisions('application:argocd/other-delivery')).toContain('deny:team-x');
+  });
+
+  it('deletes what the Application delivered when it is deleted with cascade', async () => {
+    for (const app of ['guestbook-x']) ok(await as('dev-x', ['app', 'delete', app]), `delete ${app}`);
+    ok(await as('admin', ['app', 'delete', 'other-delivery']), 'delete other-delivery');
+    ok(await as('admin', ['app', 'delete', 'self-service-projects', '--cascade']), 'cascade delete');
+    await eventually('the delivered objects to be deleted', async () => {
+      const apps = (await as('admin', ['app', 'list', '-o', 'name'])).stdout.split('\n').filter(Boolean);
+      const left = [
+        ...apps,
+        ...((await project('team-x')) ? ['team-x'] : []),
+        ...((await project('team-z')) ? ['team-z'] : []),
+      ];
+      return left.length === 0 ? true : undefined;
+    });
+    // The parents the admin made are not the Application's: they stay.
+    expect(await project('dev-namespaces-only')).toBeDefined();
   });
 });
