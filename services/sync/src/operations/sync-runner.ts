@@ -336,7 +336,15 @@ export async function runOperation(
       ),
     );
     lap('applyMs');
-    const applied = [...plan.resources.map((o) => o.ref), ...delivered.objects.map(refOf)];
+    // Control-plane objects no longer delivered stay on record until a sync prunes them (the api
+    // is asked to prune only when this record says something was delivered).
+    const deliveredNow = delivered.objects.map(refOf);
+    const notPruned = prune
+      ? []
+      : previouslyApplied.filter(
+          (r) => isControlPlaneRef(r) && !deliveredNow.some((d) => refKey(d) === refKey(r)),
+        );
+    const applied = [...plan.resources.map((o) => o.ref), ...deliveredNow, ...notPruned];
     const finished = await finish('succeeded', 'synced', async (trx) => {
       // Usually a sync applies what it applied last time: nothing to rewrite then.
       if (!request.dryRun && !sameRefs(previouslyApplied, applied))
