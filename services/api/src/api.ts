@@ -42,6 +42,7 @@ import { GeneratedApplicationsService } from './applicationsets/generated-applic
 import { GeneratorInputsService } from './applicationsets/generator-inputs.service.js';
 import { SetOwnersService } from './applicationsets/set-owners.service.js';
 import { DeliveredObjectsService } from './delivery/delivered-objects.service.js';
+import { DeliveringApplications } from './delivery/delivering-applications.js';
 import { AuditService } from './audit/audit.service.js';
 import { AccountsService } from './accounts/accounts.service.js';
 import {
@@ -165,7 +166,8 @@ export async function startApi(
       { publicKey: delegations.publicKeyPem },
       'delegation key generated and kept sealed; give its public key to repo (auth.delegation-public-key)',
     );
-  const authn = new Authenticator({ db, signer, serviceTokens, delegations });
+  const deliverers = new DeliveringApplications(db);
+  const authn = new Authenticator({ db, signer, serviceTokens, delegations, deliverers });
   await authn.start();
   defer('authenticator', () => authn.stop());
   const policy = new PolicyStore({
@@ -222,7 +224,13 @@ export async function startApi(
     failureWindowSeconds: throttle.failureWindowSeconds,
   });
   const inputLimits: InputLimits = { ...DEFAULT_INPUT_LIMITS, ...config.inputLimits };
-  const applicationSets = new ApplicationSetsService({ db, authz, policy, backend: appsetBackend });
+  const applicationSets = new ApplicationSetsService({
+    db,
+    authz,
+    policy,
+    backend: appsetBackend,
+    delegations,
+  });
   const services: ApiServices = {
     inputLimits,
     db,
@@ -240,7 +248,14 @@ export async function startApi(
     generatedApplications: new GeneratedApplicationsService({ db, authz, policy, applications }),
     generatorInputs: new GeneratorInputsService({ db, authz, policy, clusters }),
     setOwners: new SetOwnersService({ authz, authn, delegations }),
-    deliveredObjects: new DeliveredObjectsService({ db, authz, projects, applications }),
+    deliveredObjects: new DeliveredObjectsService({
+      db,
+      authz,
+      projects,
+      applications,
+      applicationSets,
+      deliverers,
+    }),
     apply: new ApplyService({
       db,
       authz,
