@@ -55,6 +55,7 @@ export {
   type Fallback,
 } from './serviceaccount/resolve.js';
 export { ClusterDirectory, IN_CLUSTER, type ResolvedDestination } from './sync/destination.js';
+export { projectBoundIssues } from './project/bounds.js';
 export { checkDeliveredProjects, type DeliveredProjectCheck } from './sync/delivered-projects.js';
 export {
   explainSync,

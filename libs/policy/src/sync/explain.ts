@@ -211,7 +211,7 @@ export function explainSync(input: ExplainSyncInput): SyncDecision {
         ...(c.deniedBy ? { project: c.deniedBy } : {}),
       });
     }
-    for (const d of checkDeliveredProjects(app, input.deliveredProjects ?? [], input.projects)) {
+    for (const d of checkDeliveredProjects(app, input.deliveredProjects ?? [], input.projects, clusters)) {
       checks.push({ check: 'delivered-project', allowed: d.allowed, reason: d.reason });
     }
     for (const r of input.resources ?? []) {
