@@ -1,9 +1,15 @@
-// Use cases of AppProjects: authorise (RBAC, audited), validate with @capstan/policy, then run the
-// aggregate; reads come from the projection.
+// Use cases of AppProjects: authorise (RBAC, audited), validate with @capstan/policy, check the
+// parent chain (self-service: rights on the parents, the bound check), then run the aggregate;
+// reads come from the projection.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { FailedPreconditionError, NotFoundError } from '@capstan/service';
-import { DEFAULT_CONTROL_NAMESPACE, type AppProject } from '@capstan/policy';
+import { FailedPreconditionError, NotFoundError, ValidationError } from '@capstan/service';
+import {
+  DEFAULT_CONTROL_NAMESPACE,
+  formatIssues,
+  projectBoundIssues,
+  type AppProject,
+} from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { PolicyStore } from '../rbac/policy-store.js';
@@ -11,7 +17,9 @@ import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
 import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
 import type { PendingObjects, WriteOptions } from '../support/write-options.js';
-import { invalid } from '../support/validation.js';
+import { invalid, violationsOf } from '../support/validation.js';
+import { listClusters } from '../clusters/cluster.repository.js';
+import { authorizeParents } from './project.authority.js';
 import {
   decideProject,
   evolveProject,
@@ -95,9 +103,16 @@ export class ProjectsService {
     return (await findProject(this.deps.db, project.metadata.name)) as StoredProject;
   }
 
-  /** The write of create and apply (RBAC is checked by the caller); a dry run only skips the append. */
+  /**
+   * The write of create, update and apply, and the one place of a project's write-time checks
+   * (RBAC on the project itself is the caller's): the parent exists and makes no cycle, the
+   * caller's rights on the parents and the admin rule for unbounded projects (project.authority.ts),
+   * and the bound check (a child lists nothing its chain could never allow). A dry run only skips
+   * the append.
+   */
   async put(ctx: RequestContext, project: AppProject, opts: WriteOptions): Promise<WriteOutcome> {
-    await this.requireParent(project, opts.pending);
+    const before = (await findProject(this.deps.db, project.metadata.name))?.project;
+    await this.check(ctx, before, project, opts.pending);
     return this.runCommand(
       ctx,
       project.metadata.name,
@@ -106,6 +121,7 @@ export class ProjectsService {
         project,
         upsert: opts.upsert,
         isAdmin: this.deps.authz.isAdmin(ctx.principal),
+        checkedParent: before?.spec.parentProject,
         uid: randomUUID(),
       },
       opts.dryRun ?? false,
@@ -116,13 +132,40 @@ export class ProjectsService {
     const name = nameOf(manifest);
     await this.deps.authz.check(ctx.principal, 'projects', 'update', name, ctx.via);
     const project = validateProject(manifest);
-    await this.requireParent(project);
+    const before = (await findProject(this.deps.db, name))?.project;
+    if (before) await this.check(ctx, before, project);
     return this.run(ctx, name, {
       type: 'update',
       project,
       expectedVersion,
       isAdmin: this.deps.authz.isAdmin(ctx.principal),
+      checkedParent: before?.spec.parentProject,
     });
+  }
+
+  private async check(
+    ctx: RequestContext,
+    before: AppProject | undefined,
+    project: AppProject,
+    pending?: PendingObjects,
+  ): Promise<void> {
+    const ancestors = await this.requireParent(project, pending);
+    await authorizeParents(this.deps.authz, ctx, before, project);
+    if (project.spec.parentProject === undefined) return;
+    const clusters = (await listClusters(this.deps.db)).map(({ cluster }) => ({
+      name: cluster.name,
+      server: cluster.server,
+      ...(cluster.project ? { project: cluster.project } : {}),
+    }));
+    for (const [name, server] of pending?.clusters ?? []) clusters.push({ name, server });
+    const issues = projectBoundIssues(project, (n) => ancestors.get(n), clusters);
+    if (issues.length === 0) return;
+    const name = project.metadata.name;
+    await this.deps.authz.record(ctx.principal, 'projects', before ? 'update' : 'create', name, ctx.via, {
+      allowed: false,
+      reason: `project ${name} is wider than its parent chain: ${formatIssues(issues)}`,
+    });
+    throw new ValidationError(violationsOf(issues));
   }
 
   async get(ctx: RequestContext, name: string): Promise<StoredProject> {
@@ -175,10 +218,15 @@ export class ProjectsService {
   /**
    * Walks up from the parent, reading each ancestor once: the parent must exist when named (a missing
    * parent would refuse every sync of the child), and reaching this project again would make a loop.
+   * Returns the ancestors read, by name (for the bound check).
    */
-  private async requireParent(project: AppProject, pending?: PendingObjects): Promise<void> {
+  private async requireParent(
+    project: AppProject,
+    pending?: PendingObjects,
+  ): Promise<Map<string, AppProject>> {
     const parent = project.spec.parentProject;
     const seen = new Set([project.metadata.name]);
+    const ancestors = new Map<string, AppProject>();
     let cursor = parent;
     while (cursor) {
       if (seen.has(cursor)) throw invalid('spec.parentProject', `makes a cycle through ${cursor}`);
@@ -186,7 +234,9 @@ export class ProjectsService {
       const found = pending?.projects.get(cursor) ?? (await findProject(this.deps.db, cursor))?.project;
       if (!found && cursor === parent)
         throw invalid('spec.parentProject', `project ${parent} does not exist`);
+      if (found) ancestors.set(cursor, found);
       cursor = found?.spec.parentProject;
     }
+    return ancestors;
   }
 }
