@@ -5,6 +5,7 @@ import { apiv1 } from '@capstan/proto';
 import { withConnection } from '../client/connection.js';
 import { modify } from './project-edit.js';
 import { projRoleCommand } from './proj-role.js';
+import { projWindowsCommand } from './proj-windows.js';
 import { CliError } from '../errors.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { outputOption, printList, printObject, type OutputFormat } from '../output/format.js';
@@ -49,6 +50,10 @@ function show(o: OutputFormat, p: apiv1.Project): void {
       'Namespace Resources Denied',
       s?.namespaceResourceBlacklist.map((g) => `${g.group || '""'}/${g.kind}`).join(', ') || '<none>',
     ],
+    [
+      'Sync Windows',
+      s?.syncWindows.map((w, i) => `[${i}] ${w.kind} "${w.schedule}" ${w.duration}`).join('; ') || '<none>',
+    ],
     ['Roles', s?.roles.map((r) => `${r.name} (groups: ${r.groups.join(',') || '-'})`).join('; ') || '<none>'],
     ['Resource Version', p.metadata?.resourceVersion],
   ]);
@@ -71,7 +76,11 @@ export function projCommand(): Command {
       collect,
       [],
     )
-    .option('--parent <project>', 'parent project bounding this one', '')
+    .option(
+      '--parent <project>',
+      'parent project bounding this one (required unless you are an admin; needs get on it)',
+      '',
+    )
     .option('--upsert', 'update the project if it exists')
     .addOption(outputOption())
     .action(
@@ -198,7 +207,9 @@ export function projCommand(): Command {
 
   proj
     .command('add-destination-service-account')
-    .description('add a destinationServiceAccounts rule (admins only; first match wins)')
+    .description(
+      'add a destinationServiceAccounts rule (first match wins; under a parent, only what the parent chain resolves)',
+    )
     .argument('<project>')
     .argument('<server>')
     .argument('<namespace>')
@@ -220,7 +231,7 @@ export function projCommand(): Command {
 
   proj
     .command('remove-destination-service-account')
-    .description('remove the destinationServiceAccounts rule for a server and namespace (admins only)')
+    .description('remove the destinationServiceAccounts rule for a server and namespace')
     .argument('<project>')
     .argument('<server>')
     .argument('<namespace>')
@@ -244,7 +255,9 @@ export function projCommand(): Command {
 
   proj
     .command('set-parent')
-    .description('bound a project by a parent project (admins only); "" removes the parent')
+    .description(
+      'bound a project by a parent project (needs update on the old and the new parent); "" removes the parent (admins only)',
+    )
     .argument('<project>')
     .argument('<parent>')
     .action((project: string, parent: string, _o: unknown, cmd: Command) =>
@@ -339,5 +352,6 @@ export function projCommand(): Command {
   );
 
   proj.addCommand(projRoleCommand());
+  proj.addCommand(projWindowsCommand());
   return proj;
 }
