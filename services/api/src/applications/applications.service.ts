@@ -418,24 +418,37 @@ export class ApplicationsService {
         });
     });
     const d = app.spec.destination;
-    let server = d.server ?? '';
-    if (!server && d.name) {
-      const pendingServer = pending?.clusters.get(d.name);
-      const cluster = pendingServer
-        ? { cluster: { server: pendingServer } }
-        : await findCluster(this.deps.db, { name: d.name });
-      if (!cluster)
-        violations.push({
-          field: 'spec.destination.name',
-          description: `cluster ${d.name} is not registered`,
-        });
-      server = cluster?.cluster.server ?? '';
-    }
+    // The cluster by either of its names, so that a project listing it by `name` permits an
+    // Application naming it by `server` (and the other way round), as the sync's ClusterDirectory does.
+    const cluster = await this.destinationCluster(d, pending);
+    if (d.name && !d.server && !cluster)
+      violations.push({
+        field: 'spec.destination.name',
+        description: `cluster ${d.name} is not registered`,
+      });
+    const server = d.server || cluster?.server || '';
     if (server) {
-      const check = resolved.chain.permitsDestination({ server, name: d.name, namespace: d.namespace ?? '' });
+      const check = resolved.chain.permitsDestination({
+        server,
+        name: cluster?.name ?? d.name,
+        namespace: d.namespace ?? '',
+        project: cluster?.project,
+      });
       if (!check.allowed) violations.push({ field: 'spec.destination', description: check.reason });
     }
     return violations;
+  }
+
+  private async destinationCluster(
+    d: Application['spec']['destination'],
+    pending: PendingObjects | undefined,
+  ): Promise<{ server: string; name: string; project?: string | undefined } | undefined> {
+    for (const [name, server] of pending?.clusters ?? []) {
+      if ((d.name && name === d.name) || (d.server && server === d.server)) return { server, name };
+    }
+    if (!d.name && !d.server) return undefined;
+    const found = await findCluster(this.deps.db, d.name ? { name: d.name } : { server: d.server! });
+    return found?.cluster;
   }
 
   /**

@@ -255,3 +255,99 @@ describe('api: self-service projects under a parent', () => {
     expect(bad.body.details[0].field).toBe('spec.syncWindows[0].schedule');
   });
 });
+
+describe('api: destinations by cluster name and project-scoped clusters at write time', () => {
+  let h: Harness;
+  let http: ReturnType<typeof httpClient>;
+  let admin: string;
+  const PROD = 'https://10.0.0.1:6443';
+  const app = (name: string, project: string, destination: Record<string, string>) => ({
+    application: {
+      metadata: { name },
+      spec: {
+        project,
+        source: { repoURL: 'https://git.example.com/apps.git', path: name, targetRevision: 'HEAD' },
+        destination,
+      },
+    },
+  });
+
+  beforeAll(async () => {
+    h = await startHarness();
+    http = httpClient(h);
+    admin = await h.login('admin', ADMIN_PASSWORD);
+    const c = h.clients();
+    await unary(
+      c.clusters.create.bind(c.clusters),
+      apiv1.ClusterCreateRequest.fromPartial({
+        server: PROD,
+        name: 'prod',
+        config: { bearerToken: 'x-token' },
+      }),
+      { metadata: bearer(admin) },
+    );
+    for (const project of [
+      {
+        metadata: { name: 'by-name' },
+        spec: { sourceRepos: ['*'], destinations: [{ name: 'prod', namespace: 'web' }] },
+      },
+      {
+        metadata: { name: 'scoped-only' },
+        spec: {
+          sourceRepos: ['*'],
+          destinations: [{ server: '*', namespace: '*' }],
+          permitOnlyProjectScopedClusters: true,
+        },
+      },
+    ])
+      expect((await http('POST', '/api/v1/projects', admin, { project })).status).toBe(200);
+  });
+  afterAll(async () => h?.stop());
+
+  it('given a project listing a cluster by name, when an Application names it by server, then it is permitted', async () => {
+    expect(
+      (
+        await http(
+          'POST',
+          '/api/v1/applications',
+          admin,
+          app('web', 'by-name', { server: PROD, namespace: 'web' }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await http(
+          'POST',
+          '/api/v1/applications',
+          admin,
+          app('web2', 'by-name', { name: 'prod', namespace: 'web' }),
+        )
+      ).status,
+    ).toBe(200);
+    const refused = await http(
+      'POST',
+      '/api/v1/applications',
+      admin,
+      app('db', 'by-name', { server: PROD, namespace: 'db' }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.details[0].field).toBe('spec.destination');
+  });
+
+  it('given permitOnlyProjectScopedClusters, when an Application targets a shared cluster, then it is refused naming the rule', async () => {
+    const refused = await http(
+      'POST',
+      '/api/v1/applications',
+      admin,
+      app('x', 'scoped-only', { name: 'prod', namespace: 'x' }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.details[0].description).toContain(
+      'permitOnlyProjectScopedClusters is set and the cluster is not project-scoped',
+    );
+    expect(
+      (await http('GET', '/api/v1/projects/scoped-only', admin)).body.spec.permitOnlyProjectScopedClusters,
+    ).toBe(true);
+  });
+});
