@@ -82,7 +82,9 @@ export class ApplicationsService {
   private readonly cache: ApplicationCache;
   private readonly stampPages: ApplicationStampPages;
 
-  constructor(private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer }) {
+  constructor(
+    private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer; controlNamespace?: string },
+  ) {
     this.cache = new ApplicationCache(deps.db);
     this.stampPages = new ApplicationStampPages(deps.db);
   }
@@ -408,6 +410,13 @@ export class ApplicationsService {
     const resolved = ProjectChain.resolve(app.spec.project, (name) => projects.get(name));
     if (!resolved.ok) return [{ field: 'spec.project', description: resolved.reason }];
     const violations: FieldViolation[] = [];
+    const control = this.deps.controlNamespace ?? DEFAULT_CONTROL_NAMESPACE;
+    const inNamespace = resolved.chain.permitsApplicationNamespace(
+      app.metadata.namespace ?? control,
+      control,
+    );
+    if (!inNamespace.allowed)
+      violations.push({ field: 'metadata.namespace', description: inNamespace.reason });
     const sources = app.spec.sources ?? (app.spec.source ? [app.spec.source] : []);
     sources.forEach((source, i) => {
       const check = resolved.chain.permitsSource(source.repoURL);

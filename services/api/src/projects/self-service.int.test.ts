@@ -261,9 +261,9 @@ describe('api: destinations by cluster name and project-scoped clusters at write
   let http: ReturnType<typeof httpClient>;
   let admin: string;
   const PROD = 'https://10.0.0.1:6443';
-  const app = (name: string, project: string, destination: Record<string, string>) => ({
+  const app = (name: string, project: string, destination: Record<string, string>, namespace = 'argocd') => ({
     application: {
-      metadata: { name },
+      metadata: { name, namespace },
       spec: {
         project,
         source: { repoURL: 'https://git.example.com/apps.git', path: name, targetRevision: 'HEAD' },
@@ -349,5 +349,30 @@ describe('api: destinations by cluster name and project-scoped clusters at write
     expect(
       (await http('GET', '/api/v1/projects/scoped-only', admin)).body.spec.permitOnlyProjectScopedClusters,
     ).toBe(true);
+  });
+
+  it('given an Application outside the control namespace, when written, then every project of its chain must list it in sourceNamespaces', async () => {
+    const refused = await http(
+      'POST',
+      '/api/v1/applications',
+      admin,
+      app('ns', 'by-name', { name: 'prod', namespace: 'web' }, 'team-apps'),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.details).toContainEqual({
+      field: 'metadata.namespace',
+      description:
+        'Applications in namespace "team-apps" are not permitted by project "by-name" (sourceNamespaces)',
+    });
+    const p = (await http('GET', '/api/v1/projects/by-name', admin)).body;
+    p.spec.sourceNamespaces = ['team-*'];
+    expect((await http('PUT', '/api/v1/projects/by-name', admin, { project: p })).status).toBe(200);
+    const ok = await http(
+      'POST',
+      '/api/v1/applications',
+      admin,
+      app('ns', 'by-name', { name: 'prod', namespace: 'web' }, 'team-apps'),
+    );
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
 });
