@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { FailedPreconditionError, NotFoundError, ValidationError } from '@capstan/service';
 import {
+  ClusterDirectory,
   DEFAULT_CONTROL_NAMESPACE,
   formatIssues,
   projectBoundIssues,
@@ -158,7 +159,9 @@ export class ProjectsService {
       ...(cluster.project ? { project: cluster.project } : {}),
     }));
     for (const [name, server] of pending?.clusters ?? []) clusters.push({ name, server });
-    const issues = projectBoundIssues(project, (n) => ancestors.get(n), clusters);
+    // Registered clusters only, as the sync sees them (no built-in in-cluster entry).
+    const directory = new ClusterDirectory(clusters, { inCluster: false });
+    const issues = projectBoundIssues(project, (n) => ancestors.get(n), directory);
     if (issues.length === 0) return;
     const name = project.metadata.name;
     await this.deps.authz.record(ctx.principal, 'projects', before ? 'update' : 'create', name, ctx.via, {
