@@ -5,6 +5,7 @@ import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
 import { CliError } from '../errors.js';
 import { syncWindowLine } from './proj-windows.js';
+import { managedBy } from '../output/managed-by.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import {
   outputOption,
@@ -27,6 +28,7 @@ function show(o: OutputFormat, a: apiv1.Application, syncWindow?: string): void 
     ['Repo', a.spec?.source?.repoUrl],
     ['Target', a.spec?.source?.targetRevision || 'HEAD'],
     ['Path', a.spec?.source?.path],
+    ['Managed By', managedBy(a.metadata?.annotations)],
     ['Sync Status', a.status?.syncStatus],
     ...(syncWindow === undefined ? [] : ([['SyncWindow', syncWindow]] as [string, string][])),
     ['Health Status', a.status?.healthStatus],

@@ -9,6 +9,7 @@ import { projWindowsCommand } from './proj-windows.js';
 import { CliError } from '../errors.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { outputOption, printList, printObject, type OutputFormat } from '../output/format.js';
+import { managedBy } from '../output/managed-by.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -55,6 +56,7 @@ function show(o: OutputFormat, p: apiv1.Project): void {
       s?.syncWindows.map((w, i) => `[${i}] ${w.kind} "${w.schedule}" ${w.duration}`).join('; ') || '<none>',
     ],
     ['Roles', s?.roles.map((r) => `${r.name} (groups: ${r.groups.join(',') || '-'})`).join('; ') || '<none>'],
+    ['Managed By', managedBy(p.metadata?.annotations)],
     ['Resource Version', p.metadata?.resourceVersion],
   ]);
 }

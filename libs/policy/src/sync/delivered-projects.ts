@@ -2,8 +2,8 @@
 // sets spec.allowedParentProjects, every AppProject it would apply must name one of those
 // parents (patterns allowed) as its parentProject; an AppProject without a parent is not bounded,
 // and one named like an allowed parent would replace it, so both are refused. Every delivered
-// AppProject must be valid, its chain (as it would be after the sync) must resolve, and it must
-// fit inside that chain (project/bounds.ts: no entry its ancestors could never allow).
+// AppProject must be valid, its chain (as it would be after the sync) must resolve, and, when it
+// changes, it must fit inside that chain (project/bounds.ts: no entry its ancestors could never allow).
 import { cachedGlob, GlobSyntaxError } from '@capstan/glob';
 import { formatIssues } from '../issues.js';
 import type { AppProject, Application, ClusterRef } from '../manifests/schemas.js';
@@ -71,7 +71,11 @@ export function checkDeliveredProjects(
     }
     const chain = ProjectChain.resolve(name, after);
     if (!chain.ok) return deny(chain.reason);
-    const wider = projectBoundIssues(project, after, clusters);
+    // An AppProject delivered unchanged was bounded when it last changed: a parent narrowed since
+    // refuses at use (the intersection), not the delivering Application's every sync.
+    const stored = lookup(name);
+    const unchanged = stored !== undefined && canonical(stored.spec) === canonical(project.spec);
+    const wider = unchanged ? [] : projectBoundIssues(project, after, clusters);
     if (wider.length > 0) return deny(`is wider than its parent chain: ${formatIssues(wider)}`);
     return {
       project: name,
@@ -79,4 +83,15 @@ export function checkDeliveredProjects(
       reason: `AppProject ${JSON.stringify(name)} is bounded by ${chain.chain.names.slice(1).join(' -> ') || 'no parent'}`,
     };
   });
+}
+
+/** JSON with sorted keys: a stored manifest (jsonb reorders keys) compares equal to the same one delivered. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }

@@ -207,6 +207,39 @@ describe('explainSync: Applications that deliver AppProjects (allowedParentProje
     );
   });
 
+  it('given a stored child that became wider when its parent was narrowed, when delivered unchanged, then it is not refused (the intersection applies at use)', () => {
+    const child = project('my-app', {
+      parentProject: 'no-cluster-resources',
+      sourceRepos: ['*'],
+      clusterResourceWhitelist: [{ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole' }],
+    });
+    const d = explainSync({
+      application: selfService,
+      projects: lookupOf(admin, noClusterResources, child),
+      clusters: [],
+      impersonation: false,
+      strict: false,
+      deliveredProjects: [
+        project('my-app', {
+          parentProject: 'no-cluster-resources',
+          clusterResourceWhitelist: [{ kind: 'ClusterRole', group: 'rbac.authorization.k8s.io' }],
+          sourceRepos: ['*'],
+        }),
+      ],
+    });
+    expect(d.allowed).toBe(true);
+    // changed in any way, it is checked again
+    const changed = explainSync({
+      application: selfService,
+      projects: lookupOf(admin, noClusterResources, child),
+      clusters: [],
+      impersonation: false,
+      strict: false,
+      deliveredProjects: [project('my-app', { ...child.spec, description: 'edited' })],
+    });
+    expect(changed.allowed).toBe(false);
+  });
+
   it('given an AppProject without a parent, when explaining, then the sync fails', () => {
     expect(run(project('rogue', { sourceRepos: ['*'] })).reason).toContain(
       'AppProject "rogue": has no spec.parentProject',

@@ -4,7 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { appendToStream, newEvent, syncRequest } from '@capstan/events';
-import { NotFoundError, ValidationError, type FieldViolation } from '@capstan/service';
+import {
+  FailedPreconditionError,
+  NotFoundError,
+  ValidationError,
+  type FieldViolation,
+} from '@capstan/service';
 import { DEFAULT_CONTROL_NAMESPACE, ProjectChain, type Application, type AppProject } from '@capstan/policy';
 import type { RbacEnforcer } from '@capstan/rbac';
 import type { ApiDatabase } from '../support/db.table.js';
@@ -30,6 +35,7 @@ import { ApplicationCache } from './application-cache.js';
 import { ApplicationVisibility } from './application-visibility.js';
 import { ApplicationStampPages } from './application-stamp-pages.js';
 import { keepOwnership } from '../applicationsets/ownership.js';
+import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/tracking.js';
 import {
   deleteApplicationRow,
   findApplication,
@@ -137,11 +143,13 @@ export class ApplicationsService {
   }
 
   /** The write of create and apply, RBAC included; a dry run only skips the append. */
-  async put(ctx: RequestContext, app: Application, opts: WriteOptions): Promise<WriteOutcome> {
+  async put(ctx: RequestContext, manifest: Application, opts: WriteOptions): Promise<WriteOutcome> {
     const { upsert } = opts;
+    const app = withoutTracking(manifest);
     const { name } = app.metadata;
     const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
     const existing = await findApplication(this.deps.db, namespace, name);
+    requireNotDelivered(existing);
     if (existing && upsert) {
       await this.deps.authz.check(
         ctx.principal,
@@ -179,9 +187,10 @@ export class ApplicationsService {
   }
 
   async update(ctx: RequestContext, manifest: unknown, expectedVersion: number): Promise<StoredApplication> {
-    const app = validateApplication(manifest);
+    const app = withoutTracking(validateApplication(manifest));
     const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
     const existing = await this.loadAuthorized(ctx, namespace, app.metadata.name, 'update');
+    requireNotDelivered(existing);
     if (existing.project !== app.spec.project) {
       await this.deps.authz.check(
         ctx.principal,
@@ -297,7 +306,7 @@ export class ApplicationsService {
   }
 
   async delete(ctx: RequestContext, namespace: string, name: string, cascade: boolean): Promise<void> {
-    await this.loadAuthorized(ctx, namespace, name, 'delete');
+    requireNotDelivered(await this.loadAuthorized(ctx, namespace, name, 'delete'));
     await this.run(ctx, namespace || DEFAULT_CONTROL_NAMESPACE, name, {
       type: 'delete',
       name,
@@ -478,4 +487,13 @@ export class ApplicationsService {
   async deleteChecked(ctx: RequestContext, namespace: string, name: string, cascade: boolean): Promise<void> {
     await this.run(ctx, namespace, name, { type: 'delete', name, namespace, cascade });
   }
+}
+
+/** A delivered Application changes in git only: users are refused (sets and deliveries check ownership themselves). */
+function requireNotDelivered(existing: StoredApplication | undefined): void {
+  const owner = existing ? deliveredBy(existing.application.metadata) : undefined;
+  if (owner)
+    throw new FailedPreconditionError(
+      deliveredRefusal('Application', existing!.application.metadata.name, owner),
+    );
 }

@@ -20,6 +20,7 @@ import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate
 import type { PendingObjects, WriteOptions } from '../support/write-options.js';
 import { invalid, violationsOf } from '../support/validation.js';
 import { listClusters } from '../clusters/cluster.repository.js';
+import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/tracking.js';
 import { authorizeParents } from './project.authority.js';
 import {
   decideProject,
@@ -106,12 +107,14 @@ export class ProjectsService {
 
   /**
    * The write of create, update and apply, and the one place of a project's write-time checks
-   * (RBAC on the project itself is the caller's): the parent exists and makes no cycle, the
-   * caller's rights on the parents and the admin rule for unbounded projects (project.authority.ts),
-   * and the bound check (a child lists nothing its chain could never allow). A dry run only skips
-   * the append.
+   * (RBAC on the project itself is the caller's): not delivered from git, the parent exists and
+   * makes no cycle, the caller's rights on the parents and the admin rule for unbounded projects
+   * (project.authority.ts), and the bound check (a child lists nothing its chain could never
+   * allow). A dry run only skips the append.
    */
-  async put(ctx: RequestContext, project: AppProject, opts: WriteOptions): Promise<WriteOutcome> {
+  async put(ctx: RequestContext, manifest: AppProject, opts: WriteOptions): Promise<WriteOutcome> {
+    const project = withoutTracking(manifest);
+    await this.requireNotDelivered(project.metadata.name);
     const before = (await findProject(this.deps.db, project.metadata.name))?.project;
     await this.check(ctx, before, project, opts.pending);
     return this.runCommand(
@@ -132,7 +135,8 @@ export class ProjectsService {
   async update(ctx: RequestContext, manifest: unknown, expectedVersion: number): Promise<StoredProject> {
     const name = nameOf(manifest);
     await this.deps.authz.check(ctx.principal, 'projects', 'update', name, ctx.via);
-    const project = validateProject(manifest);
+    const project = withoutTracking(validateProject(manifest));
+    await this.requireNotDelivered(name);
     const before = (await findProject(this.deps.db, name))?.project;
     if (before) await this.check(ctx, before, project);
     return this.run(ctx, name, {
@@ -152,6 +156,17 @@ export class ProjectsService {
   ): Promise<void> {
     const ancestors = await this.requireParent(project, pending);
     await authorizeParents(this.deps.authz, ctx, before, project);
+    await this.requireWithinChain(ctx, before, project, ancestors, pending);
+  }
+
+  /** The bound check (projectBoundIssues): refused with the field violations, and audited. */
+  private async requireWithinChain(
+    ctx: RequestContext,
+    before: AppProject | undefined,
+    project: AppProject,
+    ancestors: Map<string, AppProject>,
+    pending?: PendingObjects,
+  ): Promise<void> {
     if (project.spec.parentProject === undefined) return;
     const clusters = (await listClusters(this.deps.db)).map(({ cluster }) => ({
       name: cluster.name,
@@ -192,6 +207,50 @@ export class ProjectsService {
 
   async delete(ctx: RequestContext, name: string): Promise<void> {
     await this.deps.authz.check(ctx.principal, 'projects', 'delete', name, ctx.via);
+    await this.requireNotDelivered(name);
+    await this.deleteUnused(ctx, name);
+  }
+
+  /**
+   * Writes an AppProject delivered from git (DeliveredObjectsService decided and audited it: the
+   * delivering Application's project allows it, allowedParentProjects bounds it, it carries the
+   * tracking id). The parent must exist, in `pending` or stored, and not make a cycle, and the
+   * project must fit inside its chain (the bound check, as for every write).
+   */
+  async writeDelivered(ctx: RequestContext, project: AppProject, pending: PendingObjects): Promise<void> {
+    const before = (await findProject(this.deps.db, project.metadata.name))?.project;
+    const ancestors = await this.requireParent(project, pending);
+    await this.requireWithinChain(ctx, before, project, ancestors, pending);
+    // The delivering Application's project, not an account, authorised the write (no parent rights
+    // of a user apply; allowedParentProjects bounded it).
+    await this.runCommand(
+      ctx,
+      project.metadata.name,
+      {
+        type: 'create',
+        project,
+        upsert: true,
+        isAdmin: true,
+        checkedParent: before?.spec.parentProject,
+        uid: randomUUID(),
+      },
+      false,
+    );
+  }
+
+  /** Prunes a delivered AppProject (decided and audited by DeliveredObjectsService). */
+  async deleteDelivered(ctx: RequestContext, name: string): Promise<void> {
+    await this.deleteUnused(ctx, name);
+  }
+
+  /** A delivered AppProject changes in git only: users and other Applications are refused. */
+  private async requireNotDelivered(name: string): Promise<void> {
+    const existing = await findProject(this.deps.db, name);
+    const owner = existing ? deliveredBy(existing.project.metadata) : undefined;
+    if (owner) throw new FailedPreconditionError(deliveredRefusal('AppProject', name, owner));
+  }
+
+  private async deleteUnused(ctx: RequestContext, name: string): Promise<void> {
     const apps = await this.deps.db
       .withSchema('api')
       .selectFrom('applications')
