@@ -10,7 +10,12 @@ import {
   type OutboxRelay,
 } from '@capstan/events';
 import { FailedPreconditionError, type Logger } from '@capstan/service';
-import { DEFAULT_INPUT_LIMITS, DEFAULT_YAML_LIMITS, type InputLimits } from '@capstan/policy';
+import {
+  DEFAULT_CONTROL_NAMESPACE,
+  DEFAULT_INPUT_LIMITS,
+  DEFAULT_YAML_LIMITS,
+  type InputLimits,
+} from '@capstan/policy';
 import type { Kysely } from 'kysely';
 import { API_SCHEMA, apiMigrations } from './migrations/index.js';
 import type { ApiDatabase } from './support/db.table.js';
@@ -104,6 +109,8 @@ export interface ApiConfig {
   /** host:port of the repo service; empty: repository calls answer UNAVAILABLE. */
   repoAddress?: string;
   repoServiceToken?: string;
+  /** Argo CD's control-plane namespace (api.control-namespace; default argocd). */
+  controlNamespace?: string;
   /** host:port of the appset service; empty: ApplicationSet calls answer UNAVAILABLE. */
   appsetAddress?: string;
   appsetServiceToken?: string;
@@ -182,7 +189,11 @@ export async function startApi(
   defer('access audit', () => authz.stop());
 
   const projects = new ProjectsService({ db, authz, policy });
-  const applications = new ApplicationsService({ db, authz });
+  const applications = new ApplicationsService({
+    db,
+    authz,
+    controlNamespace: config.controlNamespace ?? DEFAULT_CONTROL_NAMESPACE,
+  });
   const clusters = new ClustersService({ db, authz, keyring, credentialReaders: config.credentialReaders });
   let backend: RepoBackend = new UnconfiguredRepoBackend();
   if (config.repoAddress) {
