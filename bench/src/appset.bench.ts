@@ -36,6 +36,10 @@ const NOOP_ROUNDS = 5;
 const BODY_LIMIT = process.env.APPSET_BENCH_API_BODY_LIMIT ?? '';
 const ADMIN_PASSWORD = 'bench-admin-password';
 const services = resolve(dirname(fileURLToPath(import.meta.url)), '../../services');
+// APPSET_BENCH_NODE_ARGS_API / _APPSET: extra node flags of that process, e.g.
+// '--cpu-prof --cpu-prof-dir=/tmp/prof' (the profile is written when the process stops).
+const nodeArgs = (name: 'api' | 'appset') =>
+  (process.env[`APPSET_BENCH_NODE_ARGS_${name.toUpperCase()}`] ?? '').split(' ').filter(Boolean);
 
 interface Proc {
   output(): string;
@@ -45,7 +49,7 @@ interface Proc {
 }
 
 async function startProcess(name: 'api' | 'appset', env: Record<string, string>): Promise<Proc> {
-  const child = spawn(process.execPath, [resolve(services, name, 'dist/main.js')], {
+  const child = spawn(process.execPath, [...nodeArgs(name), resolve(services, name, 'dist/main.js')], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
