@@ -13,7 +13,7 @@
 // Goals: ≤ 2 s for 1,000 Applications, a no-op reconcile ≤ 100 ms, and no events for a no-op.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -67,6 +67,11 @@ async function startProcess(name: 'api' | 'appset', env: Record<string, string>)
     peakRssMiB: () =>
       Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
     async stop() {
+      // APPSET_BENCH_OUTPUT=<dir> keeps each process's output there (<dir>/api.log, <dir>/appset.log).
+      if (process.env.APPSET_BENCH_OUTPUT)
+        child.once('exit', () =>
+          writeFileSync(resolve(process.env.APPSET_BENCH_OUTPUT!, `${name}.log`), output),
+        );
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
