@@ -20,7 +20,7 @@ import type { ProjectsService } from '../projects/projects.service.js';
 import type { ApplicationsService } from '../applications/applications.service.js';
 import { findApplication, findApplications } from '../applications/application.repository.js';
 import { listProjects } from '../projects/project.repository.js';
-import { findCluster } from '../clusters/cluster.repository.js';
+import { findCluster, listClusters } from '../clusters/cluster.repository.js';
 import {
   decideDelivery,
   decidePrune,
@@ -171,6 +171,11 @@ export class DeliveredObjectsService {
       applications: new Map(existingApps.map((a) => [objectKey(keyOf(a.application)), a.application])),
       applicationViolations: violations,
       setOwners: owners,
+      clusters: (await listClusters(this.deps.db)).map((c) => ({
+        name: c.cluster.name,
+        server: c.cluster.server,
+        ...(c.cluster.project ? { project: c.cluster.project } : {}),
+      })),
     });
     verdicts.push(...invalid);
     if (!input.prune) return verdicts;

@@ -14,6 +14,7 @@ import {
   ProjectChain,
   type Application,
   type AppProject,
+  type ClusterRef,
   type ProjectLookup,
 } from '@capstan/policy';
 import { sameManifest } from '../support/canonical.js';
@@ -66,6 +67,8 @@ export interface DeliveryInput {
   applicationViolations: ReadonlyMap<string, string[]>;
   /** The recorded owner of each existing ApplicationSet, by `<namespace>/<name>`. */
   setOwners: ReadonlyMap<string, string>;
+  /** The registered clusters (destinations by name, project-scoped clusters). */
+  clusters: readonly ClusterRef[];
 }
 
 export const objectKey = (o: { namespace: string; name: string }) => `${o.namespace}/${o.name}`;
@@ -85,10 +88,9 @@ export function decideDelivery(input: DeliveryInput): DeliveryVerdict[] {
   const { deliverer, objects } = input;
   const deliveredProjects = objects.flatMap((o) => (o.kind === 'AppProject' ? [o.value] : []));
   const projectChecks = new Map(
-    checkDeliveredProjects(deliverer.application, deliveredProjects, input.projects).map((c) => [
-      c.project,
-      c,
-    ]),
+    checkDeliveredProjects(deliverer.application, deliveredProjects, input.projects, input.clusters).map(
+      (c) => [c.project, c],
+    ),
   );
   const after: ProjectLookup = (name) =>
     deliveredProjects.find((p) => p.metadata.name === name) ?? input.projects(name);
@@ -106,10 +108,12 @@ export function decideDelivery(input: DeliveryInput): DeliveryVerdict[] {
     const kind = own.chain.permitsResource({ group: ARGO_GROUP, kind: o.kind, name: o.name }, true);
     if (!kind.allowed) return refuse(kind.reason);
     const destination = deliverer.application.spec.destination;
+    const cluster = input.clusters.find((c) => c.server === deliverer.server);
     const where = own.chain.permitsDestination({
       server: deliverer.server,
-      name: destination.name,
+      name: cluster?.name ?? destination.name,
       namespace: o.namespace,
+      project: cluster?.project,
     });
     if (!where.allowed) return refuse(`${o.kind} ${JSON.stringify(o.name)}: ${where.reason}`);
 

@@ -76,6 +76,7 @@ const input = (objects: DeliveredObject[], over: Partial<DeliveryInput> = {}): D
   applications: new Map(),
   applicationViolations: new Map(),
   setOwners: new Map(),
+  clusters: [{ name: 'in-cluster', server: SERVER }],
   ...over,
 });
 
@@ -111,6 +112,16 @@ describe('decideDelivery', () => {
         reason: 'Application web created',
       },
     ]);
+  });
+
+  it('sees a destination by cluster name within a parent that lists the cluster by server', () => {
+    const byName = project('team-n', {
+      parentProject: 'dev',
+      destinations: [{ name: 'in-cluster', namespace: 'dev-n' }],
+    });
+    expect(decideDelivery(input([asProject(byName)]))[0]).toMatchObject({ action: 'create', allowed: true });
+    const [unknown] = decideDelivery(input([asProject(byName)], { clusters: [] }));
+    expect(unknown!.allowed).toBe(false);
   });
 
   it('refuses a project outside allowedParentProjects, or with none', () => {
