@@ -1,8 +1,10 @@
 // Who may write a project where (issue 12, self-service through the API). RBAC on the project
 // itself (`projects, create|update, <name>`) is the caller's check, as for every object; this adds
 // what a parentProject changes, read the way Argo CD RBAC lines read (`p, <role>, projects, <action>, <name>`):
-//   - naming a parent when creating a project needs `projects, get, <parent>`: a child gains
-//     nothing its parent chain does not allow (the bound check), so seeing the parent is enough;
+//   - naming a parent when creating a project needs `projects, update, <parent>`: a child is
+//     bounded by its chain (the bound check), but within those bounds it deploys with what the parent
+//     allows (its destinations, its ServiceAccounts restated): making one is administering the
+//     parent's tree, not merely seeing it;
 //   - changing a project's parentProject needs `projects, update` on the old parent (the project
 //     leaves the bounds its owner set) and on the new one (it joins its tree);
 //   - a project without a parent, or a change that removes it, is an admin action
@@ -15,7 +17,7 @@ import type { RequestContext } from '../support/request.js';
 import { selfServiceRefusal } from './project.aggregate.js';
 
 interface ParentCheck {
-  readonly action: 'get' | 'update';
+  readonly action: 'update';
   readonly parent: string;
   readonly purpose: string;
 }
@@ -28,7 +30,7 @@ export function parentChecks(before: AppProject | undefined, after: AppProject):
   if (before === undefined) {
     return to === undefined
       ? []
-      : [{ action: 'get', parent: to, purpose: `create project ${name} under parentProject ${to}` }];
+      : [{ action: 'update', parent: to, purpose: `create project ${name} under parentProject ${to}` }];
   }
   if (from === to) return [];
   const checks: ParentCheck[] = [];

@@ -1,5 +1,5 @@
 // Issue 12: self-service AppProjects through the API, on real PostgreSQL and NATS. A developer with
-// `projects, create` may create a project only under a parent it may see, and only within that
+// `projects, create` may create a project only under a parent it may update, and only within that
 // parent's bounds; an unbounded project stays an admin action; moving a project between parents
 // needs `projects, update` on both; every refusal says why, and the audit trail says it too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,8 @@ p, role:developer, projects, create, team-*, allow
 p, role:developer, projects, update, team-*, allow
 p, role:developer, projects, get, team-*, allow
 p, role:developer, projects, get, dev-namespaces-only, allow
+p, role:developer, projects, update, dev-namespaces-only, allow
 p, role:developer, projects, get, no-cluster-resources, allow
-p, role:developer, projects, update, no-cluster-resources, allow
 g, dev, role:developer
 `;
 
@@ -145,7 +145,7 @@ describe('api: self-service projects under a parent', () => {
     const err = await grpcError(create(dev, { name: 'team-y' }, { parentProject: 'admins-only' }));
     expect(err.code).toBe(status.PERMISSION_DENIED);
     expect(err.details).toBe(
-      'permission denied: projects, get, admins-only (dev) is needed to create project team-y under parentProject admins-only',
+      'permission denied: projects, update, admins-only (dev) is needed to create project team-y under parentProject admins-only',
     );
     expect(await denials('admins-only')).toContain(
       'no policy line allows (needed to create project team-y under parentProject admins-only)',
@@ -171,15 +171,15 @@ describe('api: self-service projects under a parent', () => {
     const err = await grpcError(setParent(dev, 'team-x', 'no-cluster-resources'));
     expect(err.code).toBe(status.PERMISSION_DENIED);
     expect(err.details).toBe(
-      'permission denied: projects, update, dev-namespaces-only (dev) is needed to move project team-x out of parentProject dev-namespaces-only',
+      'permission denied: projects, update, no-cluster-resources (dev) is needed to move project team-x under parentProject no-cluster-resources',
     );
     expect((await get('team-x')).spec?.parentProject).toBe('dev-namespaces-only');
-    // the admin may; moving it back needs update on dev-namespaces-only, which the developer lacks
+    // the admin may; moving it back out of no-cluster-resources needs update there, which the developer lacks
     const moved = await setParent(admin, 'team-x', 'no-cluster-resources');
     expect(moved.spec?.parentProject).toBe('no-cluster-resources');
     const back = await grpcError(setParent(dev, 'team-x', 'dev-namespaces-only'));
     expect(back.details).toBe(
-      'permission denied: projects, update, dev-namespaces-only (dev) is needed to move project team-x under parentProject dev-namespaces-only',
+      'permission denied: projects, update, no-cluster-resources (dev) is needed to move project team-x out of parentProject no-cluster-resources',
     );
   });
 
