@@ -7,7 +7,8 @@ import { AckPolicy, DeliverPolicy, headers as natsHeaders, type JsMsg } from 'na
 import type { Envelope } from '../envelope/envelope.js';
 import type { Bus } from './bus.js';
 import { decodeEvent } from './decode.js';
-import { PoisonMessageError, TerminalError } from './errors.js';
+import { busHandlingFor } from '@capstan/service';
+import { PoisonMessageError } from './errors.js';
 import { deadLetterSubject, streamOfSubject } from './streams.js';
 
 export interface DeadLetter {
@@ -137,7 +138,9 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
       reason,
       payload: new TextDecoder().decode(m.data),
     });
-    m.term(reason.slice(0, 256));
+    // A bare +TERM: a server before 2.10 does not read `+TERM <reason>` as a term and would deliver the
+    // message again after ack_wait; the reason is in the header and the record above.
+    m.term();
   };
 
   // Why a message is being dead-lettered, kept while the dead-lettering itself is retried (the
@@ -156,13 +159,10 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
 
   const fail = async (m: JsMsg, err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    const exhausted = m.info.deliveryCount >= maxDeliver;
-    if (err instanceof TerminalError || exhausted) {
+    const terminal = busHandlingFor(err) === 'dead-letter';
+    if (terminal || m.info.deliveryCount >= maxDeliver) {
       options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'dead-letter' });
-      const reason =
-        err instanceof TerminalError
-          ? message
-          : `gave up after ${m.info.deliveryCount} deliveries: ${message}`;
+      const reason = terminal ? message : `gave up after ${m.info.deliveryCount} deliveries: ${message}`;
       await deadLetterOrRetry(m, reason);
     } else {
       options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'nak' });
