@@ -9,7 +9,7 @@ import {
 } from 'nats';
 import type { Envelope } from '../envelope/envelope.js';
 import { catalog as defaultCatalog } from '../catalog/index.js';
-import type { Catalog } from '../catalog/define.js';
+import type { Catalog, EventDefinition } from '../catalog/define.js';
 import { extSourcePattern, inboxPrefixOf } from '@capstan/bus-auth';
 import { provisionStreams } from './streams.js';
 import { InvalidArgumentError } from '@capstan/service';
@@ -45,7 +45,7 @@ export interface Bus {
   publish(event: Envelope, options?: { source?: string }): Promise<{ seq: number; duplicate: boolean }>;
   /** Publishes an already-encoded, already-checked event (the outbox relay's path). */
   publishEncoded(subject: string, id: string, payload: string): Promise<{ seq: number; duplicate: boolean }>;
-  consume(options: ConsumerOptions): Promise<RunningConsumer>;
+  consume<const D extends readonly EventDefinition[]>(options: ConsumerOptions<D>): Promise<RunningConsumer>;
   isConnected(): boolean;
   close(): Promise<void>;
 }

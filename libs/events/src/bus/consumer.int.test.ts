@@ -9,7 +9,7 @@ import { streamOfSubject } from './streams.js';
 import type { EventStoreDatabase } from '../outbox/event-store.table.js';
 import { postgresDeadLetters } from '../consumers/dead-letters.js';
 import { applyOnce } from '../consumers/apply-once.js';
-import { increment } from '../test-support/counter.js';
+import { counterIncremented, increment } from '../test-support/counter.js';
 import type { Envelope } from '../envelope/envelope.js';
 
 const waitFor = async <T>(
@@ -42,7 +42,7 @@ describe('durable consumer', () => {
     const received: Envelope[] = [];
     const consumer = await bus.consume({
       durable: 'poison-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       handle: async (e) => void received.push(e),
       deadLetters: postgresDeadLetters(db, 'svc'),
     });
@@ -98,7 +98,7 @@ describe('durable consumer', () => {
     const done: string[] = [];
     const consumer = await bus.consume({
       durable: 'retry-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       maxDeliver: 3,
       backoff: { baseMs: 20, maxMs: 100 },
       deadLetters: postgresDeadLetters(db, 'svc'),
@@ -139,7 +139,7 @@ describe('durable consumer', () => {
     let handled = 0;
     const consumer = await bus.consume({
       durable: 'validation-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       maxDeliver: 5,
       backoff: { baseMs: 10, maxMs: 10 },
       ackWaitMs: 1_000,
@@ -182,7 +182,7 @@ describe('durable consumer', () => {
     const recorded: string[] = [];
     const consumer = await bus.consume({
       durable: 'dlq-retry-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       maxDeliver: 1,
       backoff: { baseMs: 20, maxMs: 20 },
       handle: async (event) => {
@@ -217,7 +217,7 @@ describe('durable consumer', () => {
     let deliveries = 0;
     const consumer = await bus.consume({
       durable: 'once-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       backoff: { baseMs: 10, maxMs: 10 },
       handle: async (event, ctx) => {
         if (event.id !== e.id) return;
@@ -251,12 +251,12 @@ describe('durable consumer', () => {
     await Promise.all([...events, bad].map((e) => bus.publish(e)));
     const consumer = await bus.consume({
       durable: 'batch-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       maxDeliver: 1,
       deadLetters: postgresDeadLetters(db, 'svc'),
       handleBatch: async (batch) => {
         if (batch.some((e) => e.id === bad.id)) throw new InvalidArgumentError('bad counter');
-        for (const e of batch) if (e.subject === 'counters/b') seen.push((e.data as { by: number }).by);
+        for (const e of batch) if (e.subject === 'counters/b') seen.push(e.data.by);
       },
     });
     await waitFor('all good events', () => seen.length >= 50);

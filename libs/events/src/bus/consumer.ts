@@ -4,7 +4,7 @@
 // handled forms the next one (at most maxBatch). At low load a batch is one message (low latency);
 // under load batches grow, so a batch handler can apply many events in one transaction (throughput).
 import { AckPolicy, DeliverPolicy, headers as natsHeaders, type JsMsg } from 'nats';
-import type { Envelope } from '../envelope/envelope.js';
+import type { EventDefinition, EventOf } from '../catalog/define.js';
 import type { Bus } from './bus.js';
 import { decodeEvent } from './decode.js';
 import { busHandlingFor } from '@capstan/service';
@@ -31,15 +31,20 @@ export interface MessageContext {
   subject: string;
 }
 
-export interface ConsumerOptions {
+/**
+ * A consumer of some events of the catalog. Its handler receives the union of their types with the data
+ * decoded against the catalog (`EventOf`), to switch on `event.type` with an `assertNever` default: no
+ * cast, no second parse.
+ */
+export interface ConsumerOptions<D extends readonly EventDefinition[] = readonly EventDefinition[]> {
   /** Durable consumer name; also names the dead-letter subject and the idempotency records. */
   durable: string;
-  /** Event types (from the catalog) this consumer receives; all must live in one stream. */
-  types: readonly string[];
+  /** The catalog's definitions of the events this consumer receives; all must live in one stream. */
+  events: D;
   /** Handle one event. Either handle or handleBatch. */
-  handle?: (event: Envelope, ctx: MessageContext) => Promise<void>;
+  handle?: (event: EventOf<D[number]>, ctx: MessageContext) => Promise<void>;
   /** Handle a batch of valid events; thrown errors fall back to handling the batch one event at a time. */
-  handleBatch?: (events: readonly Envelope[]) => Promise<void>;
+  handleBatch?: (events: readonly EventOf<D[number]>[]) => Promise<void>;
   maxDeliver?: number;
   ackWaitMs?: number;
   maxBatch?: number;
@@ -66,13 +71,18 @@ export function commonWildcard(subjects: readonly string[]): string {
   return [...prefix, '>'].join('.');
 }
 
-export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise<RunningConsumer> {
+export async function startConsumer<const D extends readonly EventDefinition[]>(
+  bus: Bus,
+  options: ConsumerOptions<D>,
+): Promise<RunningConsumer> {
+  type Received = EventOf<D[number]>;
   if (!options.handle === !options.handleBatch)
     throw new Error('a consumer needs exactly one of handle or handleBatch');
   const maxDeliver = options.maxDeliver ?? 5;
   const maxBatch = options.maxBatch ?? 256;
   const backoff = options.backoff ?? { baseMs: 500, maxMs: 30_000 };
-  const subjects = [...new Set(options.types.map((t) => bus.subjectOf(t)))];
+  const types = options.events.map((d) => d.type);
+  const subjects = [...new Set(types.map((t) => bus.subjectOf(t)))];
   const streams = new Set(subjects.map((s) => streamOfSubject(bus.namespace, s)));
   if (streams.size !== 1)
     throw new Error(`consumer ${options.durable} spans streams ${[...streams].join(', ')}`);
@@ -80,7 +90,7 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
   // NATS before 2.10 has one filter subject per consumer: several types share their longest common
   // subject prefix as a wildcard filter, and events of other types under it are acked and skipped.
   const filterSubject = subjects.length === 1 ? subjects[0]! : commonWildcard(subjects);
-  const wanted = new Set(options.types);
+  const wanted = new Set(types);
 
   const config = {
     durable_name: options.durable,
@@ -176,7 +186,7 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
     subject: m.subject,
   });
 
-  const handleOne = async (m: JsMsg, event: Envelope) => {
+  const handleOne = async (m: JsMsg, event: Received) => {
     try {
       if (options.handle) await options.handle(event, ctxOf(m));
       else await options.handleBatch!([event]);
@@ -187,7 +197,7 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
   };
 
   const processBatch = async (batch: JsMsg[]) => {
-    const valid: { m: JsMsg; event: Envelope }[] = [];
+    const valid: { m: JsMsg; event: Received }[] = [];
     for (const m of batch) {
       if (m.info.deliveryCount > maxDeliver) {
         // The handler had its tries; only the dead-lettering failed before.
@@ -199,7 +209,9 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
       }
       try {
         const event = decodeEvent(m.data, bus.catalog);
-        if (wanted.has(event.type)) valid.push({ m, event });
+        // The one place an envelope becomes a typed event: its type is one of `events` and its data
+        // passed that definition's schema in decodeEvent.
+        if (wanted.has(event.type)) valid.push({ m, event: event as Received });
         else m.ack();
       } catch (err) {
         await fail(m, err instanceof PoisonMessageError ? err : new PoisonMessageError(String(err)));
