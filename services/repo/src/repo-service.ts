@@ -15,7 +15,7 @@ import type { Kysely } from 'kysely';
 import { CheckoutStore } from './checkouts/checkout-store.js';
 import { ChangeDetector } from './changes/change-detector.js';
 import { touchWatch } from './changes/watch.repository.js';
-import type { repoSettings } from './config.js';
+import type { repoSettings } from './settings.js';
 import { CredentialService } from './credentials/credential-service.js';
 import { sealedCredentials } from './credentials/credential-seal.js';
 import type { RepoDb } from './credentials/credential.repository.js';
