@@ -56,6 +56,16 @@ export {
   type Fallback,
 } from './serviceaccount/resolve.js';
 export { ClusterDirectory, IN_CLUSTER, type ResolvedDestination } from './sync/destination.js';
+export { projectBoundIssues } from './project/bounds.js';
+export {
+  syncWindowsVerdict,
+  windowActive,
+  windowApplies,
+  parseGoDuration,
+  type WindowTarget,
+  type ActiveWindow,
+  type WindowVerdict,
+} from './project/sync-windows.js';
 export { checkDeliveredProjects, type DeliveredProjectCheck } from './sync/delivered-projects.js';
 export {
   explainSync,
@@ -72,3 +82,11 @@ export {
   type YamlDocument,
 } from './manifests/yaml.js';
 export { inputLimitIssues, textProblem, DEFAULT_INPUT_LIMITS, type InputLimits } from './input/limits.js';
+export {
+  TRACKING_ANNOTATION,
+  trackingAppName,
+  trackingId,
+  trackedBy,
+  type AppRef,
+  type TrackedObject,
+} from './tracking/tracking-id.js';

@@ -59,6 +59,7 @@ export function apiConfigOf(c: ApiSettingsConfig): Omit<ApiConfig, 'backbone' | 
     repoAddress: c['repo.address'],
     repoServiceToken: c['repo.service-token'],
     appsetAddress: c['appset.address'],
+    controlNamespace: c['api.control-namespace'],
     appsetServiceToken: c['appset.service-token'],
     rebuildProjections: c['projections.rebuild'],
     extAccounts: c['bus.ext-accounts'],

@@ -2,12 +2,16 @@
 // sets spec.allowedParentProjects, every AppProject it would apply must name one of those
 // parents (patterns allowed) as its parentProject; an AppProject without a parent is not bounded,
 // and one named like an allowed parent would replace it, so both are refused. Every delivered
-// AppProject must be valid and its chain (as it would be after the sync) must resolve.
+// AppProject must be valid, its chain (as it would be after the sync) must resolve, and, when it
+// changes, it must fit inside that chain (project/bounds.ts: no entry its ancestors could never allow).
 import { cachedGlob, GlobSyntaxError } from '@capstan/glob';
+import { sameJson } from '../canonical/canonical-json.js';
 import { formatIssues } from '../issues.js';
-import type { AppProject, Application } from '../manifests/schemas.js';
+import type { AppProject, Application, ClusterRef } from '../manifests/schemas.js';
+import { projectBoundIssues } from '../project/bounds.js';
 import { ProjectChain, type ProjectLookup } from '../project/chain.js';
 import { compileProject } from '../project/compile.js';
+import type { ClusterDirectory } from './destination.js';
 
 export interface DeliveredProjectCheck {
   readonly project: string;
@@ -19,6 +23,7 @@ export function checkDeliveredProjects(
   app: Application,
   delivered: readonly AppProject[],
   lookup: ProjectLookup,
+  clusters: ClusterDirectory | readonly ClusterRef[] = [],
 ): DeliveredProjectCheck[] {
   const allowedParents = app.spec.allowedParentProjects;
   const byName = new Map(delivered.map((p) => [p.metadata.name, p]));
@@ -67,6 +72,12 @@ export function checkDeliveredProjects(
     }
     const chain = ProjectChain.resolve(name, after);
     if (!chain.ok) return deny(chain.reason);
+    // An AppProject delivered unchanged was bounded when it last changed: a parent narrowed since
+    // refuses at use (the intersection), not the delivering Application's every sync.
+    const stored = lookup(name);
+    const unchanged = stored !== undefined && sameJson(stored.spec, project.spec);
+    const wider = unchanged ? [] : projectBoundIssues(project, after, clusters);
+    if (wider.length > 0) return deny(`is wider than its parent chain: ${formatIssues(wider)}`);
     return {
       project: name,
       allowed: true,

@@ -96,6 +96,7 @@ export function startAutomatedTrigger(
             revision: change.sha,
             dryRun: false,
             prune: app.spec.syncPolicy?.automated?.prune === true,
+            automated: true,
           },
           triggerEventId: event.id,
           actor: event.actor,
