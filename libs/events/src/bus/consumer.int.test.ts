@@ -9,7 +9,7 @@ import { streamOfSubject } from './streams.js';
 import type { EventStoreDatabase } from '../outbox/event-store.table.js';
 import { postgresDeadLetters } from '../consumers/dead-letters.js';
 import { applyOnce } from '../consumers/apply-once.js';
-import { counterIncremented, increment } from '../test-support/counter.js';
+import { counterIncremented, counterReset, increment } from '../test-support/counter.js';
 import type { Envelope } from '../envelope/envelope.js';
 
 const waitFor = async <T>(
@@ -87,6 +87,30 @@ describe('durable consumer', () => {
     }
     expect(reasons).toHaveLength(3);
     expect(reasons[1]).toBe('unknown event type io.capstan.counter.unknown.v1');
+    await consumer.stop();
+  });
+
+  it('skips what its wildcard filter carries beyond its types without decoding it (no dead letter)', async () => {
+    const received: Envelope[] = [];
+    const recorded: string[] = [];
+    const consumer = await bus.consume({
+      durable: 'wildcard-test',
+      events: [counterIncremented, counterReset],
+      handle: async (e) => void received.push(e),
+      deadLetters: {
+        record: async (d) => void recorded.push(d.subject),
+      },
+    });
+    const sc = StringCodec();
+    // Under the consumer's filter (evt.counter.>), but no type of its: not even JSON.
+    await bus.js.publish(`${fx.tbus.namespace}.evt.counter.other`, sc.encode('not for this consumer'));
+    const good = increment('counters/w', 3);
+    await bus.publish(good);
+    // Delivered in stream order: the message before it was handled (and not dead-lettered).
+    await waitFor('the good event', () => received.find((e) => e.id === good.id));
+    expect(recorded.filter((subject) => subject.endsWith('.evt.counter.other'))).toEqual([]);
+    const info = await bus.jsm.consumers.info(`${fx.tbus.namespace}_EVT`.toUpperCase(), 'wildcard-test');
+    expect(info.config.filter_subject).toBe(`${fx.tbus.namespace}.evt.counter.>`);
     await consumer.stop();
   });
 

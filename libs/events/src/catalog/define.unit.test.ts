@@ -35,9 +35,9 @@ const forgetful = (event: Counted): string => {
 describe('assertNever', () => {
   it('narrows each case to its data and refuses, as an invalid argument, what the union does not hold', () => {
     expect(describeEvent(increment('c/1', 3))).toBe('by 3');
-    const stranger = { ...increment('c/1'), type: 'io.capstan.counter.reset.v1' } as unknown as Counted;
+    const stranger = { ...increment('c/1'), type: 'io.capstan.counter.unknown.v1' } as unknown as Counted;
     expect(() => describeEvent(stranger)).toThrow(InvalidArgumentError);
-    expect(() => describeEvent(stranger)).toThrow('unexpected event io.capstan.counter.reset.v1');
+    expect(() => describeEvent(stranger)).toThrow('unexpected event io.capstan.counter.unknown.v1');
     expect(forgetful(increment('c/1'))).toBe('incremented');
   });
 });

@@ -16,7 +16,7 @@ import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
-import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
+import { outcomeOf, runAggregate, runAggregates, type WriteOutcome } from '../support/aggregate.js';
 import type { PendingObjects, WriteOptions } from '../support/write-options.js';
 import { invalid } from '../support/validation.js';
 import { API_SCHEMA } from '../migrations/index.js';
@@ -29,6 +29,7 @@ import {
   initialApplicationState,
   APPLICATION_CREATED,
   type ApplicationCommand,
+  type ApplicationState,
 } from './application.aggregate.js';
 import { validateApplication } from './application.validation.js';
 import { ApplicationCache } from './application-cache.js';
@@ -38,12 +39,14 @@ import { keepOwnership } from '../applicationsets/ownership.js';
 import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/tracking.js';
 import {
   deleteApplicationRow,
+  deleteApplicationRows,
   findApplication,
   findSyncOperation,
   insertSyncOperation,
   type ApplicationStamp,
   syncHistory,
   upsertApplicationRow,
+  upsertApplicationRows,
   type StoredApplication,
   type SyncOperationRecord,
 } from './application.repository.js';
@@ -470,22 +473,45 @@ export class ApplicationsService {
   }
 
   /**
-   * Writes an Application whose RBAC and project checks the caller has already made and audited
-   * (an ApplicationSet's generated Applications, decided all together before any is written).
+   * Writes Applications whose RBAC and project checks (or delete authorisation) the caller has
+   * already made and audited (an ApplicationSet's generated Applications, decided all together before
+   * any is written): all in one transaction or none, each Application with exactly the events and
+   * outbox rows of its own write (a put as an upserting create, a delete as a delete).
    */
-  async writeChecked(ctx: RequestContext, app: Application): Promise<WriteOutcome> {
-    const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
-    return this.run(ctx, namespace, app.metadata.name, {
-      type: 'create',
-      application: app,
-      upsert: true,
-      uid: randomUUID(),
+  async writeCheckedAll(ctx: RequestContext, writes: readonly CheckedWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    const meta = { actor: actorOf(ctx.principal), correlationId: ctx.correlationId };
+    await runAggregates(this.deps.db, {
+      meta,
+      initial: initialApplicationState,
+      evolve: evolveApplication,
+      commands: writes.map((w) => {
+        const command: ApplicationCommand =
+          w.kind === 'put'
+            ? { type: 'create', application: w.app, upsert: true, uid: randomUUID() }
+            : { type: 'delete', name: w.name, namespace: w.namespace, cascade: w.cascade };
+        const namespace =
+          w.kind === 'put' ? (w.app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE) : w.namespace;
+        const name = w.kind === 'put' ? w.app.metadata.name : w.name;
+        return {
+          streamId: applicationStream(namespace, name),
+          decide: (state: ApplicationState, version: number) => decideApplication(command, state, version),
+        };
+      }),
+      project: async (trx, written) => {
+        const deleted: { namespace: string; name: string }[] = [];
+        const kept: Parameters<typeof upsertApplicationRows>[1][number][] = [];
+        for (const w of written) {
+          const last = w.events.at(-1);
+          if (!last) continue;
+          if (last.type === APPLICATION_DELETED)
+            deleted.push({ namespace: last.data.namespace, name: last.data.name });
+          else kept.push({ app: w.state.application!, version: w.version, uid: w.state.uid!, at: w.at });
+        }
+        await deleteApplicationRows(trx, deleted);
+        await upsertApplicationRows(trx, kept);
+      },
     });
-  }
-
-  /** Deletes an Application whose delete the caller has already authorised and audited. */
-  async deleteChecked(ctx: RequestContext, namespace: string, name: string, cascade: boolean): Promise<void> {
-    await this.run(ctx, namespace, name, { type: 'delete', name, namespace, cascade });
   }
 }
 
@@ -497,3 +523,7 @@ function requireNotDelivered(existing: StoredApplication | undefined): void {
       deliveredRefusal('Application', existing!.application.metadata.name, owner),
     );
 }
+
+/** A write of writeCheckedAll: an Application to create or update, or one to delete. */
+export type CheckedWrite =
+  { kind: 'put'; app: Application } | { kind: 'delete'; namespace: string; name: string; cascade: boolean };

@@ -312,9 +312,15 @@ export class DeliveredObjectsService {
           clusters: new Map(),
         });
     }
-    for (const o of objects)
-      if (o.kind === 'Application' && changing.has(`Application:${objectKey(o)}`))
-        await this.deps.applications.writeChecked(as, withTracking(o.value, o.kind, ref));
+    // The Applications in one transaction, each with the events of its own write.
+    await this.deps.applications.writeCheckedAll(
+      as,
+      objects.flatMap((o) =>
+        o.kind === 'Application' && changing.has(`Application:${objectKey(o)}`)
+          ? [{ kind: 'put' as const, app: withTracking(o.value, o.kind, ref) }]
+          : [],
+      ),
+    );
     const out = await this.writeSets(as, ref, objects, verdicts, false);
     if (out.some((v) => !v.allowed)) return out;
     await this.prune(
@@ -384,13 +390,21 @@ export class DeliveredObjectsService {
         if (!(err instanceof CapstanError && err.code === 'NOT_FOUND')) throw err;
       }
     }
+    const deletes = [];
     for (const v of pruned.filter((p) => p.kind === 'Application')) {
       const found = await findApplication(this.deps.db, v.namespace, v.name);
       const cascade = (
         found?.application.metadata as { finalizers?: string[] } | undefined
       )?.finalizers?.some((f) => f.startsWith(RESOURCES_FINALIZER));
-      if (found) await this.deps.applications.deleteChecked(as, v.namespace, v.name, cascade === true);
+      if (found)
+        deletes.push({
+          kind: 'delete' as const,
+          namespace: v.namespace,
+          name: v.name,
+          cascade: cascade === true,
+        });
     }
+    await this.deps.applications.writeCheckedAll(as, deletes);
     for (const v of pruned.filter((p) => p.kind === 'AppProject'))
       if (await findProject(this.deps.db, v.name)) await this.deps.projects.deleteDelivered(as, v.name);
   }
