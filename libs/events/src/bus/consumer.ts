@@ -63,6 +63,17 @@ export function backoffDelay(deliveryCount: number, backoff: { baseMs: number; m
   return Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.max(0, deliveryCount - 1));
 }
 
+/** Whether a NATS subject matches a subject pattern (`*` one token, `>` the rest). */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
+  }
+  return p.length === s.length;
+}
+
 export function commonWildcard(subjects: readonly string[]): string {
   const split = subjects.map((s) => s.split('.'));
   const prefix: string[] = [];
@@ -92,7 +103,11 @@ export async function startConsumer<const D extends readonly EventDefinition[]>(
   // (by subject, before decoding: the wildcard may carry far more than this consumer wants).
   const filterSubject = subjects.length === 1 ? subjects[0]! : commonWildcard(subjects);
   const wanted = new Set(types);
-  const wantedSubjects = new Set(subjects);
+  // A type published below its source's token (`ext.*.sync.request`) has a wildcard subject.
+  const exactSubjects = new Set(subjects.filter((s) => !/(^|\.)[*>](\.|$)/.test(s)));
+  const subjectPatterns = subjects.filter((s) => !exactSubjects.has(s));
+  const wantedSubject = (subject: string) =>
+    exactSubjects.has(subject) || subjectPatterns.some((p) => subjectMatches(p, subject));
 
   const config = {
     durable_name: options.durable,
@@ -209,7 +224,7 @@ export async function startConsumer<const D extends readonly EventDefinition[]>(
         );
         continue;
       }
-      if (!wantedSubjects.has(m.subject)) {
+      if (!wantedSubject(m.subject)) {
         m.ack();
         continue;
       }
