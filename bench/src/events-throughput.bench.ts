@@ -125,7 +125,7 @@ async function capstanLoop(bus: Bus, databaseUrl: string) {
   let done: () => void = () => {};
   const consumer = await bus.consume({
     durable: 'bench-projection',
-    types: [tick.type],
+    events: [tick],
     maxBatch: 1000,
     handleBatch: async (events) => {
       await applyBatchOnce(
@@ -134,7 +134,7 @@ async function capstanLoop(bus: Bus, databaseUrl: string) {
         events,
         async (trx, fresh) => {
           await sql`insert into bench.applied (event_id, n)
-          select * from unnest(${fresh.map((e) => e.id)}::text[], ${fresh.map((e) => (e.data as { n: number }).n)}::int[])`.execute(
+          select * from unnest(${fresh.map((e) => e.id)}::text[], ${fresh.map((e) => e.data.n)}::int[])`.execute(
             trx,
           );
         },

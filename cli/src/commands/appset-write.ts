@@ -6,6 +6,7 @@
 // full by the one error path (describeError).
 import { status } from '@grpc/grpc-js';
 import type { apiv1 } from '@capstan/proto';
+import { canonicalJson } from '@capstan/policy';
 import type { Connection } from '../client/connection.js';
 import { inContext } from '../errors.js';
 import { documentName } from '../input/manifest-files.js';
@@ -18,17 +19,8 @@ export interface Written {
   readonly action: WriteAction;
 }
 
-/** JSON with sorted keys, so that equal objects compare equal whatever their key order. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
 const content = (s: apiv1.ApplicationSet) =>
-  canonical({
+  canonicalJson({
     spec: s.spec ?? {},
     labels: s.metadata?.labels ?? {},
     annotations: s.metadata?.annotations ?? {},

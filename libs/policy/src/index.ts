@@ -1,6 +1,7 @@
 // @capstan/policy: the shared domain rules (no I/O) that must give the same answer in the api,
 // the sync service and the CLI: Argo CD manifests, the project chain, ServiceAccount
 // resolution and the full sync decision.
+export { canonicalJson, sameJson, canonicalDigest } from './canonical/canonical-json.js';
 export { ManifestError, formatIssue, formatIssues, formatPath, type PolicyIssue } from './issues.js';
 export * from './manifests/schemas.js';
 export {

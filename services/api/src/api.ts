@@ -1,15 +1,9 @@
-// Composition of the api: database and migrations, keys, authentication, RBAC, use cases, the
-// outbox relay and both servers. main.ts calls this through runService; tests and benchmarks call it
-// directly with their own database, bus namespace and ports.
-import { createDb, migrateAudit, migrateToLatest } from '@capstan/db';
-import {
-  connectBus,
-  startOutboxRelay,
-  type Bus,
-  type EventStoreDatabase,
-  type OutboxRelay,
-} from '@capstan/events';
-import { FailedPreconditionError, type Logger } from '@capstan/service';
+// Composition of the api: keys, authentication, RBAC, use cases, consumers and both servers, on the
+// backbone (database, bus, outbox relay) of startBackbone. startApiService (api-service.ts) calls it
+// through runService like every service's start; tests call it with their own database, bus namespace
+// and ports, and it starts the backbone itself.
+import { startBackbone, type Bus, type OutboxRelay } from '@capstan/events';
+import { commonSettings, FailedPreconditionError, loadConfig, type Logger } from '@capstan/service';
 import {
   DEFAULT_CONTROL_NAMESPACE,
   DEFAULT_INPUT_LIMITS,
@@ -17,7 +11,7 @@ import {
   type InputLimits,
 } from '@capstan/policy';
 import type { Kysely } from 'kysely';
-import { API_SCHEMA, apiMigrations } from './migrations/index.js';
+import { API_SCHEMA, apiSchemaMigrations } from './migrations/index.js';
 import type { ApiDatabase } from './support/db.table.js';
 import { loadKeyring, resealAtStartup } from '@capstan/sealing';
 import { loadSigningKey, sealedSigningKeys } from './auth/signing-key.js';
@@ -68,7 +62,7 @@ import { parseExtAccounts, startExtSyncRequestConsumer } from './sync/ext-sync-r
 import type { ApiServices } from './services.js';
 import { rebuildProjections } from './projections/rebuild.js';
 import { RequestMetrics } from './transport/request-metrics.js';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 
 export interface ApiConfig {
   databaseUrl: string;
@@ -121,8 +115,8 @@ export interface ApiConfig {
   /** Rebuild the projections from the event store before serving. */
   rebuildProjections?: boolean;
   /**
-   * Database, bus and outbox relay already wired (main.ts uses startBackbone from @capstan/events);
-   * without it startApi wires its own, for tests and benchmarks.
+   * Database, bus and outbox relay already wired (startApiService's, from startBackbone); without it
+   * startApi starts them with startBackbone itself (tests).
    */
   backbone?: { db: Kysely<ApiDatabase>; bus: Bus; relay: OutboxRelay };
 }
@@ -151,14 +145,7 @@ export async function startApi(
     { value: 'encryption.keys', file: 'encryption.key-file', env: 'CAPSTAN_API_ENCRYPTION_KEYS' },
   );
   const serviceTokens = new ServiceTokens(config.serviceTokens);
-  let db: Kysely<ApiDatabase>;
-  if (config.backbone) db = config.backbone.db;
-  else {
-    db = createDb<ApiDatabase>(config.databaseUrl) as Kysely<ApiDatabase>;
-    defer('database', () => db.destroy());
-    await migrateToLatest(db, { schema: API_SCHEMA, migrations: apiMigrations });
-    await migrateAudit(db as unknown as Kysely<unknown>);
-  }
+  const { db, bus, relay } = config.backbone ?? (await ownBackbone(config, logger, defer));
   if (config.rebuildProjections)
     logger.info(await rebuildProjections(db), 'rebuilt projections from the event store');
   // Key rotation: every sealed row of the api (cluster credentials, the generated token signing and
@@ -307,27 +294,6 @@ export async function startApi(
     logger.info('created the bootstrap admin account with the configured password');
   }
 
-  let bus: Bus;
-  let relay: OutboxRelay;
-  if (config.backbone) ({ bus, relay } = config.backbone);
-  else {
-    bus = await connectBus({
-      url: config.natsUrl,
-      service: 'api',
-      namespace: config.busNamespace,
-      ...(config.natsUser ? { user: config.natsUser, password: config.natsPassword ?? '' } : {}),
-    });
-    defer('bus', () => bus.close());
-    await bus.provision();
-    relay = await startOutboxRelay({
-      db: db as unknown as Kysely<EventStoreDatabase>,
-      databaseUrl: config.databaseUrl,
-      schema: API_SCHEMA,
-      bus,
-      onError: (err) => logger.warn({ err }, 'outbox relay error; retrying'),
-    });
-    defer('outbox relay', () => relay.stop());
-  }
   const syncStatus = await startSyncStatusConsumer({ bus, db, logger });
   defer('sync status consumer', () => syncStatus.stop());
   const extSync = await startExtSyncRequestConsumer({
@@ -379,4 +345,32 @@ export async function startApi(
       stops.length = 0;
     },
   };
+}
+
+/** The backbone of an api started without one (tests): startBackbone's, with the database and bus of `config`. */
+async function ownBackbone(
+  config: ApiConfig,
+  logger: Logger,
+  defer: (name: string, stop: () => Promise<void> | void) => void,
+): Promise<{ db: Kysely<ApiDatabase>; bus: Bus; relay: OutboxRelay }> {
+  const common = loadConfig(commonSettings, { argv: [], env: {} });
+  const backbone = await startBackbone<ApiDatabase>(
+    {
+      name: 'api',
+      config: {
+        ...common,
+        'database.url': config.databaseUrl,
+        'nats.url': config.natsUrl,
+        'nats.user': config.natsUser ?? '',
+        'nats.password': config.natsPassword ?? '',
+        'bus.namespace': config.busNamespace,
+      },
+      logger,
+      metrics: config.metrics ?? new Registry(),
+      addReadinessCheck: () => {},
+      onShutdown: defer,
+    },
+    { schema: API_SCHEMA, migrations: apiSchemaMigrations },
+  );
+  return { db: backbone.db as unknown as Kysely<ApiDatabase>, bus: backbone.bus, relay: backbone.relay };
 }

@@ -1,5 +1,5 @@
 // @capstan/api: the api service. Other packages start it in-process for end-to-end tests and
 // benchmarks (startApi); the service itself runs from main.ts.
 export { startApi, type ApiConfig, type RunningApi } from './api.js';
-export { apiSettings } from './config.js';
+export { apiSettings } from './settings.js';
 export { rebuildProjections, type RebuildResult } from './projections/rebuild.js';

@@ -1,84 +1,14 @@
-// The api service: configuration, then startApi. Start it with `node services/api/dist/main.js`
+// The api service process: configuration, logger, ops endpoints and shutdown come from runService;
+// everything else is wired in startApiService. Start it with `node services/api/dist/main.js`
 // (flags, CAPSTAN_* environment variables or --config file; see README).
-import { readFileSync } from 'node:fs';
 import { runService } from '@capstan/service';
-import { loadTls } from '@capstan/service-identity';
-import { apiSettings } from './config.js';
-import { startApi } from './api.js';
-import { startBackbone } from '@capstan/events';
-import type { Kysely } from 'kysely';
-import { API_SCHEMA, apiSchemaMigrations } from './migrations/index.js';
-import type { ApiDatabase } from './support/db.table.js';
-
-const list = (s: string) =>
-  s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
+import { apiSettings } from './settings.js';
+import { startApiService } from './api-service.js';
 
 await runService({
   name: 'api',
   settings: apiSettings,
   start: async (ctx) => {
-    const c = ctx.config;
-    // Database (api and audit schemas migrated; --migrate-only stops here), bus and outbox relay.
-    const backbone = await startBackbone<ApiDatabase>(ctx, {
-      schema: API_SCHEMA,
-      migrations: apiSchemaMigrations,
-    });
-    await startApi(
-      {
-        databaseUrl: c['database.url'],
-        natsUrl: c['nats.url'],
-        busNamespace: c['bus.namespace'],
-        grpcHost: c['grpc.host'],
-        grpcPort: c['grpc.port'],
-        httpHost: c['api.http.host'],
-        httpPort: c['api.http.port'],
-        bodyLimit: c['api.body-limit'],
-        inputLimits: {
-          maxDepth: c['api.input.max-depth'],
-          maxStringLength: c['api.input.max-string-length'],
-          maxEntries: c['api.input.max-entries'],
-        },
-        policyFile: c['rbac.policy-file'],
-        policyCsv: c['rbac.policy-csv'],
-        defaultRole: c['rbac.default-role'],
-        sessionTtlSeconds: c['auth.session-ttl-seconds'],
-        loginThrottle: {
-          maxFailCount: c['auth.login.max-fail-count'],
-          maxFailCountPerAddress: c['auth.login.max-fail-count-per-address'],
-          failureWindowSeconds: c['auth.login.failure-window-seconds'],
-          maxCacheSize: c['auth.login.max-cache-size'],
-        },
-        signingKey: c['auth.signing-key'],
-        adminPassword: c['auth.admin-password'],
-        initialAdminPasswordFile: c['auth.initial-admin-password-file'],
-        serviceTokens: c['auth.service-tokens'],
-        credentialReaders: list(c['auth.credential-readers']),
-        delegationKey:
-          c['auth.delegation-key'] ||
-          (c['auth.delegation-key-file'] ? readFileSync(c['auth.delegation-key-file'], 'utf8') : ''),
-        delegationTtlSeconds: c['auth.delegation-ttl-seconds'],
-        tls: loadTls(c),
-        encryptionKeys: c['encryption.keys'],
-        encryptionKeyFile: c['encryption.key-file'],
-        repoAddress: c['repo.address'],
-        repoServiceToken: c['repo.service-token'],
-        appsetAddress: c['appset.address'],
-        controlNamespace: c['api.control-namespace'],
-        appsetServiceToken: c['appset.service-token'],
-        metrics: ctx.metrics,
-        rebuildProjections: c['projections.rebuild'],
-        extAccounts: c['bus.ext-accounts'],
-        backbone: {
-          db: backbone.db as unknown as Kysely<ApiDatabase>,
-          bus: backbone.bus,
-          relay: backbone.relay,
-        },
-      },
-      ctx.logger,
-      ctx.onShutdown,
-    );
+    await startApiService(ctx);
   },
 });

@@ -1,7 +1,7 @@
 // @capstan/repo: the repo service. Other packages talk to it over gRPC (capstan.repo.v1.RepoService
 // in @capstan/proto) and events; this entry point exports what tests, benchmarks and tools need to
 // start it in-process and the pure credential rules.
-export { repoSettings } from './config.js';
+export { repoSettings } from './settings.js';
 export { startRepo, type RepoConfig, type RepoServiceHandles } from './repo-service.js';
 export { credentialSecretName, fnv1a32 } from './credentials/secret-name.js';
 export { normalizeRepoUrl, sameRepoUrl } from './credentials/repo-url.js';

@@ -2,7 +2,7 @@
 // checkouts, manifest generation, change detection, and the internal gRPC server.
 import path from 'node:path';
 import { Server } from '@grpc/grpc-js';
-import { startBackbone, type Bus } from '@capstan/events';
+import { gitPush, startBackbone, type Bus } from '@capstan/events';
 import { repov1 } from '@capstan/proto';
 import { loadKeyring, resealAtStartup } from '@capstan/sealing';
 import {
@@ -15,7 +15,7 @@ import type { Kysely } from 'kysely';
 import { CheckoutStore } from './checkouts/checkout-store.js';
 import { ChangeDetector } from './changes/change-detector.js';
 import { touchWatch } from './changes/watch.repository.js';
-import type { repoSettings } from './config.js';
+import type { repoSettings } from './settings.js';
 import { CredentialService } from './credentials/credential-service.js';
 import { sealedCredentials } from './credentials/credential-seal.js';
 import type { RepoDb } from './credentials/credential.repository.js';
@@ -113,7 +113,7 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
 
   const consumer = await bus.consume({
     durable: 'repo-git-push',
-    types: ['io.capstan.ext.git.push.v1'],
+    events: [gitPush],
     handle: (event) => changes.onPush(event),
     onError: (err, info) => ctx.logger.warn({ err, ...info }, 'push event failed'),
   });

@@ -9,10 +9,10 @@ import {
 } from 'nats';
 import type { Envelope } from '../envelope/envelope.js';
 import { catalog as defaultCatalog } from '../catalog/index.js';
-import type { Catalog } from '../catalog/define.js';
+import type { Catalog, EventDefinition } from '../catalog/define.js';
 import { extSourcePattern, inboxPrefixOf } from '@capstan/bus-auth';
 import { provisionStreams } from './streams.js';
-import { TerminalError } from './errors.js';
+import { InvalidArgumentError } from '@capstan/service';
 import { startConsumer, type ConsumerOptions, type RunningConsumer } from './consumer.js';
 
 export interface BusOptions {
@@ -45,7 +45,7 @@ export interface Bus {
   publish(event: Envelope, options?: { source?: string }): Promise<{ seq: number; duplicate: boolean }>;
   /** Publishes an already-encoded, already-checked event (the outbox relay's path). */
   publishEncoded(subject: string, id: string, payload: string): Promise<{ seq: number; duplicate: boolean }>;
-  consume(options: ConsumerOptions): Promise<RunningConsumer>;
+  consume<const D extends readonly EventDefinition[]>(options: ConsumerOptions<D>): Promise<RunningConsumer>;
   isConnected(): boolean;
   close(): Promise<void>;
 }
@@ -67,7 +67,7 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
 
   const subjectOf = (type: string) => {
     const d = catalog.get(type);
-    if (!d) throw new TerminalError(`unknown event type ${type}`);
+    if (!d) throw new InvalidArgumentError(`unknown event type ${type}`);
     return `${namespace}.${d.subject}`;
   };
 
@@ -89,14 +89,16 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     provision: () => provisionStreams(jsm, namespace),
     async publish(event, publishOptions = {}) {
       const d = catalog.get(event.type);
-      if (!d) throw new TerminalError(`unknown event type ${event.type}`);
+      if (!d) throw new InvalidArgumentError(`unknown event type ${event.type}`);
       const checked = d.data.safeParse(event.data);
       if (!checked.success)
-        throw new TerminalError(`${event.type} fails its schema: ${checked.error.message}`);
+        throw new InvalidArgumentError(`${event.type} fails its schema: ${checked.error.message}`);
       let subject = d.subject;
       if (subject.includes('*')) {
         if (!publishOptions.source || !extSourcePattern.test(publishOptions.source))
-          throw new TerminalError(`${event.type} is published below a source token: give a valid source`);
+          throw new InvalidArgumentError(
+            `${event.type} is published below a source token: give a valid source`,
+          );
         subject = subject.replace('*', publishOptions.source);
       }
       return publishEncoded(`${namespace}.${subject}`, event.id, JSON.stringify(event));

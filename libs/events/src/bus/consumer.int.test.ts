@@ -1,14 +1,15 @@
 // The consumer helper against the real NATS JetStream and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
+import { InvalidArgumentError, NotFoundError, UnavailableError, ValidationError } from '@capstan/service';
 import { StringCodec } from 'nats';
 import { backboneFixture, type BackboneFixture } from '../test-support/backbone-fixture.js';
 import type { Bus } from './bus.js';
-import { RetryableError, TerminalError } from './errors.js';
+import { streamOfSubject } from './streams.js';
 import type { EventStoreDatabase } from '../outbox/event-store.table.js';
 import { postgresDeadLetters } from '../consumers/dead-letters.js';
 import { applyOnce } from '../consumers/apply-once.js';
-import { increment } from '../test-support/counter.js';
+import { counterIncremented, counterReset, increment } from '../test-support/counter.js';
 import type { Envelope } from '../envelope/envelope.js';
 
 const waitFor = async <T>(
@@ -41,7 +42,7 @@ describe('durable consumer', () => {
     const received: Envelope[] = [];
     const consumer = await bus.consume({
       durable: 'poison-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       handle: async (e) => void received.push(e),
       deadLetters: postgresDeadLetters(db, 'svc'),
     });
@@ -94,7 +95,7 @@ describe('durable consumer', () => {
     const recorded: string[] = [];
     const consumer = await bus.consume({
       durable: 'wildcard-test',
-      types: ['io.capstan.counter.incremented.v1', 'io.capstan.counter.reset.v1'],
+      events: [counterIncremented, counterReset],
       handle: async (e) => void received.push(e),
       deadLetters: {
         record: async (d) => void recorded.push(d.subject),
@@ -121,16 +122,16 @@ describe('durable consumer', () => {
     const done: string[] = [];
     const consumer = await bus.consume({
       durable: 'retry-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       maxDeliver: 3,
       backoff: { baseMs: 20, maxMs: 100 },
       deadLetters: postgresDeadLetters(db, 'svc'),
       handle: async (e, ctx) => {
         attempts.set(e.id, ctx.deliveryCount);
         if (e.id === flaky.id && ctx.deliveryCount < 2)
-          throw new RetryableError('target cluster unavailable');
+          throw new UnavailableError('target cluster unavailable');
         if (e.id === doomed.id) throw new Error('always broken');
-        if (e.id === terminal.id) throw new TerminalError('project does not exist');
+        if (e.id === terminal.id) throw new NotFoundError('project does not exist');
         done.push(e.id);
       },
     });
@@ -157,6 +158,47 @@ describe('durable consumer', () => {
     await consumer.stop();
   });
 
+  it('dead-letters a validation error once and terms it: no retry, no second record', async () => {
+    const invalid = increment('counters/v', 1);
+    let handled = 0;
+    const consumer = await bus.consume({
+      durable: 'validation-test',
+      events: [counterIncremented],
+      maxDeliver: 5,
+      backoff: { baseMs: 10, maxMs: 10 },
+      ackWaitMs: 1_000,
+      deadLetters: postgresDeadLetters(db, 'svc'),
+      handle: async (e) => {
+        if (e.id !== invalid.id) return;
+        handled++;
+        throw new ValidationError([{ field: 'data.by', description: 'must be positive' }]);
+      },
+    });
+    await bus.publish(invalid);
+    const mine = () =>
+      db
+        .withSchema('svc')
+        .selectFrom('dead_letters')
+        .selectAll()
+        .where('consumer', '=', 'validation-test')
+        .execute()
+        .then((rows) => rows.filter((r) => r.payload.includes(invalid.id)));
+    const rows = await waitFor('the dead letter', async () =>
+      (await mine()).length > 0 ? mine() : undefined,
+    );
+    // Longer than the backoff and the ack wait together: a nak or a missing ack would have redelivered it.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(handled).toBe(1);
+    expect(await mine()).toHaveLength(1);
+    expect(rows[0]!.deliveries).toBe(1);
+    expect(rows[0]!.reason).toBe('data.by: must be positive');
+    const stream = streamOfSubject(bus.namespace, bus.subjectOf(invalid.type));
+    const info = await bus.jsm.consumers.info(stream, 'validation-test');
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_redelivered).toBe(0);
+    await consumer.stop();
+  });
+
   it('retries the dead-lettering itself when recording it fails, without calling the handler again', async () => {
     const e = increment('counters/dl', 1);
     let handled = 0;
@@ -164,13 +206,13 @@ describe('durable consumer', () => {
     const recorded: string[] = [];
     const consumer = await bus.consume({
       durable: 'dlq-retry-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       maxDeliver: 1,
       backoff: { baseMs: 20, maxMs: 20 },
       handle: async (event) => {
         if (event.id !== e.id) return;
         handled++;
-        throw new TerminalError('project does not exist');
+        throw new NotFoundError('project does not exist');
       },
       deadLetters: {
         record: async (entry) => {
@@ -199,7 +241,7 @@ describe('durable consumer', () => {
     let deliveries = 0;
     const consumer = await bus.consume({
       durable: 'once-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       backoff: { baseMs: 10, maxMs: 10 },
       handle: async (event, ctx) => {
         if (event.id !== e.id) return;
@@ -212,7 +254,7 @@ describe('durable consumer', () => {
             .execute();
         });
         // The process "crashes" after the effect committed and before the ack: the broker redelivers.
-        if (ctx.deliveryCount === 1) throw new RetryableError('crashed before ack');
+        if (ctx.deliveryCount === 1) throw new UnavailableError('crashed before ack');
       },
     });
     await bus.publish(e);
@@ -233,12 +275,12 @@ describe('durable consumer', () => {
     await Promise.all([...events, bad].map((e) => bus.publish(e)));
     const consumer = await bus.consume({
       durable: 'batch-test',
-      types: ['io.capstan.counter.incremented.v1'],
+      events: [counterIncremented],
       maxDeliver: 1,
       deadLetters: postgresDeadLetters(db, 'svc'),
       handleBatch: async (batch) => {
-        if (batch.some((e) => e.id === bad.id)) throw new TerminalError('bad counter');
-        for (const e of batch) if (e.subject === 'counters/b') seen.push((e.data as { by: number }).by);
+        if (batch.some((e) => e.id === bad.id)) throw new InvalidArgumentError('bad counter');
+        for (const e of batch) if (e.subject === 'counters/b') seen.push(e.data.by);
       },
     });
     await waitFor('all good events', () => seen.length >= 50);

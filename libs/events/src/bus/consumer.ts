@@ -4,10 +4,11 @@
 // handled forms the next one (at most maxBatch). At low load a batch is one message (low latency);
 // under load batches grow, so a batch handler can apply many events in one transaction (throughput).
 import { AckPolicy, DeliverPolicy, headers as natsHeaders, type JsMsg } from 'nats';
-import type { Envelope } from '../envelope/envelope.js';
+import type { EventDefinition, EventOf } from '../catalog/define.js';
 import type { Bus } from './bus.js';
 import { decodeEvent } from './decode.js';
-import { PoisonMessageError, TerminalError } from './errors.js';
+import { busHandlingFor } from '@capstan/service';
+import { PoisonMessageError } from './errors.js';
 import { deadLetterSubject, streamOfSubject } from './streams.js';
 
 export interface DeadLetter {
@@ -30,15 +31,20 @@ export interface MessageContext {
   subject: string;
 }
 
-export interface ConsumerOptions {
+/**
+ * A consumer of some events of the catalog. Its handler receives the union of their types with the data
+ * decoded against the catalog (`EventOf`), to switch on `event.type` with an `assertNever` default: no
+ * cast, no second parse.
+ */
+export interface ConsumerOptions<D extends readonly EventDefinition[] = readonly EventDefinition[]> {
   /** Durable consumer name; also names the dead-letter subject and the idempotency records. */
   durable: string;
-  /** Event types (from the catalog) this consumer receives; all must live in one stream. */
-  types: readonly string[];
+  /** The catalog's definitions of the events this consumer receives; all must live in one stream. */
+  events: D;
   /** Handle one event. Either handle or handleBatch. */
-  handle?: (event: Envelope, ctx: MessageContext) => Promise<void>;
+  handle?: (event: EventOf<D[number]>, ctx: MessageContext) => Promise<void>;
   /** Handle a batch of valid events; thrown errors fall back to handling the batch one event at a time. */
-  handleBatch?: (events: readonly Envelope[]) => Promise<void>;
+  handleBatch?: (events: readonly EventOf<D[number]>[]) => Promise<void>;
   maxDeliver?: number;
   ackWaitMs?: number;
   maxBatch?: number;
@@ -57,6 +63,17 @@ export function backoffDelay(deliveryCount: number, backoff: { baseMs: number; m
   return Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.max(0, deliveryCount - 1));
 }
 
+/** Whether a NATS subject matches a subject pattern (`*` one token, `>` the rest). */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
+  }
+  return p.length === s.length;
+}
+
 export function commonWildcard(subjects: readonly string[]): string {
   const split = subjects.map((s) => s.split('.'));
   const prefix: string[] = [];
@@ -65,13 +82,18 @@ export function commonWildcard(subjects: readonly string[]): string {
   return [...prefix, '>'].join('.');
 }
 
-export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise<RunningConsumer> {
+export async function startConsumer<const D extends readonly EventDefinition[]>(
+  bus: Bus,
+  options: ConsumerOptions<D>,
+): Promise<RunningConsumer> {
+  type Received = EventOf<D[number]>;
   if (!options.handle === !options.handleBatch)
     throw new Error('a consumer needs exactly one of handle or handleBatch');
   const maxDeliver = options.maxDeliver ?? 5;
   const maxBatch = options.maxBatch ?? 256;
   const backoff = options.backoff ?? { baseMs: 500, maxMs: 30_000 };
-  const subjects = [...new Set(options.types.map((t) => bus.subjectOf(t)))];
+  const types = options.events.map((d) => d.type);
+  const subjects = [...new Set(types.map((t) => bus.subjectOf(t)))];
   const streams = new Set(subjects.map((s) => streamOfSubject(bus.namespace, s)));
   if (streams.size !== 1)
     throw new Error(`consumer ${options.durable} spans streams ${[...streams].join(', ')}`);
@@ -80,8 +102,12 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
   // subject prefix as a wildcard filter, and events of other types under it are acked and skipped
   // (by subject, before decoding: the wildcard may carry far more than this consumer wants).
   const filterSubject = subjects.length === 1 ? subjects[0]! : commonWildcard(subjects);
-  const wanted = new Set(options.types);
-  const wantedSubjects = new Set(subjects);
+  const wanted = new Set(types);
+  // A type published below its source's token (`ext.*.sync.request`) has a wildcard subject.
+  const exactSubjects = new Set(subjects.filter((s) => !/(^|\.)[*>](\.|$)/.test(s)));
+  const subjectPatterns = subjects.filter((s) => !exactSubjects.has(s));
+  const wantedSubject = (subject: string) =>
+    exactSubjects.has(subject) || subjectPatterns.some((p) => subjectMatches(p, subject));
 
   const config = {
     durable_name: options.durable,
@@ -139,7 +165,9 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
       reason,
       payload: new TextDecoder().decode(m.data),
     });
-    m.term(reason.slice(0, 256));
+    // A bare +TERM: a server before 2.10 does not read `+TERM <reason>` as a term and would deliver the
+    // message again after ack_wait; the reason is in the header and the record above.
+    m.term();
   };
 
   // Why a message is being dead-lettered, kept while the dead-lettering itself is retried (the
@@ -158,13 +186,10 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
 
   const fail = async (m: JsMsg, err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    const exhausted = m.info.deliveryCount >= maxDeliver;
-    if (err instanceof TerminalError || exhausted) {
+    const terminal = busHandlingFor(err) === 'dead-letter';
+    if (terminal || m.info.deliveryCount >= maxDeliver) {
       options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'dead-letter' });
-      const reason =
-        err instanceof TerminalError
-          ? message
-          : `gave up after ${m.info.deliveryCount} deliveries: ${message}`;
+      const reason = terminal ? message : `gave up after ${m.info.deliveryCount} deliveries: ${message}`;
       await deadLetterOrRetry(m, reason);
     } else {
       options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'nak' });
@@ -178,7 +203,7 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
     subject: m.subject,
   });
 
-  const handleOne = async (m: JsMsg, event: Envelope) => {
+  const handleOne = async (m: JsMsg, event: Received) => {
     try {
       if (options.handle) await options.handle(event, ctxOf(m));
       else await options.handleBatch!([event]);
@@ -189,7 +214,7 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
   };
 
   const processBatch = async (batch: JsMsg[]) => {
-    const valid: { m: JsMsg; event: Envelope }[] = [];
+    const valid: { m: JsMsg; event: Received }[] = [];
     for (const m of batch) {
       if (m.info.deliveryCount > maxDeliver) {
         // The handler had its tries; only the dead-lettering failed before.
@@ -199,13 +224,15 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
         );
         continue;
       }
-      if (!wantedSubjects.has(m.subject)) {
+      if (!wantedSubject(m.subject)) {
         m.ack();
         continue;
       }
       try {
         const event = decodeEvent(m.data, bus.catalog);
-        if (wanted.has(event.type)) valid.push({ m, event });
+        // The one place an envelope becomes a typed event: its type is one of `events` and its data
+        // passed that definition's schema in decodeEvent.
+        if (wanted.has(event.type)) valid.push({ m, event: event as Received });
         else m.ack();
       } catch (err) {
         await fail(m, err instanceof PoisonMessageError ? err : new PoisonMessageError(String(err)));

@@ -105,7 +105,7 @@ describe('bus permissions', () => {
     const repo = await connectBus({ ...tbus.connection('repo'), service: 'repo' });
     try {
       await expect(
-        repo.consume({ durable: 'sync-requests', types: [syncRequest.type], handle: async () => {} }),
+        repo.consume({ durable: 'sync-requests', events: [syncRequest], handle: async () => {} }),
       ).rejects.toThrow(/permissions violation/i);
     } finally {
       await repo.close();

@@ -1,6 +1,7 @@
 // How an event type is declared: its CloudEvents type string and a zod schema for its data. The
 // static type is inferred from the schema, so the runtime check and the compile-time type cannot drift.
 import type { z } from 'zod';
+import { InvalidArgumentError } from '@capstan/service';
 import { eventTypePattern, type Event } from '../envelope/envelope.js';
 
 export type Channel = 'evt' | 'cmd' | 'ext';
@@ -59,4 +60,14 @@ export function createCatalog(definitions: readonly EventDefinition[]): Catalog 
     map.set(d.type, d);
   }
   return { definitions: map, get: (type) => map.get(type) };
+}
+
+/**
+ * The default of a switch over a union of events (or any union) that handles every member: it does
+ * not compile while a member is unhandled. Reached at run time only if the union and the events
+ * received disagree; such an event can never be handled, so it is dead-lettered, not retried.
+ */
+export function assertNever(value: never, what = 'event'): never {
+  const type = (value as { type?: unknown } | null)?.type;
+  throw new InvalidArgumentError(`unexpected ${what}${typeof type === 'string' ? ` ${type}` : ''}`);
 }

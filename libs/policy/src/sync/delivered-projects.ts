@@ -5,6 +5,7 @@
 // AppProject must be valid, its chain (as it would be after the sync) must resolve, and, when it
 // changes, it must fit inside that chain (project/bounds.ts: no entry its ancestors could never allow).
 import { cachedGlob, GlobSyntaxError } from '@capstan/glob';
+import { sameJson } from '../canonical/canonical-json.js';
 import { formatIssues } from '../issues.js';
 import type { AppProject, Application, ClusterRef } from '../manifests/schemas.js';
 import { projectBoundIssues } from '../project/bounds.js';
@@ -74,7 +75,7 @@ export function checkDeliveredProjects(
     // An AppProject delivered unchanged was bounded when it last changed: a parent narrowed since
     // refuses at use (the intersection), not the delivering Application's every sync.
     const stored = lookup(name);
-    const unchanged = stored !== undefined && canonical(stored.spec) === canonical(project.spec);
+    const unchanged = stored !== undefined && sameJson(stored.spec, project.spec);
     const wider = unchanged ? [] : projectBoundIssues(project, after, clusters);
     if (wider.length > 0) return deny(`is wider than its parent chain: ${formatIssues(wider)}`);
     return {
@@ -83,15 +84,4 @@ export function checkDeliveredProjects(
       reason: `AppProject ${JSON.stringify(name)} is bounded by ${chain.chain.names.slice(1).join(' -> ') || 'no parent'}`,
     };
   });
-}
-
-/** JSON with sorted keys: a stored manifest (jsonb reorders keys) compares equal to the same one delivered. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : v,
-  );
 }

@@ -1,6 +1,7 @@
-// A small error hierarchy shared by every package. `code` is a gRPC-style status name; the one
-// mapping to gRPC and HTTP status lives in status.ts. Messages are lowercase, name what failed and
-// never hold a secret; the underlying error travels as `cause`.
+// The one error hierarchy of every package. `code` is a gRPC-style status name; the mappings to gRPC
+// status, HTTP status and what a bus consumer does with the message live in status.ts, one table
+// each. Messages are lowercase, name what failed and never hold a secret; the underlying error
+// travels as `cause`.
 
 export type ErrorCode =
   | 'INVALID_ARGUMENT'
@@ -21,16 +22,27 @@ export interface FieldViolation {
   description: string;
 }
 
+/**
+ * The codes whose failures may pass when the same thing is tried again later (a dependency down or
+ * slow, a concurrent writer, an unexpected fault); the others are answers that a retry repeats.
+ */
+const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'UNAVAILABLE',
+  'DEADLINE_EXCEEDED',
+  'ABORTED',
+  'INTERNAL',
+]);
+
 export class CapstanError extends Error {
   readonly code: ErrorCode;
-  /** Whether trying the same thing again later may succeed. */
+  /** Whether trying the same thing again later may succeed; by default, what the code says. */
   readonly retryable: boolean;
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
-    this.retryable = options?.retryable ?? false;
+    this.retryable = options?.retryable ?? RETRYABLE_CODES.has(code);
   }
 }
 
@@ -69,6 +81,13 @@ export class UnauthenticatedError extends CapstanError {
 export class FailedPreconditionError extends CapstanError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('FAILED_PRECONDITION', message, options);
+  }
+}
+
+/** An input that can never be handled (not an event of the catalog, a message that is not JSON). */
+export class InvalidArgumentError extends CapstanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('INVALID_ARGUMENT', message, options);
   }
 }
 

@@ -1,4 +1,5 @@
-// The one place where Capstan error codes become transport status codes.
+// The one place where Capstan errors become what each transport does with them: a gRPC status, an
+// HTTP status, and a bus consumer's handling of the message.
 import { CapstanError, type ErrorCode } from './errors.js';
 
 // Numeric values are grpc.status from @grpc/grpc-js; duplicated as numbers so that libraries
@@ -41,6 +42,19 @@ export function grpcStatusFor(err: unknown): number {
 
 export function httpStatusFor(err: unknown): number {
   return httpCodes[errorCodeOf(err)];
+}
+
+/**
+ * What a bus consumer does with a message whose handler threw `err`: `retry` (nak with a backoff
+ * delay, until the deliveries run out, then dead-letter) or `dead-letter` now (recorded once and
+ * termed: retrying cannot help). Errors that are not CapstanErrors (a bug, a driver's outage) are
+ * retried, so that no event is lost to them; a CapstanError is retried only when `retryable`.
+ */
+export type BusHandling = 'retry' | 'dead-letter';
+
+export function busHandlingFor(err: unknown): BusHandling {
+  if (!(err instanceof CapstanError)) return 'retry';
+  return err.retryable ? 'retry' : 'dead-letter';
 }
 
 /** The message safe to show a caller: internal errors are not described beyond their existence. */

@@ -1,6 +1,5 @@
 // The api schema's migrations: the shared event store tables, then the api's own projections and
 // account tables. Names are timestamped so they sort in creation order.
-import { eventStoreMigrations } from '@capstan/events';
 import type { Migrations } from '@capstan/db';
 import { initialSchema } from './2026_11_20_0001_api.js';
 import { loginFailures } from './2026_11_24_0001_login_failures.js';
@@ -9,15 +8,10 @@ import { applicationOwners } from './2026_11_25_0001_application_owners.js';
 
 export const API_SCHEMA = 'api';
 
-/** The api's own migrations (the event store tables are added by startBackbone or apiMigrations). */
+/** The api's own migrations (startBackbone adds the event store tables). */
 export const apiSchemaMigrations: Migrations = {
   '2026_11_20_0001_api': initialSchema,
   '2026_11_24_0001_login_failures': loginFailures,
   '2026_11_24_0010_delegation_grants': delegationGrants,
   '2026_11_25_0001_application_owners': applicationOwners,
-};
-
-export const apiMigrations: Migrations = {
-  ...eventStoreMigrations(API_SCHEMA),
-  ...apiSchemaMigrations,
 };

@@ -1,19 +1,8 @@
-// Structural equality of manifests, so that an upsert or apply that changes nothing appends no event.
-export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>)
-            .filter(([, x]) => x !== undefined)
-            .sort(([a], [b]) => a.localeCompare(b)),
-        )
-      : v,
-  );
-}
+// Structural equality of manifests (canonical JSON, @capstan/policy's), so that an upsert or apply that
+// changes nothing appends no event.
+import { sameJson } from '@capstan/policy';
 
-export function sameManifest(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
-}
+export const sameManifest: (a: unknown, b: unknown) => boolean = sameJson;
 
 /** Top-level spec fields (and metadata) that differ, for update events: consumers skip what they ignore. */
 export function changedFields<M extends { spec: object; metadata: unknown }>(before: M, after: M): string[] {

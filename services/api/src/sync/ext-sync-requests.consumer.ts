@@ -6,7 +6,7 @@
 // command to the sync service. The envelope's own `actor` is never believed. A source without an
 // account, an unknown or disabled account, and a denied request are recorded as denials and dropped.
 import { createHash } from 'node:crypto';
-import { extSourceOf, extSyncRequest, type Bus, type EventOf, type RunningConsumer } from '@capstan/events';
+import { extSourceOf, extSyncRequest, type Bus, type RunningConsumer } from '@capstan/events';
 import type { CapstanError } from '@capstan/service';
 import {
   AlreadyExistsError,
@@ -67,10 +67,10 @@ export async function startExtSyncRequestConsumer(opts: {
 
   return opts.bus.consume({
     durable: EXT_SYNC_CONSUMER,
-    types: [extSyncRequest.type],
+    events: [extSyncRequest],
     handle: async (event, ctx) => {
       const source = extSourceOf(ctx.subject) ?? '';
-      const data = (event as EventOf<typeof extSyncRequest>).data;
+      const { data } = event;
       const namespace = data.application.namespace || DEFAULT_CONTROL_NAMESPACE;
       const principal = await principalOf(source);
       if (typeof principal === 'string') {

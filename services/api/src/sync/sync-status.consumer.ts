@@ -3,13 +3,14 @@
 // Applied once per event (redelivery changes nothing); a late event never reopens a finished operation.
 import {
   applyOnce,
+  assertNever,
   syncFailed,
   syncImpersonationIgnored,
   syncResourceSynced,
   syncStarted,
   syncSucceeded,
   type Bus,
-  type Envelope,
+  type EventOf,
   type RunningConsumer,
 } from '@capstan/events';
 import type { Logger } from '@capstan/service';
@@ -18,6 +19,17 @@ import type { ApiDatabase } from '../support/db.table.js';
 import { API_SCHEMA } from '../migrations/index.js';
 
 const DURABLE = 'api-sync-status';
+
+const definitions = [
+  syncStarted,
+  syncResourceSynced,
+  syncSucceeded,
+  syncFailed,
+  syncImpersonationIgnored,
+] as const;
+
+/** The sync lifecycle events the api follows, their data as the bus decoded it against the catalog. */
+type SyncStatusEvent = EventOf<(typeof definitions)[number]>;
 
 type Patch = {
   phase?: string;
@@ -30,19 +42,19 @@ type Patch = {
   resource?: Record<string, unknown>;
 };
 
-/** What an event changes in its operation; undefined for events the api does not follow. */
-export function patchOf(event: Envelope): { operationId: string; patch: Patch } | undefined {
+/** What an event changes in its operation. */
+export function patchOf(event: SyncStatusEvent): { operationId: string; patch: Patch } {
   const at = new Date(event.time);
   switch (event.type) {
     case syncStarted.type: {
-      const d = syncStarted.data.parse(event.data);
+      const d = event.data;
       return {
         operationId: d.operationId,
         patch: { phase: 'Running', startedAt: at, message: d.dryRun ? 'dry run started' : 'sync started' },
       };
     }
     case syncResourceSynced.type: {
-      const d = syncResourceSynced.data.parse(event.data);
+      const d = event.data;
       return {
         operationId: d.operationId,
         patch: {
@@ -61,7 +73,7 @@ export function patchOf(event: Envelope): { operationId: string; patch: Patch } 
       };
     }
     case syncSucceeded.type: {
-      const d = syncSucceeded.data.parse(event.data);
+      const d = event.data;
       return {
         operationId: d.operationId,
         patch: {
@@ -75,7 +87,7 @@ export function patchOf(event: Envelope): { operationId: string; patch: Patch } 
       };
     }
     case syncFailed.type: {
-      const d = syncFailed.data.parse(event.data);
+      const d = event.data;
       return {
         operationId: d.operationId,
         patch: {
@@ -89,7 +101,7 @@ export function patchOf(event: Envelope): { operationId: string; patch: Patch } 
       };
     }
     case syncImpersonationIgnored.type: {
-      const d = syncImpersonationIgnored.data.parse(event.data);
+      const d = event.data;
       return {
         operationId: d.operationId,
         patch: {
@@ -98,7 +110,7 @@ export function patchOf(event: Envelope): { operationId: string; patch: Patch } 
       };
     }
     default:
-      return undefined;
+      return assertNever(event);
   }
 }
 
@@ -144,9 +156,8 @@ async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p:
   }
 }
 
-export async function applySyncEvent(db: Kysely<ApiDatabase>, event: Envelope): Promise<void> {
+export async function applySyncEvent(db: Kysely<ApiDatabase>, event: SyncStatusEvent): Promise<void> {
   const change = patchOf(event);
-  if (!change) return;
   await applyOnce(db, { schema: API_SCHEMA, consumer: DURABLE, eventId: event.id }, (trx) =>
     applyPatch(trx, change.operationId, change.patch),
   );
@@ -159,13 +170,7 @@ export async function startSyncStatusConsumer(opts: {
 }): Promise<{ stop(): Promise<void> }> {
   const consumer: RunningConsumer = await opts.bus.consume({
     durable: DURABLE,
-    types: [
-      syncStarted.type,
-      syncResourceSynced.type,
-      syncSucceeded.type,
-      syncFailed.type,
-      syncImpersonationIgnored.type,
-    ],
+    events: definitions,
     handle: (event) => applySyncEvent(opts.db, event),
     onError: (err, info) => opts.logger.warn({ err, ...info }, 'sync status event not applied'),
   });

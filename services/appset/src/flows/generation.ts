@@ -10,12 +10,12 @@ import {
   type GenerateResult,
   type Limits,
 } from '@capstan/appset-engine';
-import { normalizeRepoUrl, type Application } from '@capstan/policy';
+import { canonicalDigest, normalizeRepoUrl, type Application } from '@capstan/policy';
 import { CapstanError, PermissionDeniedError } from '@capstan/service';
 import type { ApiPeer, ApplyRequest, Verdict } from '../peers/api-peer.js';
 import type { RepoPeer, ResolvedRevision } from '../peers/repo-git.js';
 import type { Generator } from './engine-pool.js';
-import { canonicalJson, setKey, sha256, type ValidatedAppSet } from '../sets/manifest.js';
+import { setKey, type ValidatedAppSet } from '../sets/manifest.js';
 import { applyPolicy } from '../sets/sync-policy.js';
 
 export interface GenerationDeps {
@@ -130,7 +130,7 @@ export async function generate(deps: GenerationDeps, v: ValidatedAppSet, acting:
   return {
     result,
     applicationsJson,
-    digest: sha256(canonicalJson({ applications: result.applications, policy })),
+    digest: canonicalDigest({ applications: result.applications, policy }),
     gitRepos: [
       ...new Set(
         [

@@ -9,7 +9,8 @@
 // result changes by itself (now, rand…, uuidv4, gen… keys and certificates) are never skipped.
 import type { Limits } from '@capstan/appset-engine';
 import type { ResolvedRevision } from '../peers/repo-git.js';
-import { canonicalJson, sha256, type StoredAppSet, type ValidatedAppSet } from '../sets/manifest.js';
+import { canonicalDigest } from '@capstan/policy';
+import type { StoredAppSet, ValidatedAppSet } from '../sets/manifest.js';
 import {
   checkedReads,
   credentialProject,
@@ -41,19 +42,17 @@ const byRepo = (a: ResolvedRevision, b: ResolvedRevision) => {
 
 /** The digest of everything a generation depends on (the order and repetition of its reads irrelevant). */
 export function fingerprintOf(p: FingerprintParts): string {
-  return sha256(
-    canonicalJson({
-      manifest: p.manifest,
-      engine: p.engine,
-      limits: p.limits,
-      owner: p.owner,
-      revisions: [
-        ...new Map(p.observed.revisions.map((r) => [`${r.repoURL}\n${r.revision}\n${r.sha}`, r])).values(),
-      ].sort(byRepo),
-      // In the api's order: the generator's output may depend on it.
-      clusters: p.observed.clusters,
-    }),
-  );
+  return canonicalDigest({
+    manifest: p.manifest,
+    engine: p.engine,
+    limits: p.limits,
+    owner: p.owner,
+    revisions: [
+      ...new Map(p.observed.revisions.map((r) => [`${r.repoURL}\n${r.revision}\n${r.sha}`, r])).values(),
+    ].sort(byRepo),
+    // In the api's order: the generator's output may depend on it.
+    clusters: p.observed.clusters,
+  });
 }
 
 export function reconciledInputs(p: FingerprintParts): ReconciledInputs {

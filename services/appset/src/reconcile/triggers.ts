@@ -5,6 +5,7 @@
 // sets due) and its (consumer, event id) record commit together, so a redelivery changes nothing.
 import {
   applyOnce,
+  assertNever,
   clusterRegistered,
   clusterRemoved,
   clusterUpdated,
@@ -12,7 +13,6 @@ import {
   repositoryRevisionChanged,
   type Bus,
   type DeadLetterStore,
-  type Envelope,
   type EventOf,
   type RunningConsumer,
 } from '@capstan/events';
@@ -37,9 +37,8 @@ type TriggerEvent = EventOf<(typeof evtDefinitions)[number] | typeof gitPush>;
 export async function applyTrigger(
   db: Kysely<AppSetDatabase>,
   consumer: string,
-  envelope: Envelope,
+  event: TriggerEvent,
 ): Promise<number> {
-  const event = envelope as TriggerEvent;
   let marked = 0;
   await applyOnce(db, { schema: APPSET_SCHEMA, consumer, eventId: event.id }, async (trx) => {
     switch (event.type) {
@@ -52,10 +51,8 @@ export async function applyTrigger(
       case clusterRemoved.type:
         marked = await markDue(trx, { clusters: true });
         break;
-      default: {
-        const unexpected: never = event;
-        void unexpected;
-      }
+      default:
+        assertNever(event);
     }
   });
   return marked;
@@ -66,20 +63,20 @@ export async function startTriggerConsumers(
   bus: Bus,
   opts: { onDue: () => void; deadLetters?: DeadLetterStore },
 ): Promise<RunningConsumer[]> {
-  const handle = (consumer: string) => async (event: Envelope) => {
+  const handle = (consumer: string) => async (event: TriggerEvent) => {
     if ((await applyTrigger(db, consumer, event)) > 0) opts.onDue();
   };
   const dl = opts.deadLetters ? { deadLetters: opts.deadLetters } : {};
   return Promise.all([
     bus.consume({
       durable: GIT_PUSH_CONSUMER,
-      types: [gitPush.type],
+      events: [gitPush],
       handle: handle(GIT_PUSH_CONSUMER),
       ...dl,
     }),
     bus.consume({
       durable: TRIGGERS_CONSUMER,
-      types: evtDefinitions.map((d) => d.type),
+      events: evtDefinitions,
       handle: handle(TRIGGERS_CONSUMER),
       ...dl,
     }),

@@ -1,6 +1,7 @@
 // The ApplicationSet aggregate: pure decide/evolve over the set's event stream. decide holds
 // existence, Argo CD's create-vs-upsert rule and "no change, no event"; the manifest is validated
 // before a command is built (manifest.ts), the generated Applications are the api's.
+import { sameJson } from '@capstan/policy';
 import { AlreadyExistsError, NotFoundError } from '@capstan/service';
 import {
   applicationSetCreated,
@@ -8,7 +9,7 @@ import {
   applicationSetStatusChanged,
   applicationSetUpdated,
 } from '@capstan/events';
-import { canonicalJson, changedFields, sameAppSet, setKey, type StoredAppSet } from './manifest.js';
+import { changedFields, sameAppSet, setKey, type StoredAppSet } from './manifest.js';
 import { emptyStatus, type AppSetStatus } from './status.js';
 
 export const APPSET_CREATED = applicationSetCreated.type;
@@ -70,7 +71,7 @@ export function decideAppSet(command: AppSetCommand, state: AppSetState): AppSet
     case 'record-status': {
       // A set deleted meanwhile keeps no status; an unchanged status writes nothing.
       if (state.set === undefined) return [];
-      if (canonicalJson(state.status) === canonicalJson(command.status)) return [];
+      if (sameJson(state.status, command.status)) return [];
       return [{ type: APPSET_STATUS_CHANGED, data: command.status }];
     }
   }

@@ -1,7 +1,6 @@
 // An ApplicationSet as the appset service stores it: the manifest the user wrote (apiVersion, kind,
 // metadata name/namespace/labels/annotations/finalizers, spec), validated by the engine's schema
 // with field paths, never its status (the service computes that). Pure functions.
-import { createHash } from 'node:crypto';
 import {
   AppSetError,
   parseApplicationSet,
@@ -9,6 +8,7 @@ import {
 } from '@capstan/appset-engine';
 import {
   ARGO_API_VERSION,
+  canonicalJson,
   DEFAULT_CONTROL_NAMESPACE,
   dnsSubdomainProblem,
   inputLimitIssues,
@@ -101,15 +101,6 @@ function nonEmpty(v: Record<string, string> | undefined): v is Record<string, st
   return v !== undefined && Object.keys(v).length > 0;
 }
 
-/** JSON with object keys sorted, so equal values have equal text (digests, comparisons). */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
-}
-
 /** The parts Argo CD compares to decide whether a create is a no-op (server/applicationset Create). */
 const comparable = (s: StoredAppSet) => ({
   spec: s.spec,
@@ -132,8 +123,4 @@ export function changedFields(before: StoredAppSet, after: StoredAppSet): string
   for (const k of [...keys].sort())
     if (canonicalJson(before.spec[k] ?? null) !== canonicalJson(after.spec[k] ?? null)) out.push(`spec.${k}`);
   return out;
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

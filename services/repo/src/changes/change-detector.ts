@@ -93,9 +93,8 @@ export class ChangeDetector {
   }
 
   /** Handles one push announcement from the bus. */
-  async onPush(event: Envelope): Promise<void> {
-    const push = event as GitPush;
-    await this.check({ repoURL: push.data.repoURL, detectedBy: 'push', cause: event });
+  async onPush(push: GitPush): Promise<void> {
+    await this.check({ repoURL: push.data.repoURL, detectedBy: 'push', cause: push });
   }
 
   /** Starts polling every `intervalMs` (0 disables); rounds never overlap. */

@@ -4,6 +4,7 @@
 // hooks when a phase fails. Every operation is reported to `record` (audit row + event) as it
 // happens. A refusal from Kubernetes fails the sync with a message naming the identity, verb,
 // resource and namespace. Connection failures propagate (the caller retries the sync later).
+import { sameJson } from '@capstan/policy';
 import type { ResourceResult } from '../decision/audit.js';
 import type { KubeObject } from '../manifests/manifest-source.js';
 import { httpStatusOf, isUnreachable, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
@@ -308,16 +309,5 @@ function sameContent(a: unknown, b: unknown): boolean {
     } = metadata ?? {};
     return { ...rest, metadata: meta };
   };
-  return canonical(strip(a)) === canonical(strip(b));
-}
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
+  return sameJson(strip(a), strip(b));
 }

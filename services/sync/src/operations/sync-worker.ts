@@ -9,7 +9,6 @@ import {
   syncRequest,
   type Bus,
   type DeadLetterStore,
-  type EventOf,
   type RunningConsumer,
 } from '@capstan/events';
 import type { SyncDb } from '../sync.table.js';
@@ -39,10 +38,9 @@ export function startIntake(
 ): Promise<RunningConsumer> {
   return bus.consume({
     durable: INTAKE_CONSUMER,
-    types: [syncRequest.type],
+    events: [syncRequest],
     handle: async (event) => {
-      // The bus decoded the data against the catalog before handing the event in.
-      const { data } = event as EventOf<typeof syncRequest>;
+      const { data } = event;
       const queued = await enqueueOperation(db, {
         operationId: data.operationId,
         appNamespace: data.application.namespace,
@@ -69,9 +67,9 @@ export function startAutomatedTrigger(
 ): Promise<RunningConsumer> {
   return bus.consume({
     durable: AUTOMATED_CONSUMER,
-    types: [repositoryRevisionChanged.type],
+    events: [repositoryRevisionChanged],
     handle: async (event) => {
-      const change = (event as EventOf<typeof repositoryRevisionChanged>).data;
+      const change = event.data;
       const apps: Application[] = [];
       for (const row of await allApplications(db)) {
         try {

@@ -6,6 +6,7 @@ import {
   applicationDeleted,
   applicationUpdated,
   applyOnce,
+  assertNever,
   clusterRegistered,
   clusterRemoved,
   clusterUpdated,
@@ -14,7 +15,6 @@ import {
   projectUpdated,
   type Bus,
   type DeadLetterStore,
-  type Envelope,
   type EventOf,
   type RunningConsumer,
 } from '@capstan/events';
@@ -44,13 +44,11 @@ const definitions = [
   clusterUpdated,
   clusterRemoved,
 ] as const;
-const types = definitions.map((d) => d.type);
 
 /** The events this consumer receives, their data as the bus decoded it against the catalog. */
 type ReadModelEvent = EventOf<(typeof definitions)[number]>;
 
-export async function applyReadModelEvent(db: SyncDb, envelope: Envelope): Promise<void> {
-  const event = envelope as ReadModelEvent;
+export async function applyReadModelEvent(db: SyncDb, event: ReadModelEvent): Promise<void> {
   await applyOnce(db, { schema: 'sync', consumer: READ_MODEL_CONSUMER, eventId: event.id }, async (trx) => {
     switch (event.type) {
       case projectCreated.type:
@@ -107,6 +105,8 @@ export async function applyReadModelEvent(db: SyncDb, envelope: Envelope): Promi
       case clusterRemoved.type:
         await deleteCluster(trx, event.data.server);
         break;
+      default:
+        assertNever(event);
     }
   });
 }
@@ -118,7 +118,7 @@ export function startReadModelConsumer(
 ): Promise<RunningConsumer> {
   return bus.consume({
     durable: READ_MODEL_CONSUMER,
-    types,
+    events: definitions,
     handle: (event) => applyReadModelEvent(db, event),
     ...(options.deadLetters ? { deadLetters: options.deadLetters } : {}),
   });
