@@ -4,7 +4,7 @@
 import { formatIssues } from '../issues.js';
 import type { AppProject, Application, ClusterRef } from '../manifests/schemas.js';
 import { applicationSources, DEFAULT_CONTROL_NAMESPACE } from '../manifests/schemas.js';
-import { ProjectChain, type ProjectLookup } from '../project/chain.js';
+import { ProjectChain, type ChainCheck, type ProjectLookup } from '../project/chain.js';
 import { applicationIssues } from '../project/validate.js';
 import {
   firstMatchingRule,
@@ -117,69 +117,49 @@ export interface SyncDecision {
   readonly warnings: readonly string[];
 }
 
+type Identity = Pick<
+  SyncDecision,
+  | 'identity'
+  | 'username'
+  | 'serviceAccount'
+  | 'matchedRule'
+  | 'matchedProject'
+  | 'matchedPattern'
+  | 'fallback'
+>;
+
+const NO_IDENTITY: Identity = {
+  identity: null,
+  username: null,
+  serviceAccount: null,
+  matchedRule: null,
+  matchedProject: null,
+  matchedPattern: null,
+  fallback: null,
+};
+
+/**
+ * The decision, in named steps: the Application itself; its destination cluster; its project
+ * chain and every restriction of the chain; the destinationServiceAccounts rules considered; the
+ * identity. The first refusal decides, and a refused sync has no identity.
+ */
 export function explainSync(input: ExplainSyncInput): SyncDecision {
   const app = input.application;
   const controlNamespace = input.controlNamespace ?? DEFAULT_CONTROL_NAMESPACE;
   const appNamespace = app.metadata.namespace ?? controlNamespace;
   const clusters =
     input.clusters instanceof ClusterDirectory ? input.clusters : new ClusterDirectory(input.clusters);
-  const checks: DecisionCheck[] = [];
-  const warnings: string[] = [];
-  const rules: RuleEvaluation[] = [];
   const destNamespace = app.spec.destination.namespace ?? '';
+  const warnings: string[] = [];
+  const checks: DecisionCheck[] = [applicationCheck(app)];
+  const dest = destinationClusterChecks(app, clusters, input.requireRegisteredCluster === true);
+  checks.push(...dest.checks);
+  warnings.push(...dest.warnings);
+  const destination = dest.destination;
+
   let projectChain: string[] = [app.spec.project];
-  let destination: ResolvedDestination | undefined;
-  let identity: Pick<
-    SyncDecision,
-    | 'identity'
-    | 'username'
-    | 'serviceAccount'
-    | 'matchedRule'
-    | 'matchedProject'
-    | 'matchedPattern'
-    | 'fallback'
-  > = {
-    identity: null,
-    username: null,
-    serviceAccount: null,
-    matchedRule: null,
-    matchedProject: null,
-    matchedPattern: null,
-    fallback: null,
-  };
-
-  // file:// sources are the operator's call, made when the Application is written and when it renders.
-  const appProblems = applicationIssues(app, { allowFileUrls: true });
-  checks.push(
-    appProblems.length > 0
-      ? {
-          check: 'application',
-          allowed: false,
-          reason: `Application ${JSON.stringify(app.metadata.name)} is invalid: ${formatIssues(appProblems)}`,
-        }
-      : { check: 'application', allowed: true, reason: 'Application is valid' },
-  );
-
-  const resolvedDest = clusters.resolve(app);
-  if (resolvedDest.ok) {
-    destination = resolvedDest.destination;
-    if (!destination.registered) {
-      const msg = `cluster with server ${JSON.stringify(destination.server)} is not registered`;
-      if (input.requireRegisteredCluster)
-        checks.push({ check: 'destination-cluster', allowed: false, reason: msg });
-      else warnings.push(`${msg}; assuming it exists`);
-    }
-    if (destination.registered || !input.requireRegisteredCluster) {
-      checks.push({
-        check: 'destination-cluster',
-        allowed: true,
-        reason: `destination server is ${JSON.stringify(destination.server)}${destination.name ? ` (cluster ${JSON.stringify(destination.name)})` : ''}`,
-      });
-    }
-  } else {
-    checks.push({ check: 'destination-cluster', allowed: false, reason: resolvedDest.reason });
-  }
-
+  let rules: RuleEvaluation[] = [];
+  let identity = NO_IDENTITY;
   const chainResult = ProjectChain.resolve(app.spec.project, input.projects);
   if (!chainResult.ok) {
     projectChain = [...chainResult.path];
@@ -187,151 +167,29 @@ export function explainSync(input: ExplainSyncInput): SyncDecision {
   } else {
     const chain = chainResult.chain;
     projectChain = chain.names;
-    checks.push({
-      check: 'project-chain',
-      allowed: true,
-      reason:
-        chain.projects.length > 1
-          ? `bounded by ${chain.names.join(' -> ')}`
-          : `project ${JSON.stringify(chain.project.name)} has no parent`,
-    });
-
-    const nsCheck = chain.permitsApplicationNamespace(appNamespace, controlNamespace);
-    checks.push({
-      check: 'application-namespace',
-      ...nsCheck,
-      ...(nsCheck.deniedBy ? { project: nsCheck.deniedBy } : {}),
-    });
-    for (const src of applicationSources(app)) {
-      const c = chain.permitsSource(src.repoURL);
-      checks.push({
-        check: 'source-repository',
-        allowed: c.allowed,
-        reason: c.reason,
-        ...(c.deniedBy ? { project: c.deniedBy } : {}),
-      });
-    }
+    checks.push(
+      ...restrictionChecks(chain, input, {
+        destination,
+        destNamespace,
+        appNamespace,
+        controlNamespace,
+        clusters,
+      }),
+    );
     if (destination) {
-      const c = chain.permitsDestination(destination);
-      checks.push({
-        check: 'destination',
-        allowed: c.allowed,
-        reason: c.reason,
-        ...(c.deniedBy ? { project: c.deniedBy } : {}),
-      });
-    }
-    if (destination && input.now) {
-      const w = syncWindowsVerdict(
-        chain.projects,
-        {
-          name: app.metadata.name,
-          namespace: destNamespace,
-          server: destination.server,
-          clusterName: destination.name,
-        },
-        input.manual ?? true,
-        input.now,
-      );
-      checks.push({
-        check: 'sync-window',
-        allowed: w.allowed,
-        reason: w.reason,
-        ...(w.deniedBy ? { project: w.deniedBy } : {}),
-      });
-    }
-    for (const d of checkDeliveredProjects(app, input.deliveredProjects ?? [], input.projects, clusters)) {
-      checks.push({ check: 'delivered-project', allowed: d.allowed, reason: d.reason });
-    }
-    for (const r of input.resources ?? []) {
-      const c = chain.permitsResource(r, r.namespaced);
-      checks.push({
-        check: 'resource',
-        allowed: c.allowed,
-        reason: c.reason,
-        ...(c.deniedBy ? { project: c.deniedBy } : {}),
-      });
-      // A namespaced object may name its own namespace: that namespace must be a permitted destination too.
-      if (destination && r.namespaced && r.namespace && r.namespace !== destNamespace) {
-        const d = chain.permitsDestination({ ...destination, namespace: r.namespace });
-        checks.push({
-          check: 'destination',
-          allowed: d.allowed,
-          reason: `${r.kind} ${JSON.stringify(r.name ?? '')}: ${d.reason}`,
-          ...(d.deniedBy ? { project: d.deniedBy } : {}),
-        });
-      }
-    }
-
-    if (destination) {
-      for (const p of chain.projects) {
-        const first = firstMatchingRule(p, destination.server, destNamespace);
-        for (const r of p.serviceAccountRules) {
-          const serverMatched = r.serverGlob!.match(destination.server);
-          const namespaceMatched = r.namespaceGlob!.match(destNamespace);
-          rules.push({
-            project: p.name,
-            index: r.index,
-            server: r.server,
-            namespace: r.namespace,
-            defaultServiceAccount: r.defaultServiceAccount,
-            serverMatched,
-            namespaceMatched,
-            firstMatch: r === first,
-          });
-        }
-      }
-      if (!input.impersonation) {
-        identity = { ...identity, identity: 'control-plane' };
-        for (const p of chain.projects) {
-          if (p.serviceAccountRules.length > 0) {
-            warnings.push(
-              `project ${JSON.stringify(p.name)} has ${p.serviceAccountRules.length} destinationServiceAccounts rule(s) that are ignored because impersonation is off (application.sync.impersonation.enabled)`,
-            );
-          }
-        }
-        checks.push({
-          check: 'service-account',
-          allowed: true,
-          reason: `impersonation is off: the sync uses the control-plane credentials of cluster ${JSON.stringify(destination.name ?? destination.server)}`,
-        });
-      } else {
-        const res = resolveServiceAccount(
-          chain,
-          { server: destination.server, namespace: destNamespace, applicationNamespace: appNamespace },
-          { strict: input.strict },
-        );
-        identity = {
-          ...identity,
-          matchedRule: res.matchedRule,
-          matchedProject: res.matchedProject,
-          matchedPattern: res.matchedPattern,
-        };
-        if (res.ok) {
-          identity = {
-            ...identity,
-            identity: 'service-account',
-            username: res.username,
-            serviceAccount: res.serviceAccount,
-            fallback: res.fallback,
-          };
-          checks.push({
-            check: 'service-account',
-            allowed: true,
-            reason: `impersonating ${res.username}: ${res.reason}`,
-          });
-        } else {
-          checks.push({ check: 'service-account', allowed: false, reason: res.reason });
-        }
-      }
+      rules = ruleEvaluations(chain, destination.server, destNamespace);
+      const chosen = chooseIdentity(chain, destination, input, { destNamespace, appNamespace });
+      identity = chosen.identity;
+      checks.push(chosen.check);
+      warnings.push(...chosen.warnings);
     }
   }
 
   const refusal = checks.find((c) => !c.allowed);
   const allowed = refusal === undefined;
-  if (!allowed) {
-    // Nothing is written when refused: no identity, whatever the rules would have chosen.
+  // Nothing is written when refused: no identity, whatever the rules would have chosen.
+  if (!allowed)
     identity = { ...identity, identity: null, username: null, serviceAccount: null, fallback: null };
-  }
   const decided = checks.find((c) => c.check === 'service-account');
   return {
     allowed,
@@ -351,5 +209,194 @@ export function explainSync(input: ExplainSyncInput): SyncDecision {
     rules,
     checks,
     warnings,
+  };
+}
+
+/** file:// sources are the operator's call, made when the Application is written and when it renders. */
+function applicationCheck(app: Application): DecisionCheck {
+  const problems = applicationIssues(app, { allowFileUrls: true });
+  return problems.length > 0
+    ? {
+        check: 'application',
+        allowed: false,
+        reason: `Application ${JSON.stringify(app.metadata.name)} is invalid: ${formatIssues(problems)}`,
+      }
+    : { check: 'application', allowed: true, reason: 'Application is valid' };
+}
+
+/** The destination's cluster: registered (or, offline, assumed with a warning). */
+function destinationClusterChecks(
+  app: Application,
+  clusters: ClusterDirectory,
+  requireRegistered: boolean,
+): { destination?: ResolvedDestination; checks: DecisionCheck[]; warnings: string[] } {
+  const resolved = clusters.resolve(app);
+  if (!resolved.ok)
+    return {
+      checks: [{ check: 'destination-cluster', allowed: false, reason: resolved.reason }],
+      warnings: [],
+    };
+  const destination = resolved.destination;
+  const checks: DecisionCheck[] = [];
+  const warnings: string[] = [];
+  if (!destination.registered) {
+    const msg = `cluster with server ${JSON.stringify(destination.server)} is not registered`;
+    if (requireRegistered) checks.push({ check: 'destination-cluster', allowed: false, reason: msg });
+    else warnings.push(`${msg}; assuming it exists`);
+  }
+  if (destination.registered || !requireRegistered)
+    checks.push({
+      check: 'destination-cluster',
+      allowed: true,
+      reason: `destination server is ${JSON.stringify(destination.server)}${destination.name ? ` (cluster ${JSON.stringify(destination.name)})` : ''}`,
+    });
+  return { destination, checks, warnings };
+}
+
+const fromChain = (check: CheckName, c: ChainCheck, reason = c.reason): DecisionCheck => ({
+  check,
+  allowed: c.allowed,
+  reason,
+  ...(c.deniedBy ? { project: c.deniedBy } : {}),
+});
+
+/**
+ * Every restriction of the chain: where the Application lives, its sources, its destination, the
+ * sync windows, the AppProjects it delivers, and each object (kind, and its own namespace).
+ */
+function restrictionChecks(
+  chain: ProjectChain,
+  input: ExplainSyncInput,
+  at: {
+    destination: ResolvedDestination | undefined;
+    destNamespace: string;
+    appNamespace: string;
+    controlNamespace: string;
+    clusters: ClusterDirectory;
+  },
+): DecisionCheck[] {
+  const app = input.application;
+  const { destination, destNamespace } = at;
+  const checks: DecisionCheck[] = [
+    {
+      check: 'project-chain',
+      allowed: true,
+      reason:
+        chain.projects.length > 1
+          ? `bounded by ${chain.names.join(' -> ')}`
+          : `project ${JSON.stringify(chain.project.name)} has no parent`,
+    },
+    fromChain(
+      'application-namespace',
+      chain.permitsApplicationNamespace(at.appNamespace, at.controlNamespace),
+    ),
+  ];
+  for (const src of applicationSources(app))
+    checks.push(fromChain('source-repository', chain.permitsSource(src.repoURL)));
+  if (destination) checks.push(fromChain('destination', chain.permitsDestination(destination)));
+  if (destination && input.now) {
+    const w = syncWindowsVerdict(
+      chain.projects,
+      {
+        name: app.metadata.name,
+        namespace: destNamespace,
+        server: destination.server,
+        clusterName: destination.name,
+      },
+      input.manual ?? true,
+      input.now,
+    );
+    checks.push({
+      check: 'sync-window',
+      allowed: w.allowed,
+      reason: w.reason,
+      ...(w.deniedBy ? { project: w.deniedBy } : {}),
+    });
+  }
+  for (const d of checkDeliveredProjects(app, input.deliveredProjects ?? [], input.projects, at.clusters))
+    checks.push({ check: 'delivered-project', allowed: d.allowed, reason: d.reason });
+  for (const r of input.resources ?? []) {
+    checks.push(fromChain('resource', chain.permitsResource(r, r.namespaced)));
+    // A namespaced object may name its own namespace: that namespace must be a permitted destination too.
+    if (destination && r.namespaced && r.namespace && r.namespace !== destNamespace) {
+      const d = chain.permitsDestination({ ...destination, namespace: r.namespace });
+      checks.push(fromChain('destination', d, `${r.kind} ${JSON.stringify(r.name ?? '')}: ${d.reason}`));
+    }
+  }
+  return checks;
+}
+
+/** Every destinationServiceAccounts rule of the chain, whether it matched, and which answered. */
+function ruleEvaluations(chain: ProjectChain, server: string, namespace: string): RuleEvaluation[] {
+  return chain.projects.flatMap((p) => {
+    const first = firstMatchingRule(p, server, namespace);
+    return p.serviceAccountRules.map((r) => ({
+      project: p.name,
+      index: r.index,
+      server: r.server,
+      namespace: r.namespace,
+      defaultServiceAccount: r.defaultServiceAccount,
+      serverMatched: r.serverGlob!.match(server),
+      namespaceMatched: r.namespaceGlob!.match(namespace),
+      firstMatch: r === first,
+    }));
+  });
+}
+
+/** Who the sync writes as: the control plane (impersonation off, rules ignored) or the resolved ServiceAccount. */
+function chooseIdentity(
+  chain: ProjectChain,
+  destination: ResolvedDestination,
+  input: ExplainSyncInput,
+  at: { destNamespace: string; appNamespace: string },
+): { identity: Identity; check: DecisionCheck; warnings: string[] } {
+  if (!input.impersonation) {
+    const warnings = chain.projects
+      .filter((p) => p.serviceAccountRules.length > 0)
+      .map(
+        (p) =>
+          `project ${JSON.stringify(p.name)} has ${p.serviceAccountRules.length} destinationServiceAccounts rule(s) that are ignored because impersonation is off (application.sync.impersonation.enabled)`,
+      );
+    return {
+      identity: { ...NO_IDENTITY, identity: 'control-plane' },
+      check: {
+        check: 'service-account',
+        allowed: true,
+        reason: `impersonation is off: the sync uses the control-plane credentials of cluster ${JSON.stringify(destination.name ?? destination.server)}`,
+      },
+      warnings,
+    };
+  }
+  const res = resolveServiceAccount(
+    chain,
+    { server: destination.server, namespace: at.destNamespace, applicationNamespace: at.appNamespace },
+    { strict: input.strict },
+  );
+  const matched = {
+    ...NO_IDENTITY,
+    matchedRule: res.matchedRule,
+    matchedProject: res.matchedProject,
+    matchedPattern: res.matchedPattern,
+  };
+  if (!res.ok)
+    return {
+      identity: matched,
+      check: { check: 'service-account', allowed: false, reason: res.reason },
+      warnings: [],
+    };
+  return {
+    identity: {
+      ...matched,
+      identity: 'service-account',
+      username: res.username,
+      serviceAccount: res.serviceAccount,
+      fallback: res.fallback,
+    },
+    check: {
+      check: 'service-account',
+      allowed: true,
+      reason: `impersonating ${res.username}: ${res.reason}`,
+    },
+    warnings: [],
   };
 }
