@@ -2,7 +2,7 @@
 // internal gRPC (capstan.api.v1.DeliveredObjectsService/Apply). A port, so the service's tests can
 // hand in their own api.
 import { apiv1, unary } from '@capstan/proto';
-import type { ServiceClient } from '@capstan/service-identity';
+import { fromPeer, type ServiceClient } from '@capstan/service-identity';
 import type { KubeObject } from '../manifests/manifest-source.js';
 
 export interface DeliveredResult {
@@ -33,18 +33,20 @@ export function apiDeliveredObjects(options: { address: string; identity: Servic
   const client = new apiv1.DeliveredObjectsServiceClient(options.address, options.identity.credentials);
   return {
     async deliver(request) {
-      const res = await unary(
-        client.apply.bind(client),
-        {
-          applicationNamespace: request.application.namespace,
-          applicationName: request.application.name,
-          operationId: request.operationId,
-          objectsJson: request.objects.map((o) => JSON.stringify(o)),
-          prune: request.prune,
-          dryRun: request.dryRun,
-          cascadeDelete: request.cascadeDelete,
-        },
-        { metadata: options.identity.metadata(), timeoutMs: 30_000 },
+      const res = await fromPeer('api', () =>
+        unary(
+          client.apply.bind(client),
+          {
+            applicationNamespace: request.application.namespace,
+            applicationName: request.application.name,
+            operationId: request.operationId,
+            objectsJson: request.objects.map((o) => JSON.stringify(o)),
+            prune: request.prune,
+            dryRun: request.dryRun,
+            cascadeDelete: request.cascadeDelete,
+          },
+          { metadata: options.identity.metadata(), timeoutMs: 30_000 },
+        ),
       );
       return { applied: res.applied, results: res.results };
     },

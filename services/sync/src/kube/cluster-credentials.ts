@@ -2,7 +2,7 @@
 // internal gRPC (capstan.api.v1.ClusterCredentials/Get), never the bus. A port, so the service's
 // tests can hand in the credentials of the real test API servers they start.
 import { apiv1, unary } from '@capstan/proto';
-import type { ServiceClient } from '@capstan/service-identity';
+import { fromPeer, type ServiceClient } from '@capstan/service-identity';
 import type { ClusterRef } from '@capstan/policy';
 import type { ClusterConnection } from './target-cluster.js';
 
@@ -19,10 +19,12 @@ export function apiClusterCredentials(options: {
   const client = new apiv1.ClusterCredentialsClient(options.address, options.identity.credentials);
   return {
     async get(cluster) {
-      const res = await unary(
-        client.get.bind(client),
-        { server: cluster.server, name: '' },
-        { metadata: options.identity.metadata(), timeoutMs: 10_000 },
+      const res = await fromPeer('api', () =>
+        unary(
+          client.get.bind(client),
+          { server: cluster.server, name: '' },
+          { metadata: options.identity.metadata(), timeoutMs: 10_000 },
+        ),
       );
       const c = res.config;
       const tls = c?.tlsClientConfig;

@@ -294,6 +294,8 @@ export function kubeMessageOf(err: unknown): string {
 /** Connection-level failures: the cluster is down or unreachable, so the sync should be retried later. */
 export function isUnreachable(err: unknown): boolean {
   if (err instanceof ClusterTimeoutError) return true;
+  // A peer's failure as fromPeer relays it (the api's and the repo service's clients).
+  if (err instanceof CapstanError) return err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED';
   // gRPC (the api's and the repo service's clients): UNAVAILABLE and DEADLINE_EXCEEDED.
   if (err && typeof err === 'object' && 'metadata' in err && 'details' in err) {
     const code = (err as { code?: number }).code;

@@ -2,13 +2,14 @@
 // authenticated internal gRPC): the repo service picks the project's credential, checks out and
 // renders; the sync service only receives the objects.
 import { repov1, unary } from '@capstan/proto';
-import type { ServiceClient } from '@capstan/service-identity';
+import { fromPeer, type ServiceClient } from '@capstan/service-identity';
+import { CapstanError } from '@capstan/service';
 import { applicationSources, DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { ManifestSourceError, type KubeObject, type ManifestSource } from './manifest-source.js';
 
-// What the repo service says about the source itself (bad path, unknown revision, no access): the
-// sync fails with that reason. Anything else (unavailable, deadline) is retried like a down cluster.
-const SOURCE_PROBLEMS = new Set([3, 5, 7, 9]); // INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, FAILED_PRECONDITION
+// What the repo service says about the source itself (bad path, unknown revision, no access: a
+// failure that is not retryable) fails the sync with that reason. Anything else (unavailable,
+// deadline) is retried like a down cluster (isUnreachable).
 
 export function repoManifests(options: {
   address: string;
@@ -28,48 +29,46 @@ export function repoManifests(options: {
         const directory = (src as { directory?: { recurse?: boolean; include?: string; exclude?: string } })
           .directory;
         const helm = (src as { helm?: { releaseName?: string; valueFiles?: string[] } }).helm;
-        const res = await unary(
-          client.generateManifests.bind(client),
-          {
-            source: {
-              repoUrl: src.repoURL,
-              // A requested revision (e.g. the SHA an automated sync was triggered by) wins for a single source.
-              targetRevision:
-                (sources.length === 1 ? request.revision : undefined) ?? src.targetRevision ?? 'HEAD',
-              path: src.path ?? '.',
-              ...(directory
-                ? {
-                    directory: {
-                      recurse: directory.recurse ?? false,
-                      include: directory.include ?? '',
-                      exclude: directory.exclude ?? '',
-                    },
-                  }
-                : {}),
-              ...(helm
-                ? {
-                    helm: {
-                      releaseName: helm.releaseName ?? app.metadata.name,
-                      namespace: app.spec.destination.namespace ?? '',
-                      valueFiles: helm.valueFiles ?? [],
-                    },
-                  }
-                : {}),
+        const res = await fromPeer('repo', () =>
+          unary(
+            client.generateManifests.bind(client),
+            {
+              source: {
+                repoUrl: src.repoURL,
+                // A requested revision (e.g. the SHA an automated sync was triggered by) wins for a single source.
+                targetRevision:
+                  (sources.length === 1 ? request.revision : undefined) ?? src.targetRevision ?? 'HEAD',
+                path: src.path ?? '.',
+                ...(directory
+                  ? {
+                      directory: {
+                        recurse: directory.recurse ?? false,
+                        include: directory.include ?? '',
+                        exclude: directory.exclude ?? '',
+                      },
+                    }
+                  : {}),
+                ...(helm
+                  ? {
+                      helm: {
+                        releaseName: helm.releaseName ?? app.metadata.name,
+                        namespace: app.spec.destination.namespace ?? '',
+                        valueFiles: helm.valueFiles ?? [],
+                      },
+                    }
+                  : {}),
+              },
+              application: {
+                name: app.metadata.name,
+                namespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
+                project: app.spec.project,
+              },
             },
-            application: {
-              name: app.metadata.name,
-              namespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
-              project: app.spec.project,
-            },
-          },
-          { metadata: options.identity.metadata(), timeoutMs: 120_000 },
+            { metadata: options.identity.metadata(), timeoutMs: 120_000 },
+          ),
         ).catch((err: unknown) => {
-          const e = err as { code?: number; details?: string };
-          if (e.code !== undefined && SOURCE_PROBLEMS.has(e.code)) {
-            throw new ManifestSourceError(
-              `repo service: ${src.repoURL} ${src.path ?? ''}: ${e.details ?? String(err)}`,
-            );
-          }
+          if (err instanceof CapstanError && !err.retryable)
+            throw new ManifestSourceError(`repo service: ${src.repoURL} ${src.path ?? ''}: ${err.message}`);
           throw err;
         });
         revision ??= res.revision;
