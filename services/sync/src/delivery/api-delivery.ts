@@ -5,15 +5,8 @@ import { apiv1, unary } from '@capstan/proto';
 import { fromPeer, type ServiceClient } from '@capstan/service-identity';
 import type { KubeObject } from '../manifests/manifest-source.js';
 
-export interface DeliveredResult {
-  kind: string;
-  namespace: string;
-  name: string;
-  action: string;
-  /** Synced, SyncFailed, Pruned, PruneSkipped. */
-  status: string;
-  message: string;
-}
+/** One object's result (status: Synced, SyncFailed, Pruned, PruneSkipped), as the api reports it. */
+export type DeliveredResult = apiv1.DeliveredObjectResult;
 
 export interface DeliverRequest {
   application: { namespace: string; name: string };

@@ -1,22 +1,15 @@
 // The sync's step for control-plane objects: hand them (and the wish to prune what the Application
 // delivered before) to the api, and record each object's result next to the cluster objects', so
-// `capstan app get` shows `AppProject team-x: Synced` or the reason it was refused. One refusal
-// fails the sync; the api then wrote nothing.
+// `capstan app get` shows `AppProject team-x: Synced` or the reason it was refused. A refusal fails
+// the sync: decided before writing, nothing was written; an ApplicationSet refused when written (the
+// last step) leaves the projects and Applications before it written, as a later sync wave would.
 import type { ResourceResult } from '../decision/audit.js';
-import type { KubeObject } from '../manifests/manifest-source.js';
-import type { DeliveredObjects } from './api-delivery.js';
+import type { DeliveredObjects, DeliverRequest } from './api-delivery.js';
 import { ARGO_GROUP } from './control-plane-objects.js';
 
 export async function deliverControlPlane(
   delivery: DeliveredObjects,
-  request: {
-    application: { namespace: string; name: string };
-    operationId: string;
-    objects: readonly KubeObject[];
-    prune: boolean;
-    dryRun: boolean;
-    cascadeDelete: boolean;
-  },
+  request: DeliverRequest,
   record: (r: ResourceResult) => void,
 ): Promise<{ ok: true; delivered: number; pruned: number } | { ok: false; reason: string }> {
   const { applied, results } = await delivery.deliver(request);
