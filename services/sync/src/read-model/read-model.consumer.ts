@@ -4,6 +4,7 @@
 import {
   applicationCreated,
   applicationDeleted,
+  applicationDeletionRequested,
   applicationUpdated,
   applyOnce,
   clusterRegistered,
@@ -21,8 +22,8 @@ import {
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { SyncDb } from '../sync.table.js';
 import { enqueueOperation } from '../operations/operations.repository.js';
+import type { DeletionRequestData } from '../operations/deletion-runner.js';
 import {
-  findApplication,
   deleteApplication,
   deleteCluster,
   deleteProject,
@@ -39,6 +40,7 @@ const definitions = [
   projectDeleted,
   applicationCreated,
   applicationUpdated,
+  applicationDeletionRequested,
   applicationDeleted,
   clusterRegistered,
   clusterUpdated,
@@ -68,32 +70,33 @@ export async function applyReadModelEvent(db: SyncDb, envelope: Envelope): Promi
         await upsertApplication(trx, a.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE, a.metadata.name, a);
         break;
       }
-      case applicationDeleted.type: {
-        const { namespace, name, cascade } = event.data;
-        const manifest = await findApplication(trx, namespace, name);
-        if (cascade && manifest !== undefined) {
-          // Cascade: an operation that applies nothing and prunes everything the Application applied,
-          // under the identity its project resolves, queued in the same transaction as the deletion.
-          const operationId = `delete:${event.id}`;
-          await enqueueOperation(trx, {
-            operationId,
-            appNamespace: namespace,
-            appName: name,
-            request: {
-              operationId,
-              application: { namespace, name },
-              dryRun: false,
-              prune: true,
-              cascadeDelete: { application: manifest },
-            },
-            triggerEventId: event.id,
-            actor: event.actor,
-            correlationId: event.correlationid ?? null,
-          });
-        }
-        await deleteApplication(trx, namespace, name);
+      case applicationDeletionRequested.type: {
+        // The Application stays (marked) while its resources are deleted: an operation of the
+        // durable queue, queued in the same transaction (deletion-runner.ts runs it).
+        const { application: a, operationId, propagationPolicy } = event.data;
+        const app = { namespace: a.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE, name: a.metadata.name };
+        await upsertApplication(trx, app.namespace, app.name, a);
+        const request: DeletionRequestData = {
+          operationId,
+          application: app,
+          deletion: { propagationPolicy },
+        };
+        await enqueueOperation(trx, {
+          operationId,
+          appNamespace: app.namespace,
+          appName: app.name,
+          request,
+          triggerEventId: event.id,
+          actor: event.actor,
+          correlationId: event.correlationid ?? null,
+        });
         break;
       }
+      case applicationDeleted.type:
+        // Removed: after its cascade finished, or without cascade (its resources stay, and so does
+        // the record of what it applied: a recreated Application of the same name tracks them again).
+        await deleteApplication(trx, event.data.namespace, event.data.name);
+        break;
       case clusterRegistered.type:
       case clusterUpdated.type: {
         const c = event.data.cluster;
