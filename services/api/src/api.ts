@@ -300,7 +300,7 @@ export async function startApi(
     });
     defer('outbox relay', () => relay.stop());
   }
-  const syncStatus = await startSyncStatusConsumer({ bus, db, logger });
+  const syncStatus = await startSyncStatusConsumer({ bus, db, applications, logger });
   defer('sync status consumer', () => syncStatus.stop());
   const extSync = await startExtSyncRequestConsumer({
     bus,

@@ -4,7 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { appendToStream, newEvent, syncRequest } from '@capstan/events';
-import { NotFoundError, ValidationError, type FieldViolation } from '@capstan/service';
+import {
+  FailedPreconditionError,
+  NotFoundError,
+  ValidationError,
+  type FieldViolation,
+} from '@capstan/service';
 import { DEFAULT_CONTROL_NAMESPACE, ProjectChain, type Application, type AppProject } from '@capstan/policy';
 import type { RbacEnforcer } from '@capstan/rbac';
 import type { ApiDatabase } from '../support/db.table.js';
@@ -19,6 +24,7 @@ import { listProjects } from '../projects/project.repository.js';
 import { findCluster } from '../clusters/cluster.repository.js';
 import {
   APPLICATION_DELETED,
+  APPLICATION_DELETION_REQUESTED,
   decideApplication,
   evolveApplication,
   initialApplicationState,
@@ -26,6 +32,7 @@ import {
   type ApplicationCommand,
 } from './application.aggregate.js';
 import { validateApplication } from './application.validation.js';
+import { deletionTimestampOf, type DeleteOptions } from './application-deletion.js';
 import { ApplicationCache } from './application-cache.js';
 import { ApplicationVisibility } from './application-visibility.js';
 import { ApplicationStampPages } from './application-stamp-pages.js';
@@ -95,8 +102,19 @@ export class ApplicationsService {
     return validateApplication(manifest, prefix);
   }
 
-  private async run(
+  private run(
     ctx: RequestContext,
+    namespace: string,
+    name: string,
+    command: ApplicationCommand,
+    dryRun = false,
+  ): Promise<WriteOutcome> {
+    const meta = { actor: actorOf(ctx.principal), correlationId: ctx.correlationId };
+    return this.runAs(meta, namespace, name, command, dryRun);
+  }
+
+  private async runAs(
+    meta: { actor: string; correlationId?: string | undefined },
     namespace: string,
     name: string,
     command: ApplicationCommand,
@@ -105,14 +123,33 @@ export class ApplicationsService {
     const { events } = await runAggregate(this.deps.db, {
       dryRun,
       streamId: applicationStream(namespace, name),
-      meta: { actor: actorOf(ctx.principal), correlationId: ctx.correlationId },
+      meta,
       initial: initialApplicationState,
       evolve: evolveApplication,
       decide: (state, version) => decideApplication(command, state, version),
       project: async (trx, events, state, version, at) => {
-        if (events.length === 0) return;
-        if (events.at(-1)!.type === APPLICATION_DELETED) await deleteApplicationRow(trx, namespace, name);
-        else await upsertApplicationRow(trx, state.application!, version, state.uid!, at);
+        const last = events.at(-1);
+        if (last === undefined) return;
+        if (last.type === APPLICATION_DELETED) return deleteApplicationRow(trx, namespace, name);
+        const deleting = last.type === APPLICATION_DELETION_REQUESTED;
+        await upsertApplicationRow(trx, state.application!, version, state.uid!, at, {
+          keepStatus: deleting,
+        });
+        // The cascade is an operation of the Application, shown by get and history like a sync's.
+        if (last.type === APPLICATION_DELETION_REQUESTED)
+          await insertSyncOperation(trx, {
+            id: last.data.operationId,
+            appNamespace: namespace,
+            appName: name,
+            project: state.application!.spec.project,
+            phase: 'Pending',
+            message: `deleting the resources (${last.data.propagationPolicy} propagation)`,
+            revision: '',
+            dryRun: false,
+            prune: true,
+            initiatedBy: meta.actor,
+            requestedAt: at,
+          });
       },
     });
     return outcomeOf(events, APPLICATION_CREATED);
@@ -294,14 +331,22 @@ export class ApplicationsService {
     return { items, nextPageToken };
   }
 
-  async delete(ctx: RequestContext, namespace: string, name: string, cascade: boolean): Promise<void> {
+  /**
+   * Argo CD's ApplicationService.Delete: with a resources finalizer (set by cascade, or written in the
+   * manifest) the Application is marked and stays until the sync service has deleted its resources;
+   * otherwise (cascade=false) it goes at once and its resources stay.
+   */
+  async delete(ctx: RequestContext, namespace: string, name: string, options: DeleteOptions): Promise<void> {
     await this.loadAuthorized(ctx, namespace, name, 'delete');
-    await this.run(ctx, namespace || DEFAULT_CONTROL_NAMESPACE, name, {
-      type: 'delete',
-      name,
-      namespace: namespace || DEFAULT_CONTROL_NAMESPACE,
-      cascade,
-    });
+    await this.deleteChecked(ctx, namespace || DEFAULT_CONTROL_NAMESPACE, name, options);
+  }
+
+  /** The sync service deleted every resource of an Application being deleted: it goes now. */
+  async finalizeDeletion(
+    meta: { actor: string; correlationId?: string | undefined },
+    app: { namespace: string; name: string },
+  ): Promise<void> {
+    await this.runAs(meta, app.namespace, app.name, { type: 'finalize', ...app });
   }
 
   async sync(
@@ -313,6 +358,9 @@ export class ApplicationsService {
   ): Promise<{ operationId: string; application: StoredApplication }> {
     const app = await this.loadAuthorized(ctx, namespace, name, 'sync');
     const ns = namespace || DEFAULT_CONTROL_NAMESPACE;
+    const deleting = deletionTimestampOf(app.application);
+    if (deleting)
+      throw new FailedPreconditionError(`application ${ns}/${name} is being deleted (since ${deleting})`);
     const operationId = opts.operationId ?? randomUUID();
     if (opts.operationId && (await findSyncOperation(this.deps.db, operationId)))
       return { operationId, application: await this.load(ns, name) };
@@ -444,6 +492,9 @@ export class ApplicationsService {
    */
   async writeChecked(ctx: RequestContext, app: Application): Promise<WriteOutcome> {
     const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
+    // As Argo CD's ApplicationSet controller: an Application being deleted is left to finish.
+    const existing = await findApplication(this.deps.db, namespace, app.metadata.name);
+    if (deletionTimestampOf(existing?.application)) return 'unchanged';
     return this.run(ctx, namespace, app.metadata.name, {
       type: 'create',
       application: app,
@@ -453,7 +504,19 @@ export class ApplicationsService {
   }
 
   /** Deletes an Application whose delete the caller has already authorised and audited. */
-  async deleteChecked(ctx: RequestContext, namespace: string, name: string, cascade: boolean): Promise<void> {
-    await this.run(ctx, namespace, name, { type: 'delete', name, namespace, cascade });
+  async deleteChecked(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    options: DeleteOptions,
+  ): Promise<void> {
+    await this.run(ctx, namespace, name, {
+      type: 'delete',
+      name,
+      namespace,
+      options,
+      operationId: randomUUID(),
+      at: new Date(),
+    });
   }
 }

@@ -266,7 +266,14 @@ describe('Apply: generated Applications, all or nothing', () => {
     const res = await applyAs(await asAppset('alice'), { applicationSet: 'argocd/set-a', deleteAll: true });
     expect(res.applied).toBe(true);
     expect(res.applications).toMatchObject([{ name: 'a-one', action: 'delete', allowed: true }]);
-    expect(await stored('a-one')).toBeUndefined();
+    // Not preserved: the deletion cascades, so the Application stays (deleting) until the sync
+    // service has deleted its resources (there is none in this test).
+    expect(await stored('a-one')).toMatchObject({
+      metadata: {
+        finalizers: ['resources-finalizer.argocd.argoproj.io'],
+        deletionTimestamp: expect.any(String),
+      },
+    });
   });
 
   it('refuses Applications outside the set namespace or with bad fields, naming each path', async () => {

@@ -283,7 +283,12 @@ export class GeneratedApplicationsService {
       for (let p = queue.shift(); p; p = queue.shift()) {
         const w = p.write!;
         if (w.kind === 'put') await this.deps.applications.writeChecked(ctx, w.app);
-        else await this.deps.applications.deleteChecked(ctx, set.namespace, p.verdict.name, !preserve);
+        // Argo CD: deleting a set's Application cascades to its resources unless the set preserves them.
+        else
+          await this.deps.applications.deleteChecked(ctx, set.namespace, p.verdict.name, {
+            cascade: !preserve,
+            propagationPolicy: undefined,
+          });
       }
     };
     await Promise.all(Array.from({ length: WRITE_CONCURRENCY }, worker));

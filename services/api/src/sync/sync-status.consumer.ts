@@ -3,6 +3,8 @@
 // Applied once per event (redelivery changes nothing); a late event never reopens a finished operation.
 import {
   applyOnce,
+  syncDeletionFailed,
+  syncDeletionSucceeded,
   syncFailed,
   syncImpersonationIgnored,
   syncResourceSynced,
@@ -16,6 +18,8 @@ import type { Logger } from '@capstan/service';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ApiDatabase } from '../support/db.table.js';
 import { API_SCHEMA } from '../migrations/index.js';
+import type { ApplicationsService } from '../applications/applications.service.js';
+import { applyDeletionEvent } from '../applications/deletion-outcome.js';
 
 const DURABLE = 'api-sync-status';
 
@@ -28,6 +32,8 @@ type Patch = {
   startedAt?: Date;
   finishedAt?: Date;
   resource?: Record<string, unknown>;
+  /** A cascade deletion's operation: the Application's sync and health status are not its to change. */
+  deletion?: boolean;
 };
 
 /** What an event changes in its operation; undefined for events the api does not follow. */
@@ -88,6 +94,36 @@ export function patchOf(event: Envelope): { operationId: string; patch: Patch } 
         },
       };
     }
+    case syncDeletionFailed.type: {
+      const d = syncDeletionFailed.data.parse(event.data);
+      return {
+        operationId: d.operationId,
+        patch: {
+          phase: 'Running',
+          startedAt: at,
+          message: `DeletionError: ${d.reason} (attempt ${d.attempt}, retrying in ${Math.round(d.retryInMs / 1000)} s)`,
+          ...(d.identity
+            ? { identity: d.identity.username ?? '', impersonated: d.identity.impersonation }
+            : {}),
+          deletion: true,
+        },
+      };
+    }
+    case syncDeletionSucceeded.type: {
+      const d = syncDeletionSucceeded.data.parse(event.data);
+      return {
+        operationId: d.operationId,
+        patch: {
+          phase: 'Succeeded',
+          startedAt: at,
+          finishedAt: at,
+          message: `${d.deleted} resources deleted${d.skipped > 0 ? `, ${d.skipped} left (not this application's)` : ''}`,
+          identity: d.identity.username ?? '',
+          impersonated: d.identity.impersonation,
+          deletion: true,
+        },
+      };
+    }
     case syncImpersonationIgnored.type: {
       const d = syncImpersonationIgnored.data.parse(event.data);
       return {
@@ -128,7 +164,7 @@ async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p:
     })
     .where('id', '=', operationId)
     .execute();
-  if (terminal && !op.dry_run) {
+  if (terminal && !op.dry_run && !p.deletion) {
     await trx
       .withSchema('api')
       .updateTable('applications')
@@ -155,6 +191,8 @@ export async function applySyncEvent(db: Kysely<ApiDatabase>, event: Envelope): 
 export async function startSyncStatusConsumer(opts: {
   bus: Bus;
   db: Kysely<ApiDatabase>;
+  /** A cascade deletion's outcome: DeletionError, or the Application removed (deletion-outcome.ts). */
+  applications: ApplicationsService;
   logger: Logger;
 }): Promise<{ stop(): Promise<void> }> {
   const consumer: RunningConsumer = await opts.bus.consume({
@@ -165,8 +203,13 @@ export async function startSyncStatusConsumer(opts: {
       syncSucceeded.type,
       syncFailed.type,
       syncImpersonationIgnored.type,
+      syncDeletionFailed.type,
+      syncDeletionSucceeded.type,
     ],
-    handle: (event) => applySyncEvent(opts.db, event),
+    handle: async (event) => {
+      await applySyncEvent(opts.db, event);
+      await applyDeletionEvent(opts.db, opts.applications, event);
+    },
     onError: (err, info) => opts.logger.warn({ err, ...info }, 'sync status event not applied'),
   });
   return { stop: () => consumer.stop() };
