@@ -5,6 +5,7 @@ import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
 import { CliError } from '../errors.js';
 import { readManifestObject } from '../input/manifest-files.js';
+import { addDeleteCommand } from './app-delete.js';
 import {
   outputOption,
   printJsonOrYaml,
@@ -28,6 +29,7 @@ function show(o: OutputFormat, a: apiv1.Application): void {
     ['Path', a.spec?.source?.path],
     ['Sync Status', a.status?.syncStatus],
     ['Health Status', a.status?.healthStatus],
+    ...deletionRows(a),
     ['Last Operation', op ? `${op.phase} ${op.dryRun ? '(dry run) ' : ''}${op.message}` : '<none>'],
     ['Synced As', op?.identity || (op ? 'control-plane credentials' : '')],
   ]);
@@ -50,6 +52,15 @@ function show(o: OutputFormat, a: apiv1.Application): void {
       (r) => r.name,
     );
   }
+}
+
+/** While a cascade deletion runs: since when, with which finalizer, and Argo's conditions (DeletionError). */
+function deletionRows(a: apiv1.Application): [string, string][] {
+  const rows: [string, string][] = [];
+  const since = a.metadata?.deletionTimestamp;
+  if (since) rows.push(['State', `Deleting since ${since} (${a.metadata?.finalizers.join(', ') ?? ''})`]);
+  for (const c of a.status?.conditions ?? []) rows.push([`Condition`, `${c.type}: ${c.message}`]);
+  return rows;
 }
 
 function resourceLine(r: apiv1.ResourceResult): string {
@@ -247,22 +258,7 @@ export function appCommand(): Command {
       }),
     );
 
-  app
-    .command('delete')
-    .description('delete an Application')
-    .argument('<name>')
-    .option('-N, --app-namespace <ns>', '', '')
-    .option('--cascade', 'delete its resources too')
-    .action((name: string, o: { appNamespace: string; cascade?: boolean }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        await c.call(c.applications.delete.bind(c.applications), {
-          name,
-          appNamespace: o.appNamespace,
-          cascade: !!o.cascade,
-        });
-        process.stdout.write(`application '${name}' deleted\n`);
-      }),
-    );
+  addDeleteCommand(app);
 
   const syncAction =
     (dryRunOnly: boolean) =>
