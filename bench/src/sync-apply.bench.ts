@@ -201,6 +201,10 @@ export async function main(): Promise<void> {
     start: async (ctx) => {
       await startSync(ctx, {
         manifests: stagedManifests,
+        // The workload has no argoproj.io objects: nothing is ever handed to the api.
+        delivery: {
+          deliver: () => Promise.reject(new Error('the sync benchmark delivers no control-plane objects')),
+        },
         credentials: {
           get: async (ref) => ({
             name: ref.name,

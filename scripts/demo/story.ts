@@ -4,7 +4,8 @@
 // control-plane identity (which may only impersonate), adds the repository credential scoped to the
 // project, creates the Application and syncs it. Then the cluster's own audit log and Capstan's
 // audit trail show who did what. A second chapter (appset-story.ts) does the same with an
-// ApplicationSet that generates one Application per add-on folder.
+// ApplicationSet that generates one Application per add-on folder; a third (self-service-story.ts)
+// delivers a developer's AppProject from git, bounded by its parent.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -16,6 +17,7 @@ import {
 } from '@kubernetes/client-node';
 import { effectiveUser, readAuditLog } from '@capstan/test/kube';
 import { runAppsetChapter } from './appset-story.js';
+import { runSelfServiceChapter } from './self-service-story.js';
 import { capstan } from './capstan-cli.js';
 import type { ClusterInfo, GitInfo } from './launch.js';
 import { detail, done, heading, step } from './progress.js';
@@ -207,4 +209,5 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
   await capstan(['audit', 'verify']);
 
   await runAppsetChapter(cluster, repo.url);
+  await runSelfServiceChapter(cluster, repo.url, secrets);
 }

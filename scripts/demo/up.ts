@@ -18,6 +18,7 @@ import {
 import { detail, done, heading, step } from './progress.js';
 import { loadOrCreateSecrets } from './secrets.js';
 import { addonSet } from './appset-story.js';
+import { selfService } from './self-service-story.js';
 import { runStory } from './story.js';
 import { installation, paths, ports, story } from './stack.js';
 import { removeState, stopStack } from './teardown.js';
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
     `  npx capstan app history ${story.application}`,
     `  npx capstan proj get ${story.project}`,
     `  npx capstan appset get ${addonSet.name}`,
+    `  npx capstan app get ${selfService.application}`,
+    `  npx capstan proj get ${selfService.delivered}`,
     `  npx capstan audit query sync --app ${story.application}`,
     `  npx capstan audit query credentials --project ${story.project}`,
     `  npx capstan audit query sync --outcome deny`,

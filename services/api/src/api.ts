@@ -41,6 +41,7 @@ import { ApplicationSetsService } from './applicationsets/applicationsets.servic
 import { GeneratedApplicationsService } from './applicationsets/generated-applications.service.js';
 import { GeneratorInputsService } from './applicationsets/generator-inputs.service.js';
 import { SetOwnersService } from './applicationsets/set-owners.service.js';
+import { DeliveredObjectsService } from './delivery/delivered-objects.service.js';
 import { AuditService } from './audit/audit.service.js';
 import { AccountsService } from './accounts/accounts.service.js';
 import {
@@ -239,6 +240,7 @@ export async function startApi(
     generatedApplications: new GeneratedApplicationsService({ db, authz, policy, applications }),
     generatorInputs: new GeneratorInputsService({ db, authz, policy, clusters }),
     setOwners: new SetOwnersService({ authz, authn, delegations }),
+    deliveredObjects: new DeliveredObjectsService({ db, authz, projects, applications }),
     apply: new ApplyService({
       db,
       authz,

@@ -17,6 +17,7 @@ import type { ApplicationSetsService } from './applicationsets/applicationsets.s
 import type { GeneratedApplicationsService } from './applicationsets/generated-applications.service.js';
 import type { GeneratorInputsService } from './applicationsets/generator-inputs.service.js';
 import type { SetOwnersService } from './applicationsets/set-owners.service.js';
+import type { DeliveredObjectsService } from './delivery/delivered-objects.service.js';
 
 export interface ApiServices {
   /** Bounds on every request's input (dispatch) and every applied YAML document. */
@@ -40,4 +41,6 @@ export interface ApiServices {
   generatorInputs: GeneratorInputsService;
   /** Internal DelegationService (owners of sets). */
   setOwners: SetOwnersService;
+  /** Internal DeliveredObjectsService (the sync service: argoproj.io objects from git). */
+  deliveredObjects: DeliveredObjectsService;
 }

@@ -15,12 +15,14 @@ import type { ManifestSource } from './manifests/manifest-source.js';
 import { repoManifests } from './manifests/repo-manifests.js';
 import { TargetClusterPool } from './kube/target-cluster-pool.js';
 import { AuditWriter } from './decision/audit-writer.js';
+import { apiDeliveredObjects, type DeliveredObjects } from './delivery/api-delivery.js';
 
 export type SyncConfig = ConfigOf<typeof syncSettings> & CommonConfig;
 
 export interface SyncPorts {
   credentials?: ClusterCredentialsSource;
   manifests?: ManifestSource;
+  delivery?: DeliveredObjects;
 }
 
 export async function startSync(
@@ -41,7 +43,7 @@ export async function startSync(
       : "impersonation is off: syncs use the clusters' control-plane credentials",
   );
   // Both internal calls go over mutual TLS with the sync service's own certificate (tls.* settings).
-  const tls = ports.credentials && ports.manifests ? undefined : requireTls(config, 'sync');
+  const tls = ports.credentials && ports.manifests && ports.delivery ? undefined : requireTls(config, 'sync');
   const credentials =
     ports.credentials ??
     apiClusterCredentials({
@@ -58,6 +60,13 @@ export async function startSync(
     ctx.onShutdown('repo client', () => repo.close());
     manifests = repo;
   }
+  const delivery =
+    ports.delivery ??
+    apiDeliveredObjects({
+      address: config['api.address'],
+      identity: new ServiceClient({ token: config['api.service-token'], tls: tls! }),
+    });
+  ctx.onShutdown('delivered objects client', () => delivery.close?.());
   const deadLetters = postgresDeadLetters(db, 'sync');
 
   const workers = startWorkers(
@@ -65,6 +74,7 @@ export async function startSync(
       db,
       credentials,
       manifests,
+      delivery,
       settings: {
         impersonation,
         strict: config['sync.strict-service-accounts'],

@@ -37,6 +37,7 @@ import { ApplicationCache } from './application-cache.js';
 import { ApplicationVisibility } from './application-visibility.js';
 import { ApplicationStampPages } from './application-stamp-pages.js';
 import { keepOwnership } from '../applicationsets/ownership.js';
+import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/tracking.js';
 import {
   deleteApplicationRow,
   findApplication,
@@ -172,11 +173,13 @@ export class ApplicationsService {
   }
 
   /** The write of create and apply, RBAC included; a dry run only skips the append. */
-  async put(ctx: RequestContext, app: Application, opts: WriteOptions): Promise<WriteOutcome> {
+  async put(ctx: RequestContext, manifest: Application, opts: WriteOptions): Promise<WriteOutcome> {
     const { upsert } = opts;
+    const app = withoutTracking(manifest);
     const { name } = app.metadata;
     const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
     const existing = await findApplication(this.deps.db, namespace, name);
+    requireNotDelivered(existing);
     if (existing && upsert) {
       await this.deps.authz.check(
         ctx.principal,
@@ -214,9 +217,10 @@ export class ApplicationsService {
   }
 
   async update(ctx: RequestContext, manifest: unknown, expectedVersion: number): Promise<StoredApplication> {
-    const app = validateApplication(manifest);
+    const app = withoutTracking(validateApplication(manifest));
     const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
     const existing = await this.loadAuthorized(ctx, namespace, app.metadata.name, 'update');
+    requireNotDelivered(existing);
     if (existing.project !== app.spec.project) {
       await this.deps.authz.check(
         ctx.principal,
@@ -337,7 +341,7 @@ export class ApplicationsService {
    * otherwise (cascade=false) it goes at once and its resources stay.
    */
   async delete(ctx: RequestContext, namespace: string, name: string, options: DeleteOptions): Promise<void> {
-    await this.loadAuthorized(ctx, namespace, name, 'delete');
+    requireNotDelivered(await this.loadAuthorized(ctx, namespace, name, 'delete'));
     await this.deleteChecked(ctx, namespace || DEFAULT_CONTROL_NAMESPACE, name, options);
   }
 
@@ -519,4 +523,13 @@ export class ApplicationsService {
       at: new Date(),
     });
   }
+}
+
+/** A delivered Application changes in git only: users are refused (sets and deliveries check ownership themselves). */
+function requireNotDelivered(existing: StoredApplication | undefined): void {
+  const owner = existing ? deliveredBy(existing.application.metadata) : undefined;
+  if (owner)
+    throw new FailedPreconditionError(
+      deliveredRefusal('Application', existing!.application.metadata.name, owner),
+    );
 }

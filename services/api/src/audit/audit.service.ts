@@ -44,7 +44,7 @@ function time(field: string, value: string): Date | undefined {
 const matchesApp = (col: string, app: string) =>
   sql<boolean>`(${sql.ref(col)} = ${app} or ${sql.ref(col)} like ${`%/${app}`})`;
 const matchesActor = (col: string, user: string) =>
-  sql<boolean>`(${sql.ref(col)} = ${user} or ${sql.ref(col)} = ${`user:${user}`} or ${sql.ref(col)} like ${`user:${user} via %`})`;
+  sql<boolean>`(${sql.ref(col)} = ${user} or ${sql.ref(col)} = ${`user:${user}`} or ${sql.ref(col)} like ${`user:${user} via %`} or ${sql.ref(col)} like ${`${user} via %`})`;
 
 /** Filter predicates per table: each audit table names application, project, user and outcome its own way. */
 function predicates(t: AuditTableName, q: AuditQueryInput): RawBuilder<boolean>[] {

@@ -12,6 +12,7 @@ import type { RequestContext } from '../support/request.js';
 import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
 import type { PendingObjects, WriteOptions } from '../support/write-options.js';
 import { invalid } from '../support/validation.js';
+import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/tracking.js';
 import {
   decideProject,
   evolveProject,
@@ -96,7 +97,9 @@ export class ProjectsService {
   }
 
   /** The write of create and apply (RBAC is checked by the caller); a dry run only skips the append. */
-  async put(ctx: RequestContext, project: AppProject, opts: WriteOptions): Promise<WriteOutcome> {
+  async put(ctx: RequestContext, manifest: AppProject, opts: WriteOptions): Promise<WriteOutcome> {
+    const project = withoutTracking(manifest);
+    await this.requireNotDelivered(project.metadata.name);
     await this.requireParent(project, opts.pending);
     return this.runCommand(
       ctx,
@@ -115,7 +118,8 @@ export class ProjectsService {
   async update(ctx: RequestContext, manifest: unknown, expectedVersion: number): Promise<StoredProject> {
     const name = nameOf(manifest);
     await this.deps.authz.check(ctx.principal, 'projects', 'update', name, ctx.via);
-    const project = validateProject(manifest);
+    const project = withoutTracking(validateProject(manifest));
+    await this.requireNotDelivered(name);
     await this.requireParent(project);
     return this.run(ctx, name, {
       type: 'update',
@@ -146,6 +150,39 @@ export class ProjectsService {
 
   async delete(ctx: RequestContext, name: string): Promise<void> {
     await this.deps.authz.check(ctx.principal, 'projects', 'delete', name, ctx.via);
+    await this.requireNotDelivered(name);
+    await this.deleteUnused(ctx, name);
+  }
+
+  /**
+   * Writes an AppProject delivered from git (DeliveredObjectsService decided and audited it: the
+   * delivering Application's project allows it, allowedParentProjects bounds it, it carries the
+   * tracking id). The parent must exist, in `pending` or stored, and not make a cycle.
+   */
+  async writeDelivered(ctx: RequestContext, project: AppProject, pending: PendingObjects): Promise<void> {
+    await this.requireParent(project, pending);
+    // The delivering Application's project, not an account, authorised the privileged fields.
+    await this.runCommand(
+      ctx,
+      project.metadata.name,
+      { type: 'create', project, upsert: true, isAdmin: true, uid: randomUUID() },
+      false,
+    );
+  }
+
+  /** Prunes a delivered AppProject (decided and audited by DeliveredObjectsService). */
+  async deleteDelivered(ctx: RequestContext, name: string): Promise<void> {
+    await this.deleteUnused(ctx, name);
+  }
+
+  /** A delivered AppProject changes in git only: users and other Applications are refused. */
+  private async requireNotDelivered(name: string): Promise<void> {
+    const existing = await findProject(this.deps.db, name);
+    const owner = existing ? deliveredBy(existing.project.metadata) : undefined;
+    if (owner) throw new FailedPreconditionError(deliveredRefusal('AppProject', name, owner));
+  }
+
+  private async deleteUnused(ctx: RequestContext, name: string): Promise<void> {
     const apps = await this.deps.db
       .withSchema('api')
       .selectFrom('applications')

@@ -6,6 +6,7 @@
 // unreachable cluster is reported (sync.deletion-failed: the api shows DeletionError) and the
 // operation goes back to the queue with backoff; objects still terminating are waited for. When
 // nothing owned is left, sync.deletion-succeeded ends the operation and the api removes the Application.
+// What the Application delivered from git (AppProjects, Applications) is handed to the api first.
 import { newEvent, syncDeletionFailed, syncDeletionSucceeded, syncResourceSynced } from '@capstan/events';
 import type { Envelope } from '@capstan/events';
 import type { SyncTrx } from '../sync.table.js';
@@ -18,6 +19,8 @@ import { describeRef, groupOf, type ObjectRef } from '../apply/plan.js';
 import { deleteIfOwned } from '../apply/ownership.js';
 import { trackingContext, type TrackingContext } from '../apply/tracking.js';
 import { replaceApplied } from '../apply/applied-resources.repository.js';
+import { isControlPlaneRef } from '../delivery/control-plane-objects.js';
+import { deliverControlPlane } from '../delivery/deliver.js';
 import {
   appendOperationEvents,
   finishOperationIn,
@@ -82,7 +85,11 @@ class DeletionAttempt {
       if (inputs.application === undefined) return await this.abandon();
       const target = await this.decide(inputs);
       if (typeof target === 'string') return await this.retry(target);
-      const owned = deletionOrder(inputs.applied.get(target.server) ?? []);
+      const applied = inputs.applied.get(target.server) ?? [];
+      // Capstan's own objects (AppProjects, Applications delivered from git) are the api's to delete.
+      const delivered = await this.deleteDelivered(applied);
+      if (delivered !== undefined) return await this.retry(delivered);
+      const owned = deletionOrder(applied.filter((r) => !isControlPlaneRef(r)));
       const policy = this.request.deletion.propagationPolicy;
       const sweep = await deleteOwned(target.cluster, owned, target.ctx, policy, this.results);
       if (sweep.failures.length > 0) return await this.retry(sweep.failures.join('; '));
@@ -131,6 +138,28 @@ class DeletionAttempt {
       cluster,
       ctx: trackingContext(app, deps.settings.controlNamespace, d.destination.namespace),
     };
+  }
+
+  /**
+   * What the Application delivered (recorded as applied), handed to the api to delete all or nothing
+   * as the delivering Application (a delivered Application cascades by its own finalizers); the
+   * reason when the api refused.
+   */
+  private async deleteDelivered(applied: readonly ObjectRef[]): Promise<string | undefined> {
+    if (!applied.some(isControlPlaneRef)) return undefined;
+    const outcome = await deliverControlPlane(
+      this.deps.delivery,
+      {
+        application: this.app,
+        operationId: this.op.operationId,
+        objects: [],
+        prune: true,
+        dryRun: false,
+        cascadeDelete: true,
+      },
+      (r) => this.results.push(r),
+    );
+    return outcome.ok ? undefined : outcome.reason;
   }
 
   /** The results on record with `work`, in one group-committed transaction. */

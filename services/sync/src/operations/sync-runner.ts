@@ -21,16 +21,25 @@ import {
 } from '../decision/decide.js';
 import { recordDecision, recordResourceResults, type ResourceResult } from '../decision/audit.js';
 import type { AuditWork, AuditWriter } from '../decision/audit-writer.js';
-import type { ManifestSource, KubeObject } from '../manifests/manifest-source.js';
+import type { ManifestSource } from '../manifests/manifest-source.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import { ImpersonationError, isUnreachable, type SyncIdentity } from '../kube/target-cluster.js';
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
-import { planSync, PlanError, groupOf, refKey, type ObjectRef } from '../apply/plan.js';
+import { planSync, PlanError, refKey, type ObjectRef } from '../apply/plan.js';
 import { executePlan } from '../apply/execute.js';
 import { syncTracking } from '../apply/tracking.js';
 import { preflight, pruneCandidates } from '../apply/preflight.js';
 import { replaceApplied } from '../apply/applied-resources.repository.js';
 import { loadSyncInputs } from '../decision/sync-inputs.repository.js';
+import { discover, managedNamespace } from '../apply/discover.js';
+import {
+  controlPlaneResources,
+  isControlPlaneRef,
+  partitionObjects,
+  refOf,
+} from '../delivery/control-plane-objects.js';
+import { deliverControlPlane } from '../delivery/deliver.js';
+import type { DeliveredObjects } from '../delivery/api-delivery.js';
 import {
   appendOperationEvents,
   finishOperationIn,
@@ -47,6 +56,8 @@ export interface SyncRunnerDeps {
   clusters: TargetClusterPool;
   /** Group-committed audit appends. */
   audit: AuditWriter;
+  /** Where control-plane objects (argoproj.io AppProject, Application) go: the api. */
+  delivery: DeliveredObjects;
 }
 
 type Phase = 'decision' | 'apply' | 'hook' | 'prune' | 'infrastructure';
@@ -198,75 +209,20 @@ export async function runOperation(
     const clusterRef = decided.clusters.byServerUrl(server) ?? { name: server, server };
     const cluster = deps.clusters.get(await deps.credentials.get(clusterRef), syncIdentity);
 
-    // Discovery, as the sync identity: scope of every kind, namespaces filled in as Argo CD does.
+    // Capstan's own objects go to the api; the rest are discovered on the cluster, as the sync identity.
     const destNamespace = decision.destination.namespace;
-    const objects: KubeObject[] = [];
-    const resources: {
-      group: string;
-      kind: string;
-      namespaced: boolean;
-      namespace?: string;
-      name: string;
-    }[] = [];
-    const unknown: string[] = [];
-    for (const o of rendered.objects) {
-      const scope = await cluster.scope(o.apiVersion, o.kind);
-      if (!scope) {
-        unknown.push(
-          `${o.kind} ${o.metadata.name}: kind ${o.kind} of ${o.apiVersion} is not served by cluster ${clusterRef.name}`,
-        );
-        continue;
-      }
-      const namespace = scope.namespaced ? (o.metadata.namespace ?? (destNamespace || undefined)) : undefined;
-      if (scope.namespaced && !namespace) {
-        unknown.push(
-          `${o.kind} ${o.metadata.name}: namespaced, but neither it nor the Application's destination names a namespace`,
-        );
-        continue;
-      }
-      const metadata = { ...o.metadata };
-      if (namespace) metadata.namespace = namespace;
-      else delete metadata.namespace;
-      objects.push({ ...o, metadata });
-      resources.push({
-        group: groupOf(o.apiVersion),
-        kind: o.kind,
-        namespaced: scope.namespaced,
-        name: o.metadata.name,
-        ...(namespace ? { namespace } : {}),
-      });
-    }
-    if (unknown.length > 0) return await fail('decision', unknown.join('; '));
+    const parts = partitionObjects(rendered.objects);
+    const found = await discover(cluster, parts.cluster, { destNamespace, clusterName: clusterRef.name });
+    const delivered = controlPlaneResources(parts.controlPlane, destNamespace);
+    const problems = [...found.problems, ...delivered.problems];
+    if (problems.length > 0) return await fail('decision', problems.join('; '));
+    const { objects } = found;
+    const resources = [...found.resources, ...delivered.resources];
 
-    // syncOptions CreateNamespace=true: the destination namespace is created first, as the sync
-    // identity, when the manifests do not declare it themselves (never pruned, as in Argo CD).
     const syncPolicy = decided.application.spec.syncPolicy;
-    let createNamespace: KubeObject | undefined;
-    if (syncPolicy?.syncOptions?.includes('CreateNamespace=true') && destNamespace !== '') {
-      const declared = objects.some(
-        (o) => o.kind === 'Namespace' && o.apiVersion === 'v1' && o.metadata.name === destNamespace,
-      );
-      if (!declared) {
-        const managed = (
-          syncPolicy as {
-            managedNamespaceMetadata?: {
-              labels?: Record<string, string>;
-              annotations?: Record<string, string>;
-            };
-          }
-        ).managedNamespaceMetadata;
-        createNamespace = {
-          apiVersion: 'v1',
-          kind: 'Namespace',
-          metadata: {
-            name: destNamespace,
-            ...(managed?.labels ? { labels: managed.labels } : {}),
-            ...(managed?.annotations ? { annotations: managed.annotations } : {}),
-          },
-        };
-        resources.push({ group: '', kind: 'Namespace', namespaced: false, name: destNamespace });
-      }
-    }
+    const createNamespace = managedNamespace(syncPolicy, destNamespace, objects);
+    if (createNamespace)
+      resources.push({ group: '', kind: 'Namespace', namespaced: false, name: destNamespace });
 
     auditRef = { syncId: op.operationId, application: app, identity: cluster.identityName };
     const record = (r: ResourceResult) => {
@@ -307,7 +263,12 @@ export async function runOperation(
     }
     const prune = request.prune || syncPolicy?.automated?.prune === true;
     const previouslyApplied = inputs.applied.get(server) ?? [];
-    const stale = prune ? pruneCandidates(previouslyApplied, plan) : [];
+    const stale = prune
+      ? pruneCandidates(
+          previouslyApplied.filter((r) => !isControlPlaneRef(r)),
+          plan,
+        )
+      : [];
     lap('discoveryMs');
     const access = await preflight(
       cluster,
@@ -324,6 +285,24 @@ export async function runOperation(
       return await fail('apply', access.reason);
     }
     lap('preflightMs');
+    // Control-plane objects first: the api decides them all or nothing before the cluster is touched.
+    if (delivered.objects.length > 0 || (prune && previouslyApplied.some(isControlPlaneRef))) {
+      const delivery = await deliverControlPlane(
+        deps.delivery,
+        {
+          application: app,
+          operationId: op.operationId,
+          objects: delivered.objects,
+          prune,
+          dryRun: request.dryRun,
+          cascadeDelete: request.cascadeDelete !== undefined,
+        },
+        record,
+      );
+      if (!delivery.ok) return await fail('apply', delivery.reason);
+      await flush();
+    }
+    lap('deliverMs');
     const outcome = await executePlan(cluster, plan, {
       dryRun: request.dryRun,
       prune,
@@ -352,7 +331,7 @@ export async function runOperation(
       ),
     );
     lap('applyMs');
-    const applied = plan.resources.map((o) => o.ref);
+    const applied = [...plan.resources.map((o) => o.ref), ...delivered.objects.map(refOf)];
     const finished = await finish('succeeded', 'synced', async (trx) => {
       // Usually a sync applies what it applied last time: nothing to rewrite then.
       if (!request.dryRun && !sameRefs(previouslyApplied, applied))

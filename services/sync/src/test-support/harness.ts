@@ -27,10 +27,13 @@ import { startSync, type SyncConfig } from '../sync-service.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import { ManifestSourceError, type KubeObject, type ManifestSource } from '../manifests/manifest-source.js';
 import type { SyncDb } from '../sync.table.js';
+import type { DeliveredObjects, DeliverRequest } from '../delivery/api-delivery.js';
 import { operationStream } from '../operations/operations.repository.js';
 
 export interface SyncHarness {
   db: SyncDb;
+  /** What the sync handed to the api's DeliveredObjectsService (argoproj.io objects). */
+  delivered: DeliverRequest[];
   /** The api's bus (its user publishes the api's events and the sync commands). */
   bus: Bus;
   /** The test bus, to connect as another service (e.g. repo) where a test plays it. */
@@ -83,6 +86,25 @@ export async function startSyncHarness(
       throw new ManifestSourceError(`no manifests staged for operation ${request.operationId}`);
     },
   };
+  // The api's DeliveredObjectsService is not here: control-plane objects are recorded and reported
+  // as delivered, so a test sees what the sync handed over (the api's decisions have their own tests).
+  const delivered: DeliverRequest[] = [];
+  const delivery: DeliveredObjects = {
+    async deliver(request) {
+      delivered.push(request);
+      return {
+        applied: true,
+        results: request.objects.map((o) => ({
+          kind: o.kind,
+          namespace: o.metadata.namespace ?? '',
+          name: o.metadata.name,
+          action: 'create',
+          status: 'Synced',
+          message: `${o.kind} ${o.metadata.name} handed to the api`,
+        })),
+      };
+    },
+  };
   let db: SyncDb | undefined;
   const service = await startService({
     name: 'sync',
@@ -105,7 +127,7 @@ export async function startSyncHarness(
       },
     },
     start: async (ctx) => {
-      db = (await startSync(ctx, { credentials, manifests })).db;
+      db = (await startSync(ctx, { credentials, manifests, delivery })).db;
     },
   });
   // The harness plays the api: it publishes the api's events and commands as the api's bus user.
@@ -115,6 +137,7 @@ export async function startSyncHarness(
 
   const harness: SyncHarness = {
     db: db!,
+    delivered,
     bus,
     testBus,
     service,

@@ -14,6 +14,7 @@ import {
   applicationSetWriteOperations,
   delegationOperations,
 } from './applicationsets.js';
+import { deliveryOperations } from './delivery.js';
 
 export interface ServiceOperations {
   definition: ServiceDefinition;
@@ -50,6 +51,10 @@ export const apiServices: ServiceOperations[] = [
   {
     definition: apiv1.DelegationServiceService as unknown as ServiceDefinition,
     operations: delegationOperations,
+  },
+  {
+    definition: apiv1.DeliveredObjectsServiceService as unknown as ServiceDefinition,
+    operations: deliveryOperations,
   },
 ];
 

@@ -1,0 +1,84 @@
+// Which Application delivered a control-plane object (an AppProject or Application from git), as
+// Argo CD records it: the tracking-id annotation `<app>:<group>/<kind>:<namespace>/<name>` (the
+// app as `<namespace>_<name>` when it lives outside the control namespace). The api stamps it on
+// every object it writes for a delivering Application and strips it from what users write, so the
+// annotation on a stored object is always the api's own and ownership is never forged.
+import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
+
+export const TRACKING_ANNOTATION = 'argocd.argoproj.io/tracking-id';
+export const ARGO_GROUP = 'argoproj.io';
+
+export interface AppRef {
+  namespace: string;
+  name: string;
+}
+
+interface Meta {
+  name: string;
+  namespace?: string | undefined;
+  annotations?: Record<string, string> | undefined;
+}
+
+/** The application part of a tracking id. */
+export function trackingAppName(app: AppRef): string {
+  return app.namespace === DEFAULT_CONTROL_NAMESPACE ? app.name : `${app.namespace}_${app.name}`;
+}
+
+export function trackingId(app: AppRef, kind: string, meta: Meta): string {
+  const namespace = meta.namespace ?? DEFAULT_CONTROL_NAMESPACE;
+  return `${trackingAppName(app)}:${ARGO_GROUP}/${kind}:${namespace}/${meta.name}`;
+}
+
+/** `<namespace>/<name>` of the delivering Application, read from the tracking id (none: not delivered). */
+export function deliveredBy(meta: Meta): AppRef | undefined {
+  const id = meta.annotations?.[TRACKING_ANNOTATION];
+  if (!id) return undefined;
+  const app = id.slice(0, id.indexOf(':'));
+  if (!app) return undefined;
+  const sep = app.indexOf('_');
+  return sep < 0
+    ? { namespace: DEFAULT_CONTROL_NAMESPACE, name: app }
+    : { namespace: app.slice(0, sep), name: app.slice(sep + 1) };
+}
+
+export const sameApp = (a: AppRef | undefined, b: AppRef): boolean =>
+  a !== undefined && a.namespace === b.namespace && a.name === b.name;
+
+export const appKey = (a: AppRef): string => `${a.namespace}/${a.name}`;
+
+/** The object with the delivering Application's tracking id (and no other). */
+export function withTracking<T extends { kind?: string; metadata: Meta }>(
+  obj: T,
+  kind: string,
+  app: AppRef,
+): T {
+  return {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      annotations: {
+        ...obj.metadata.annotations,
+        [TRACKING_ANNOTATION]: trackingId(app, kind, obj.metadata),
+      },
+    },
+  };
+}
+
+/** What a user writes never claims a delivering Application. */
+export function withoutTracking<T extends { metadata: Meta }>(obj: T): T {
+  const annotations = obj.metadata.annotations;
+  if (!annotations || !(TRACKING_ANNOTATION in annotations)) return obj;
+  const { [TRACKING_ANNOTATION]: _dropped, ...rest } = annotations;
+  const metadata = { ...obj.metadata };
+  if (Object.keys(rest).length > 0) metadata.annotations = rest;
+  else delete metadata.annotations;
+  return { ...obj, metadata };
+}
+
+/**
+ * The refusal of a write to a delivered object by anyone but its delivering Application (a user,
+ * or another Application): git is where it changes.
+ */
+export function deliveredRefusal(kind: string, name: string, owner: AppRef): string {
+  return `${kind} ${name} is managed by Application ${appKey(owner)} (delivered from git): change it in that Application's repository`;
+}
