@@ -33,7 +33,7 @@ interface SyncOperation {
   phase: string;
   message: string;
   identity: string;
-  resources: { kind: string; name: string; status: string; message: string }[];
+  resources: { kind: string; name: string; status: string; message: string; identity: string }[];
 }
 
 describe('self-service story: AppProjects and Applications delivered from git, bounded by their parents', () => {
@@ -181,7 +181,13 @@ describe('self-service story: AppProjects and Applications delivered from git, b
     const op = await syncApp('admin', 'self-service-projects');
     expect(op, services()).toMatchObject({ phase: 'Succeeded' });
     expect(op.resources).toEqual([
-      expect.objectContaining({ kind: 'AppProject', name: 'team-x', status: 'Synced' }),
+      // Written by the api as the delivering Application, not by the sync's ServiceAccount.
+      expect.objectContaining({
+        kind: 'AppProject',
+        name: 'team-x',
+        status: 'Synced',
+        identity: 'application:argocd/self-service-projects',
+      }),
     ]);
     const delivered = await project('team-x');
     expect(delivered?.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe(

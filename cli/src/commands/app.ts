@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
 import { CliError } from '../errors.js';
+import { managedBy } from '../output/managed-by.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { addDeleteCommand } from './app-delete.js';
 import {
@@ -27,6 +28,7 @@ function show(o: OutputFormat, a: apiv1.Application): void {
     ['Repo', a.spec?.source?.repoUrl],
     ['Target', a.spec?.source?.targetRevision || 'HEAD'],
     ['Path', a.spec?.source?.path],
+    ['Managed By', managedBy(a.metadata?.annotations)],
     ['Sync Status', a.status?.syncStatus],
     ['Health Status', a.status?.healthStatus],
     ...deletionRows(a),

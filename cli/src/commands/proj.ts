@@ -8,6 +8,7 @@ import { projRoleCommand } from './proj-role.js';
 import { CliError } from '../errors.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { outputOption, printList, printObject, type OutputFormat } from '../output/format.js';
+import { managedBy } from '../output/managed-by.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -50,6 +51,7 @@ function show(o: OutputFormat, p: apiv1.Project): void {
       s?.namespaceResourceBlacklist.map((g) => `${g.group || '""'}/${g.kind}`).join(', ') || '<none>',
     ],
     ['Roles', s?.roles.map((r) => `${r.name} (groups: ${r.groups.join(',') || '-'})`).join('; ') || '<none>'],
+    ['Managed By', managedBy(p.metadata?.annotations)],
     ['Resource Version', p.metadata?.resourceVersion],
   ]);
 }

@@ -71,3 +71,11 @@ export {
   type YamlDocument,
 } from './manifests/yaml.js';
 export { inputLimitIssues, textProblem, DEFAULT_INPUT_LIMITS, type InputLimits } from './input/limits.js';
+export {
+  TRACKING_ANNOTATION,
+  trackingAppName,
+  trackingId,
+  trackedBy,
+  type AppRef,
+  type TrackedObject,
+} from './tracking/tracking-id.js';

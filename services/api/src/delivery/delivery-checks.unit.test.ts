@@ -6,7 +6,8 @@ import { validateApplication } from '../applications/application.validation.js';
 import { validateProject } from '../projects/project.validation.js';
 import type { Application, AppProject } from '@capstan/policy';
 import { decideDelivery, decidePrune, type DeliveredObject, type DeliveryInput } from './delivery-checks.js';
-import { deliveredBy, trackingId, withoutTracking, withTracking } from './tracking.js';
+import { trackingId } from '@capstan/policy';
+import { deliveredBy, withoutTracking, withTracking } from './tracking.js';
 
 const SERVER = 'https://10.0.0.1:6443';
 const ref = { namespace: 'argocd', name: 'self-service' };
@@ -218,9 +219,12 @@ describe('tracking', () => {
       'argocd.argoproj.io/tracking-id': 'self-service:argoproj.io/AppProject:argocd/team-x',
     });
     expect(deliveredBy(p.metadata)).toEqual(ref);
-    expect(trackingId({ namespace: 'tenants', name: 'apps' }, 'Application', { name: 'web' })).toBe(
-      'tenants_apps:argoproj.io/Application:argocd/web',
-    );
+    expect(
+      trackingId(
+        { namespace: 'tenants', name: 'apps' },
+        { group: 'argoproj.io', kind: 'Application', namespace: 'argocd', name: 'web' },
+      ),
+    ).toBe('tenants_apps:argoproj.io/Application:argocd/web');
     expect(
       deliveredBy({
         name: 'x',

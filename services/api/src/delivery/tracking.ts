@@ -3,15 +3,16 @@
 // app as `<namespace>_<name>` when it lives outside the control namespace). The api stamps it on
 // every object it writes for a delivering Application and strips it from what users write, so the
 // annotation on a stored object is always the api's own and ownership is never forged.
-import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
+import {
+  DEFAULT_CONTROL_NAMESPACE,
+  TRACKING_ANNOTATION,
+  trackedBy,
+  trackingId,
+  type AppRef,
+} from '@capstan/policy';
 
-export const TRACKING_ANNOTATION = 'argocd.argoproj.io/tracking-id';
+export { TRACKING_ANNOTATION, trackingAppName, type AppRef } from '@capstan/policy';
 export const ARGO_GROUP = 'argoproj.io';
-
-export interface AppRef {
-  namespace: string;
-  name: string;
-}
 
 interface Meta {
   name: string;
@@ -19,26 +20,9 @@ interface Meta {
   annotations?: Record<string, string> | undefined;
 }
 
-/** The application part of a tracking id. */
-export function trackingAppName(app: AppRef): string {
-  return app.namespace === DEFAULT_CONTROL_NAMESPACE ? app.name : `${app.namespace}_${app.name}`;
-}
-
-export function trackingId(app: AppRef, kind: string, meta: Meta): string {
-  const namespace = meta.namespace ?? DEFAULT_CONTROL_NAMESPACE;
-  return `${trackingAppName(app)}:${ARGO_GROUP}/${kind}:${namespace}/${meta.name}`;
-}
-
-/** `<namespace>/<name>` of the delivering Application, read from the tracking id (none: not delivered). */
+/** The delivering Application named by the object's tracking id (none: not delivered). */
 export function deliveredBy(meta: Meta): AppRef | undefined {
-  const id = meta.annotations?.[TRACKING_ANNOTATION];
-  if (!id) return undefined;
-  const app = id.slice(0, id.indexOf(':'));
-  if (!app) return undefined;
-  const sep = app.indexOf('_');
-  return sep < 0
-    ? { namespace: DEFAULT_CONTROL_NAMESPACE, name: app }
-    : { namespace: app.slice(0, sep), name: app.slice(sep + 1) };
+  return trackedBy(meta.annotations?.[TRACKING_ANNOTATION]);
 }
 
 export const sameApp = (a: AppRef | undefined, b: AppRef): boolean =>
@@ -58,7 +42,12 @@ export function withTracking<T extends { kind?: string; metadata: Meta }>(
       ...obj.metadata,
       annotations: {
         ...obj.metadata.annotations,
-        [TRACKING_ANNOTATION]: trackingId(app, kind, obj.metadata),
+        [TRACKING_ANNOTATION]: trackingId(app, {
+          group: ARGO_GROUP,
+          kind,
+          namespace: obj.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
+          name: obj.metadata.name,
+        }),
       },
     },
   };

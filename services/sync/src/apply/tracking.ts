@@ -5,13 +5,16 @@
 // tracked by another Application is shared: Argo's SharedResourceWarning, or a failed sync with
 // `FailOnSharedResource=true`. Prune and cascade deletion delete an object only when its live
 // tracking id names this Application and this very object (a copied annotation does not count).
+import { TRACKING_ANNOTATION, trackingAppName, trackingId as formatTrackingId } from '@capstan/policy';
 import type { KubeObject } from '../manifests/manifest-source.js';
 import { groupOf, type ObjectRef } from './plan.js';
 
-export const TRACKING_ANNOTATION = 'argocd.argoproj.io/tracking-id';
+export { TRACKING_ANNOTATION };
 
 export interface TrackingContext {
-  /** The Application's instance name (appInstanceName). */
+  app: { namespace: string; name: string };
+  controlNamespace: string;
+  /** The Application's instance name (Argo CD's InstanceName: what a tracking id starts with). */
   instance: string;
   /** Its qualified name for messages: `name`, or `namespace/name` outside the control namespace. */
   qualifiedName: string;
@@ -24,18 +27,29 @@ export function trackingContext(
   controlNamespace: string,
   destinationNamespace: string,
 ): TrackingContext {
-  const home = app.namespace === controlNamespace || app.namespace === '';
+  const ref = { namespace: app.namespace || controlNamespace, name: app.name };
+  const home = ref.namespace === controlNamespace;
   return {
-    instance: home ? app.name : `${app.namespace}_${app.name}`,
+    app: ref,
+    controlNamespace,
+    instance: trackingAppName(ref, controlNamespace),
     qualifiedName: home ? app.name : `${app.namespace}/${app.name}`,
     destinationNamespace,
   };
 }
 
-/** Argo CD's BuildAppInstanceValue. */
+/**
+ * Argo CD's BuildAppInstanceValue, in @capstan/policy's one format; an object without a namespace
+ * gets the destination's, as Argo CD's UnstructuredToAppInstanceValue does.
+ */
 export function trackingId(ctx: TrackingContext, ref: ObjectRef): string {
-  const namespace = ref.namespace ?? ctx.destinationNamespace;
-  return `${ctx.instance}:${groupOf(ref.apiVersion)}/${ref.kind}:${namespace}/${ref.name}`;
+  const object = {
+    group: groupOf(ref.apiVersion),
+    kind: ref.kind,
+    namespace: ref.namespace ?? ctx.destinationNamespace,
+    name: ref.name,
+  };
+  return formatTrackingId(ctx.app, object, ctx.controlNamespace);
 }
 
 export interface ParsedTrackingId {

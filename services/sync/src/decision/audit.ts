@@ -70,6 +70,8 @@ export interface ResourceResult {
   status: string;
   httpStatus: number | null;
   message: string;
+  /** Who wrote it, when not the sync's identity (control-plane objects: the delivering Application, through the api). */
+  identity?: string;
 }
 
 /**
@@ -101,7 +103,7 @@ export async function recordResourceResults<R>(
     kind: r.kind,
     namespace: r.namespace,
     name: r.name,
-    identity: ctx.identity,
+    identity: r.identity ?? ctx.identity,
     http_status: r.httpStatus,
     message: r.message.slice(0, 2000),
   }));

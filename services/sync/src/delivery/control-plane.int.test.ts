@@ -70,7 +70,11 @@ describe('control-plane objects delivered from git', () => {
     );
   });
 
-  it('given a later sync with prune and no control-plane objects, when synced, then the api is asked to prune what was delivered', async () => {
+  it('given later syncs without control-plane objects, when synced without and then with prune, then only the prune asks the api, for what was delivered', async () => {
+    const before = h.delivered.length;
+    const kept = await h.requestSync(app, { objects: [cm('beside-projects')] });
+    expect(await h.waitForTerminal(kept)).toMatchObject({ status: 'succeeded' });
+    expect(h.delivered.length).toBe(before);
     const op = await h.requestSync(app, { objects: [cm('beside-projects')], prune: true });
     expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
     expect(h.delivered.at(-1)).toMatchObject({ operationId: op, prune: true, objects: [] });

@@ -30,6 +30,7 @@ export async function deliverControlPlane(
       status: r.status,
       httpStatus: null,
       message: `${request.dryRun ? 'dry run: ' : ''}${r.message}`,
+      identity: `application:${request.application.namespace}/${request.application.name}`,
     });
   }
   if (!applied) {

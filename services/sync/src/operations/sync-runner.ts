@@ -230,7 +230,12 @@ export async function runOperation(
       events.push(
         newEvent(
           syncResourceSynced.type,
-          { operationId: op.operationId, application: app, ...r, identity: identity! },
+          {
+            operationId: op.operationId,
+            application: app,
+            ...r,
+            identity: r.identity ? { impersonation: false, username: r.identity } : identity!,
+          },
           meta,
         ),
       );
@@ -286,6 +291,7 @@ export async function runOperation(
     }
     lap('preflightMs');
     // Control-plane objects first: the api decides them all or nothing before the cluster is touched.
+    let deliveredCounts = { delivered: 0, pruned: 0 };
     if (delivered.objects.length > 0 || (prune && previouslyApplied.some(isControlPlaneRef))) {
       const delivery = await deliverControlPlane(
         deps.delivery,
@@ -300,6 +306,7 @@ export async function runOperation(
         record,
       );
       if (!delivery.ok) return await fail('apply', delivery.reason);
+      deliveredCounts = delivery;
       await flush();
     }
     lap('deliverMs');
@@ -324,14 +331,22 @@ export async function runOperation(
           revision: rendered.revision,
           dryRun: request.dryRun,
           identity,
-          resources: outcome.applied,
-          pruned: outcome.pruned,
+          resources: outcome.applied + deliveredCounts.delivered,
+          pruned: outcome.pruned + deliveredCounts.pruned,
         },
         meta,
       ),
     );
     lap('applyMs');
-    const applied = [...plan.resources.map((o) => o.ref), ...delivered.objects.map(refOf)];
+    // Control-plane objects no longer delivered stay on record until a sync prunes them (the api
+    // is asked to prune only when this record says something was delivered).
+    const deliveredNow = delivered.objects.map(refOf);
+    const notPruned = prune
+      ? []
+      : previouslyApplied.filter(
+          (r) => isControlPlaneRef(r) && !deliveredNow.some((d) => refKey(d) === refKey(r)),
+        );
+    const applied = [...plan.resources.map((o) => o.ref), ...deliveredNow, ...notPruned];
     const finished = await finish('succeeded', 'synced', async (trx) => {
       // Usually a sync applies what it applied last time: nothing to rewrite then.
       if (!request.dryRun && !sameRefs(previouslyApplied, applied))
@@ -340,8 +355,8 @@ export async function runOperation(
     lap('finishMs');
     log.info(
       {
-        resources: outcome.applied,
-        pruned: outcome.pruned,
+        resources: outcome.applied + deliveredCounts.delivered,
+        pruned: outcome.pruned + deliveredCounts.pruned,
         identity,
         timings,
         totalMs: Math.round(performance.now() - started),
