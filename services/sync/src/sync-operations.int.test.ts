@@ -333,6 +333,18 @@ describe('sync with impersonation on', () => {
       }),
     );
     expect(await configMapsIn(a, 'team-a')).toContain('handed-over');
+    // Steady state: the taker re-applies what it applied before, nobody else records it, no warning.
+    const warnings = (data: Record<string, unknown>[]) =>
+      data.filter((d) => d.status === 'SharedResourceWarning').map((d) => d.message);
+    expect(warnings(await sync('taker', [cm('handed-over')]))).toEqual([]);
+    // The giver declares it again (read live: tracked by the taker), then the taker re-applies it
+    // (its own record: the giver's record says the giver applied it since).
+    expect(warnings(await sync('giver', [cm('giver-own'), cm('handed-over')]))).toEqual([
+      'ConfigMap/handed-over is part of applications giver and taker',
+    ]);
+    expect(warnings(await sync('taker', [cm('handed-over')]))).toEqual([
+      'ConfigMap/handed-over is part of applications taker and giver',
+    ]);
     await a
       .kubeconfigFor('admin')
       .makeApiClient(CoreV1Api)

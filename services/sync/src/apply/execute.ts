@@ -8,8 +8,8 @@ import type { ResourceResult } from '../decision/audit.js';
 import type { KubeObject } from '../manifests/manifest-source.js';
 import { httpStatusOf, isUnreachable, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
 import { describeRef, groupOf, type ObjectRef, type PlannedObject, type SyncPlan } from './plan.js';
-import { withTracking, type TrackingContext } from './tracking.js';
-import { deleteIfOwned, findSharedResources } from './ownership.js';
+import { withTracking } from './tracking.js';
+import { deleteIfOwned, findSharedResources, type SyncTracking } from './ownership.js';
 
 export interface ExecuteOptions {
   dryRun: boolean;
@@ -34,7 +34,7 @@ export interface ExecuteOptions {
    * `FailOnSharedResource=true`, fail the sync before anything is written; prune deletes only what
    * this Application's tracking id marks.
    */
-  tracking?: { context: TrackingContext; failOnShared: boolean };
+  tracking?: SyncTracking;
 }
 
 export type ExecuteOutcome =
@@ -206,7 +206,7 @@ export async function executePlan(
     const shared = await findSharedResources(
       cluster,
       plan.resources.map((o) => o.ref),
-      tracking.context,
+      tracking,
       options.concurrency ?? 8,
     );
     for (const s of shared)

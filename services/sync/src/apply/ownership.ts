@@ -1,9 +1,47 @@
 // Ownership against the live cluster, read as the sync identity: which declared objects another
 // Application already tracks (before a sync applies anything), and the one way prune and cascade
 // deletion delete an object — only when its live tracking id names this Application.
+import { trackingAppName } from '@capstan/policy';
 import { httpStatusOf, isUnreachable, type TargetCluster } from '../kube/target-cluster.js';
-import type { ObjectRef } from './plan.js';
-import { ownershipOf, sharedResourceMessage, type TrackingContext } from './tracking.js';
+import type { SyncDbOrTrx } from '../sync.table.js';
+import { refKey, type ObjectRef } from './plan.js';
+import { ownershipOf, sharedResourceMessage, trackingContext, type TrackingContext } from './tracking.js';
+import { otherAppliers } from './applied-resources.repository.js';
+
+/** What a sync knows without reading the cluster: what it applied last, and who else applied what. */
+export interface AppliedRecord {
+  previouslyApplied: readonly ObjectRef[];
+  /** The other Applications that applied these objects (by refKey). */
+  others(refs: readonly ObjectRef[]): Promise<Map<string, { namespace: string; name: string }>>;
+}
+
+export interface SyncTracking {
+  context: TrackingContext;
+  failOnShared: boolean;
+  record?: AppliedRecord | undefined;
+}
+
+/** What a sync of this Application tracks (executePlan's `tracking`), its sync options read as Argo CD does. */
+export function syncTracking(
+  app: { namespace: string; name: string },
+  controlNamespace: string,
+  destinationNamespace: string,
+  syncOptions: readonly string[] | undefined,
+  record?: { db: SyncDbOrTrx; server: string; previouslyApplied: readonly ObjectRef[] },
+): SyncTracking {
+  return {
+    context: trackingContext(app, controlNamespace, destinationNamespace),
+    failOnShared: syncOptions?.includes('FailOnSharedResource=true') === true,
+    ...(record
+      ? {
+          record: {
+            previouslyApplied: record.previouslyApplied,
+            others: (refs) => otherAppliers(record.db, app, record.server, refs),
+          },
+        }
+      : {}),
+  };
+}
 
 export interface SharedResource {
   ref: ObjectRef;
@@ -12,17 +50,34 @@ export interface SharedResource {
 }
 
 /**
- * The declared objects that are live and tracked by another Application. An object the identity
- * may not read is not reported (the apply that follows is authorised by the API server on its own).
+ * The declared objects another Application tracks. An object this Application applied in its last
+ * sync is checked against the other Applications' records of what they applied (one query: taking
+ * it over means applying it); any other object is read from the cluster and its live tracking id
+ * decides. An object the identity may not read is not reported (the apply that follows is
+ * authorised by the API server on its own).
  */
 export async function findSharedResources(
   cluster: TargetCluster,
   refs: readonly ObjectRef[],
-  ctx: TrackingContext,
+  tracking: SyncTracking,
   concurrency = 8,
 ): Promise<SharedResource[]> {
-  const queue = [...refs];
+  const ctx = tracking.context;
+  const known = new Set((tracking.record?.previouslyApplied ?? []).map(refKey));
   const shared: SharedResource[] = [];
+  const recorded = refs.filter((r) => known.has(refKey(r)));
+  if (recorded.length > 0) {
+    const others = await tracking.record!.others(recorded);
+    for (const ref of recorded) {
+      const other = others.get(refKey(ref));
+      if (other)
+        shared.push({
+          ref,
+          message: sharedResourceMessage(ctx, ref, trackingAppName(other, ctx.controlNamespace)),
+        });
+    }
+  }
+  const queue = refs.filter((r) => !known.has(refKey(r)));
   await Promise.all(
     Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
       for (let ref = queue.shift(); ref !== undefined; ref = queue.shift()) {

@@ -111,16 +111,3 @@ export function ownershipOf(live: unknown, ctx: TrackingContext, ref: ObjectRef)
 export function sharedResourceMessage(ctx: TrackingContext, ref: ObjectRef, otherInstance: string): string {
   return `${ref.kind}/${ref.name} is part of applications ${ctx.qualifiedName} and ${otherInstance}`;
 }
-
-/** What a sync of this Application tracks (executePlan's `tracking`), its sync options read as Argo CD does. */
-export function syncTracking(
-  app: { namespace: string; name: string },
-  controlNamespace: string,
-  destinationNamespace: string,
-  syncOptions: readonly string[] | undefined,
-): { context: TrackingContext; failOnShared: boolean } {
-  return {
-    context: trackingContext(app, controlNamespace, destinationNamespace),
-    failOnShared: syncOptions?.includes('FailOnSharedResource=true') === true,
-  };
-}

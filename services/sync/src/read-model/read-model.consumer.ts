@@ -23,6 +23,7 @@ import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { SyncDb } from '../sync.table.js';
 import { enqueueOperation } from '../operations/operations.repository.js';
 import type { DeletionRequestData } from '../operations/deletion-runner.js';
+import { forgetApplied } from '../apply/applied-resources.repository.js';
 import {
   deleteApplication,
   deleteCluster,
@@ -93,9 +94,10 @@ export async function applyReadModelEvent(db: SyncDb, envelope: Envelope): Promi
         break;
       }
       case applicationDeleted.type:
-        // Removed: after its cascade finished, or without cascade (its resources stay, and so does
-        // the record of what it applied: a recreated Application of the same name tracks them again).
+        // Removed: after its cascade finished, or without cascade (its resources stay, with their
+        // tracking ids). The record of what it applied goes: it claims nothing any more.
         await deleteApplication(trx, event.data.namespace, event.data.name);
+        await forgetApplied(trx, event.data);
         break;
       case clusterRegistered.type:
       case clusterUpdated.type: {
