@@ -328,6 +328,84 @@ describe('api story through the CLI', () => {
     expect(verify.stdout.match(/ ok/g)?.length).toBe(4);
   });
 
+  it('bounds a project by a parent from the CLI, refuses a wider child, and shows sync windows', async () => {
+    const ok = async (args: string[]) => {
+      const r = await as('admin', args);
+      expect(r, `${args.join(' ')}: ${r.stderr}`).toMatchObject({ code: 0 });
+      return r;
+    };
+    await ok([
+      'proj',
+      'create',
+      'tenants',
+      '--src',
+      'https://git.example.com/**',
+      '--dest',
+      'https://kubernetes.default.svc,tenant-*',
+    ]);
+    await ok([
+      'proj',
+      'create',
+      'team-c',
+      '--parent',
+      'tenants',
+      '--src',
+      'https://git.example.com/team-c/*',
+      '--dest',
+      'https://kubernetes.default.svc,tenant-c',
+    ]);
+    const wide = await as('admin', [
+      'proj',
+      'create',
+      'team-d',
+      '--parent',
+      'tenants',
+      '--dest',
+      'https://kubernetes.default.svc,kube-system',
+    ]);
+    expect(wide.code).toBe(2);
+    expect(wide.stderr).toContain('spec.destinations[0]');
+    expect(wide.stderr).toContain('is not allowed by ancestor project "tenants"');
+    // team-b's destination (namespace team-b) is outside tenants: it cannot be moved under it
+    const move = await as('admin', ['proj', 'set-parent', 'team-b', 'tenants']);
+    expect(move.code).toBe(2);
+    await ok(['proj', 'set-parent', 'team-c', '']);
+    expect(
+      JSON.parse((await ok(['proj', 'get', 'team-c', '-o', 'json'])).stdout).spec.parentProject,
+    ).toBeUndefined();
+
+    await ok([
+      'proj',
+      'windows',
+      'add',
+      'team-a',
+      '--kind',
+      'deny',
+      '--schedule',
+      '* * * * *',
+      '--duration',
+      '1h',
+      '--applications',
+      'guestbook',
+      '--manual-sync',
+    ]);
+    const windows = (await ok(['proj', 'windows', 'list', 'team-a'])).stdout;
+    expect(windows).toMatch(/^\s*ID\s+STATUS\s+KIND\s+SCHEDULE/);
+    expect(windows).toMatch(/0\s+Active\s+deny\s+\* \* \* \* \*\s+1h\s+guestbook/);
+    expect((await ok(['app', 'get', 'guestbook'])).stdout).toMatch(
+      /SyncWindow:\s+Manual Allowed \(active: team-a\[0\] deny\)/,
+    );
+    const explained = JSON.parse(
+      (await ok(['sync', 'explain', '--app', 'guestbook', '--automated', '-o', 'json'])).stdout,
+    );
+    expect(explained.checks.find((c: { check: string }) => c.check === 'sync-window')).toMatchObject({
+      allowed: false,
+      project: 'team-a',
+    });
+    await ok(['proj', 'windows', 'delete', 'team-a', '0']);
+    expect((await ok(['app', 'get', 'guestbook'])).stdout).toMatch(/SyncWindow:\s+Sync Allowed/);
+  });
+
   it('never lets a credential reach logs, outputs or events, and logs out', async () => {
     expect(api.output()).not.toContain(CLUSTER_TOKEN);
     expect(api.output()).not.toContain(REPO_PASSWORD);

@@ -40,6 +40,7 @@ spec:
   namespaceResourceWhitelist:
     - { group: argoproj.io, kind: AppProject }
     - { group: argoproj.io, kind: Application }
+    - { group: argoproj.io, kind: ApplicationSet }
 ---
 apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -90,4 +91,27 @@ spec:
   project: ${o.project}
   source: { repoURL: '${o.appsRepo}', targetRevision: main, path: ${o.path} }
   destination: { server: '${o.server}', namespace: ${o.namespace} }
+`;
+
+/** A list ApplicationSet generating addon-a and addon-b into `project`. */
+export const addonSet = (o: {
+  name: string;
+  project: string;
+  server: string;
+  namespace: string;
+  appsRepo: string;
+}) => `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: { name: ${o.name}, namespace: argocd }
+spec:
+  goTemplate: true
+  generators: [{ list: { elements: [{ addon: a }, { addon: b }] } }]
+  template:
+    metadata:
+      name: 'addon-{{.addon}}'
+      labels: { capstan.test/set: ${o.name} }
+    spec:
+      project: ${o.project}
+      source: { repoURL: '${o.appsRepo}', targetRevision: main, path: guestbook }
+      destination: { server: '${o.server}', namespace: ${o.namespace} }
 `;

@@ -19,9 +19,16 @@ import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@caps
 import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
 import { eventually, ok } from './appset-story-fixtures.js';
 import { startRepoProcess, type RepoProcess } from './repo-harness.js';
+import {
+  appsetTokens,
+  reserveAppsetAddress,
+  startAppsetProcess,
+  type AppsetProcess,
+} from './appset-harness.js';
 import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
 import { collectForegroundDeletions } from './garbage-collector.js';
 import {
+  addonSet,
   adminManifests,
   clusterRole,
   configMap,
@@ -47,6 +54,7 @@ describe('self-service story: AppProjects and Applications delivered from git, b
   let repo: RepoProcess;
   let api: ApiProcess;
   let sync: ServiceProcess;
+  let appset: AppsetProcess;
   let config: string;
   const as = (ctx: string, args: string[], input?: string) =>
     capstan(config, ['--context', ctx, ...args], input);
@@ -55,7 +63,8 @@ describe('self-service story: AppProjects and Applications delivered from git, b
     await writeFile(p, content);
     return p;
   };
-  const services = () => [api, repo, sync].map((s) => s?.output().slice(-4000) ?? '').join('\n-----\n');
+  const services = () =>
+    [api, repo, sync, appset].map((s) => s?.output().slice(-4000) ?? '').join('\n-----\n');
   /** A sync to completion as `ctx`: the operation, whatever its phase. */
   const syncApp = async (ctx: string, name: string, extra: string[] = []) => {
     const r = await as(ctx, ['app', 'sync', name, '--timeout', '120', '-o', 'json', ...extra]);
@@ -107,10 +116,22 @@ describe('self-service story: AppProjects and Applications delivered from git, b
       cacheDir: path.join(dir, 'cache'),
       env: { CAPSTAN_REVISION_CACHE_TTL_MS: '0' },
     });
+    const appsetAddress = await reserveAppsetAddress();
+    const tokens = appsetTokens();
     api = await startApiProcess({
       databaseUrl: db.url,
       bus,
+      appset: { address: appsetAddress, tokens },
       env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('api') },
+    });
+    appset = await startAppsetProcess({
+      databaseUrl: db.url,
+      bus,
+      address: appsetAddress,
+      tokens,
+      apiAddress: api.grpcAddress,
+      repoAddress: repo.grpcAddress,
+      repoToken: repo.serviceToken('appset'),
     });
     sync = await startServiceProcess(
       'sync',
@@ -167,6 +188,7 @@ describe('self-service story: AppProjects and Applications delivered from git, b
 
   afterAll(async () => {
     await sync?.stop();
+    await appset?.stop();
     await api?.stop();
     await repo?.stop();
     await git?.close();
@@ -338,6 +360,50 @@ describe('self-service story: AppProjects and Applications delivered from git, b
     );
     const names = (await as('admin', ['app', 'list', '-o', 'name'])).stdout.split('\n').filter(Boolean);
     expect(names.sort()).toEqual(['guestbook-x', 'self-service-projects', 'x1', 'z1']);
+  });
+
+  it('delivers an ApplicationSet whose Applications land only in projects the Application may deliver into', async () => {
+    const set = (project: string) =>
+      addonSet({
+        name: 'addons',
+        project,
+        server: cluster.server,
+        namespace: 'dev-team-x',
+        appsRepo: appsRepo.url,
+      });
+    await projectsRepo.commit({ 'sets/addons.yaml': set('team-x') });
+    const op = await syncApp('admin', 'self-service-projects');
+    expect(op, services()).toMatchObject({ phase: 'Succeeded' });
+    expect(op.resources).toContainEqual(
+      expect.objectContaining({ kind: 'ApplicationSet', name: 'addons', status: 'Synced' }),
+    );
+    const generated = await as('admin', ['app', 'list', '-l', 'capstan.test/set=addons', '-o', 'name']);
+    expect(generated.stdout.split('\n').filter(Boolean).sort()).toEqual(['addon-a', 'addon-b']);
+    // The set is the delivering Application's: a user cannot change or delete it.
+    const del = await as('admin', ['appset', 'delete', 'addons', '--yes']);
+    expect(del.code).not.toBe(0);
+    expect(del.stderr).toContain(
+      'ApplicationSet addons is managed by Application argocd/self-service-projects',
+    );
+
+    // Moved into a project neither under platform nor delivered by it: refused, nothing changes.
+    await projectsRepo.commit({ 'sets/addons.yaml': set('no-cluster-resources') });
+    const refused = await syncApp('admin', 'self-service-projects');
+    expect(refused.phase, services()).toBe('Failed');
+    expect(refused.message).toContain('ApplicationSet argocd/addons');
+    expect(refused.message).toContain('may not deliver into project no-cluster-resources');
+    const kept = await as('admin', ['app', 'get', 'addon-a', '-o', 'json']);
+    expect(JSON.parse(kept.stdout)).toMatchObject({ spec: { project: 'team-x' } });
+
+    // Removed from git: pruned with its Applications.
+    await projectsRepo.commit({ 'sets/addons.yaml': null });
+    const pruned = await syncApp('admin', 'self-service-projects', ['--prune']);
+    expect(pruned, services()).toMatchObject({ phase: 'Succeeded' });
+    expect(pruned.resources).toContainEqual(
+      expect.objectContaining({ kind: 'ApplicationSet', name: 'addons', status: 'Pruned' }),
+    );
+    const left = await as('admin', ['app', 'list', '-l', 'capstan.test/set=addons', '-o', 'name']);
+    expect(left.stdout.trim()).toBe('');
   });
 
   it('lets nobody else take a delivered object over, and audits every delivery decision', async () => {

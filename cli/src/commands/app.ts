@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
 import { CliError } from '../errors.js';
+import { syncWindowLine } from './proj-windows.js';
 import { managedBy } from '../output/managed-by.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { addDeleteCommand } from './app-delete.js';
@@ -18,7 +19,7 @@ import {
 const TERMINAL = new Set(['Succeeded', 'Failed', 'Denied', 'Error']);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function show(o: OutputFormat, a: apiv1.Application): void {
+function show(o: OutputFormat, a: apiv1.Application, syncWindow?: string): void {
   const op = a.status?.operation;
   printObject(o, apiv1.Application.toJSON(a), [
     ['Name', `${a.metadata?.namespace}/${a.metadata?.name}`],
@@ -30,6 +31,7 @@ function show(o: OutputFormat, a: apiv1.Application): void {
     ['Path', a.spec?.source?.path],
     ['Managed By', managedBy(a.metadata?.annotations)],
     ['Sync Status', a.status?.syncStatus],
+    ...(syncWindow === undefined ? [] : ([['SyncWindow', syncWindow]] as [string, string][])),
     ['Health Status', a.status?.healthStatus],
     ...deletionRows(a),
     ['Last Operation', op ? `${op.phase} ${op.dryRun ? '(dry run) ' : ''}${op.message}` : '<none>'],
@@ -204,16 +206,15 @@ export function appCommand(): Command {
     .addOption(outputOption())
     .action(
       (name: string, o: { appNamespace: string; project: string; output: OutputFormat }, cmd: Command) =>
-        withConnection(cmd, async (c) =>
-          show(
-            o.output,
-            await c.call(c.applications.get.bind(c.applications), {
-              name,
-              appNamespace: o.appNamespace,
-              project: o.project,
-            }),
-          ),
-        ),
+        withConnection(cmd, async (c) => {
+          const a = await c.call(c.applications.get.bind(c.applications), {
+            name,
+            appNamespace: o.appNamespace,
+            project: o.project,
+          });
+          const table = o.output === 'table' || o.output === 'wide';
+          show(o.output, a, table ? await syncWindowLine(c, a) : undefined);
+        }),
     );
 
   app

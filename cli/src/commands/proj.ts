@@ -5,6 +5,7 @@ import { apiv1 } from '@capstan/proto';
 import { withConnection } from '../client/connection.js';
 import { modify } from './project-edit.js';
 import { projRoleCommand } from './proj-role.js';
+import { projWindowsCommand } from './proj-windows.js';
 import { CliError } from '../errors.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { outputOption, printList, printObject, type OutputFormat } from '../output/format.js';
@@ -50,6 +51,10 @@ function show(o: OutputFormat, p: apiv1.Project): void {
       'Namespace Resources Denied',
       s?.namespaceResourceBlacklist.map((g) => `${g.group || '""'}/${g.kind}`).join(', ') || '<none>',
     ],
+    [
+      'Sync Windows',
+      s?.syncWindows.map((w, i) => `[${i}] ${w.kind} "${w.schedule}" ${w.duration}`).join('; ') || '<none>',
+    ],
     ['Roles', s?.roles.map((r) => `${r.name} (groups: ${r.groups.join(',') || '-'})`).join('; ') || '<none>'],
     ['Managed By', managedBy(p.metadata?.annotations)],
     ['Resource Version', p.metadata?.resourceVersion],
@@ -73,7 +78,11 @@ export function projCommand(): Command {
       collect,
       [],
     )
-    .option('--parent <project>', 'parent project bounding this one', '')
+    .option(
+      '--parent <project>',
+      'parent project bounding this one (required unless you are an admin; needs get on it)',
+      '',
+    )
     .option('--upsert', 'update the project if it exists')
     .addOption(outputOption())
     .action(
@@ -200,7 +209,9 @@ export function projCommand(): Command {
 
   proj
     .command('add-destination-service-account')
-    .description('add a destinationServiceAccounts rule (admins only; first match wins)')
+    .description(
+      'add a destinationServiceAccounts rule (first match wins; under a parent, only what the parent chain resolves)',
+    )
     .argument('<project>')
     .argument('<server>')
     .argument('<namespace>')
@@ -222,7 +233,7 @@ export function projCommand(): Command {
 
   proj
     .command('remove-destination-service-account')
-    .description('remove the destinationServiceAccounts rule for a server and namespace (admins only)')
+    .description('remove the destinationServiceAccounts rule for a server and namespace')
     .argument('<project>')
     .argument('<server>')
     .argument('<namespace>')
@@ -246,7 +257,9 @@ export function projCommand(): Command {
 
   proj
     .command('set-parent')
-    .description('bound a project by a parent project (admins only); "" removes the parent')
+    .description(
+      'bound a project by a parent project (needs update on the old and the new parent); "" removes the parent (admins only)',
+    )
     .argument('<project>')
     .argument('<parent>')
     .action((project: string, parent: string, _o: unknown, cmd: Command) =>
@@ -341,5 +354,6 @@ export function projCommand(): Command {
   );
 
   proj.addCommand(projRoleCommand());
+  proj.addCommand(projWindowsCommand());
   return proj;
 }

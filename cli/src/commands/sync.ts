@@ -42,6 +42,7 @@ interface ExplainOptions {
   app?: string;
   impersonation: 'on' | 'off';
   strict?: boolean;
+  automated?: boolean;
   cluster: string[];
   output: 'json' | 'table';
 }
@@ -69,6 +70,10 @@ export function syncCommand(): Command {
         .default('off'),
     )
     .option('--strict', 'refuse instead of using the default ServiceAccount when no rule matches')
+    .option(
+      '--automated',
+      'explain an automated sync (sync windows with manualSync do not let it through); default: a manual sync, now',
+    )
     .option(
       '--cluster <name=server>',
       'a registered cluster, NAME=SERVER_URL (in-cluster is https://kubernetes.default.svc); repeatable',
@@ -107,6 +112,8 @@ function explainOffline(opts: ExplainOptions): SyncDecision {
     impersonation: opts.impersonation === 'on',
     strict: opts.strict === true,
     requireRegisteredCluster: false,
+    now: new Date(),
+    manual: opts.automated !== true,
   });
 }
 
@@ -148,6 +155,8 @@ async function explainOnline(opts: ExplainOptions, cmd: Command): Promise<SyncDe
         impersonation: opts.impersonation === 'on',
         strict: opts.strict === true,
         requireRegisteredCluster: true,
+        now: new Date(),
+        manual: opts.automated !== true,
       });
     });
   } catch (err) {

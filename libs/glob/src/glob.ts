@@ -110,7 +110,8 @@ export function matchCountingSteps(
   return { matched, words: matcher.words, steps: matcher.steps() };
 }
 
-function expand(nodes: readonly GlobNode[], pattern: string): GlobNode[][] {
+/** The `{...}` groups of a parsed pattern expanded into whole-pattern alternatives (bounded). */
+export function expand(nodes: readonly GlobNode[], pattern: string): GlobNode[][] {
   let results: GlobNode[][] = [[]];
   for (const node of nodes) {
     if (node.kind !== 'anyOf') {

@@ -10,3 +10,4 @@ export {
   type Glob,
   type GlobOptions,
 } from './glob.js';
+export { globWithin, globLiteral } from './within.js';

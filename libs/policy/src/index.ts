@@ -55,6 +55,16 @@ export {
   type Fallback,
 } from './serviceaccount/resolve.js';
 export { ClusterDirectory, IN_CLUSTER, type ResolvedDestination } from './sync/destination.js';
+export { projectBoundIssues } from './project/bounds.js';
+export {
+  syncWindowsVerdict,
+  windowActive,
+  windowApplies,
+  parseGoDuration,
+  type WindowTarget,
+  type ActiveWindow,
+  type WindowVerdict,
+} from './project/sync-windows.js';
 export { checkDeliveredProjects, type DeliveredProjectCheck } from './sync/delivered-projects.js';
 export {
   explainSync,

@@ -1,5 +1,5 @@
 // The api against real PostgreSQL and NATS, over gRPC and HTTP: authentication (audited refusals and
-// logins), RBAC with the deciding policy line, project rules (admin-only fields, field-path
+// logins), RBAC with the deciding policy line, project rules (admin-only unbounded projects, field-path
 // validation, write-time project checks), API tokens, and HTTP bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { status } from '@grpc/grpc-js';
@@ -107,13 +107,15 @@ describe('api: authentication, RBAC and validation', () => {
     expect((await http('GET', '/api/v1/projects/bad', admin)).status).toBe(404);
   });
 
-  it('lets only admins change destinationServiceAccounts or parentProject', async () => {
+  it('lets only admins change a project no parentProject bounds; a parent must bound what it names', async () => {
     const editor = await h.login('editor', 'editor-password');
     const current = await unary(
       c.projects.get.bind(c.projects),
       { name: 'team-a' },
       { metadata: bearer(editor) },
     );
+    const update = (project: typeof current, token: string) =>
+      unary(c.projects.update.bind(c.projects), { project }, { metadata: bearer(token) });
     const widened = {
       ...current,
       spec: {
@@ -123,34 +125,27 @@ describe('api: authentication, RBAC and validation', () => {
         ],
       },
     };
-    const err = await grpcError(
-      unary(c.projects.update.bind(c.projects), { project: widened }, { metadata: bearer(editor) }),
-    );
+    const err = await grpcError(update(widened, editor));
     expect(err.code).toBe(status.PERMISSION_DENIED);
-    expect(err.details).toMatch(/only admins may change spec.destinationServiceAccounts/);
-    const reparented = { ...current, spec: { ...current.spec!, parentProject: 'team-b' } };
-    expect(
-      (
-        await grpcError(
-          unary(c.projects.update.bind(c.projects), { project: reparented }, { metadata: bearer(editor) }),
-        )
-      ).code,
-    ).toBe(status.PERMISSION_DENIED);
-    const described = { ...current, spec: { ...current.spec!, description: 'edited by editor' } };
-    const updated = await unary(
-      c.projects.update.bind(c.projects),
-      { project: described },
-      { metadata: bearer(editor) },
+    expect(err.details).toBe(
+      'only admins may change project team-a: it has no spec.parentProject, so nothing bounds it',
     );
-    expect(updated.spec?.description).toBe('edited by editor');
+    const described = { ...current, spec: { ...current.spec!, description: 'edited by editor' } };
+    expect((await grpcError(update(described, editor))).code).toBe(status.PERMISSION_DENIED);
+    // Under a parent it is bounded, but team-b allows none of team-a's destinations.
+    const reparented = { ...current, spec: { ...current.spec!, parentProject: 'team-b' } };
+    const wider = await grpcError(update(reparented, editor));
+    expect(wider.code).toBe(status.INVALID_ARGUMENT);
+    expect(fieldViolationsOf(wider).map((v) => v.field)).toContain('spec.destinations[0]');
+    const updated = await update(
+      { ...described, spec: { ...described.spec!, description: 'edited by admin' } },
+      admin,
+    );
+    expect(updated.spec?.description).toBe('edited by admin');
     expect(updated.metadata?.resourceVersion).toBe(2);
     // A stale resourceVersion is refused rather than overwriting the newer project.
     const stale = await grpcError(
-      unary(
-        c.projects.update.bind(c.projects),
-        { project: { ...described, spec: { ...described.spec!, description: 'stale' } } },
-        { metadata: bearer(editor) },
-      ),
+      update({ ...described, spec: { ...described.spec!, description: 'stale' } }, admin),
     );
     expect(stale.code).toBe(status.ABORTED);
   });

@@ -10,7 +10,12 @@ import {
   type OutboxRelay,
 } from '@capstan/events';
 import { FailedPreconditionError, type Logger } from '@capstan/service';
-import { DEFAULT_INPUT_LIMITS, DEFAULT_YAML_LIMITS, type InputLimits } from '@capstan/policy';
+import {
+  DEFAULT_CONTROL_NAMESPACE,
+  DEFAULT_INPUT_LIMITS,
+  DEFAULT_YAML_LIMITS,
+  type InputLimits,
+} from '@capstan/policy';
 import type { Kysely } from 'kysely';
 import { API_SCHEMA, apiMigrations } from './migrations/index.js';
 import type { ApiDatabase } from './support/db.table.js';
@@ -42,6 +47,7 @@ import { GeneratedApplicationsService } from './applicationsets/generated-applic
 import { GeneratorInputsService } from './applicationsets/generator-inputs.service.js';
 import { SetOwnersService } from './applicationsets/set-owners.service.js';
 import { DeliveredObjectsService } from './delivery/delivered-objects.service.js';
+import { DeliveringApplications } from './delivery/delivering-applications.js';
 import { AuditService } from './audit/audit.service.js';
 import { AccountsService } from './accounts/accounts.service.js';
 import {
@@ -103,6 +109,8 @@ export interface ApiConfig {
   /** host:port of the repo service; empty: repository calls answer UNAVAILABLE. */
   repoAddress?: string;
   repoServiceToken?: string;
+  /** Argo CD's control-plane namespace (api.control-namespace; default argocd). */
+  controlNamespace?: string;
   /** host:port of the appset service; empty: ApplicationSet calls answer UNAVAILABLE. */
   appsetAddress?: string;
   appsetServiceToken?: string;
@@ -165,7 +173,8 @@ export async function startApi(
       { publicKey: delegations.publicKeyPem },
       'delegation key generated and kept sealed; give its public key to repo (auth.delegation-public-key)',
     );
-  const authn = new Authenticator({ db, signer, serviceTokens, delegations });
+  const deliverers = new DeliveringApplications(db);
+  const authn = new Authenticator({ db, signer, serviceTokens, delegations, deliverers });
   await authn.start();
   defer('authenticator', () => authn.stop());
   const policy = new PolicyStore({
@@ -180,7 +189,11 @@ export async function startApi(
   defer('access audit', () => authz.stop());
 
   const projects = new ProjectsService({ db, authz, policy });
-  const applications = new ApplicationsService({ db, authz });
+  const applications = new ApplicationsService({
+    db,
+    authz,
+    controlNamespace: config.controlNamespace ?? DEFAULT_CONTROL_NAMESPACE,
+  });
   const clusters = new ClustersService({ db, authz, keyring, credentialReaders: config.credentialReaders });
   let backend: RepoBackend = new UnconfiguredRepoBackend();
   if (config.repoAddress) {
@@ -222,7 +235,13 @@ export async function startApi(
     failureWindowSeconds: throttle.failureWindowSeconds,
   });
   const inputLimits: InputLimits = { ...DEFAULT_INPUT_LIMITS, ...config.inputLimits };
-  const applicationSets = new ApplicationSetsService({ db, authz, policy, backend: appsetBackend });
+  const applicationSets = new ApplicationSetsService({
+    db,
+    authz,
+    policy,
+    backend: appsetBackend,
+    delegations,
+  });
   const services: ApiServices = {
     inputLimits,
     db,
@@ -240,7 +259,14 @@ export async function startApi(
     generatedApplications: new GeneratedApplicationsService({ db, authz, policy, applications }),
     generatorInputs: new GeneratorInputsService({ db, authz, policy, clusters }),
     setOwners: new SetOwnersService({ authz, authn, delegations }),
-    deliveredObjects: new DeliveredObjectsService({ db, authz, projects, applications }),
+    deliveredObjects: new DeliveredObjectsService({
+      db,
+      authz,
+      projects,
+      applications,
+      applicationSets,
+      deliverers,
+    }),
     apply: new ApplyService({
       db,
       authz,

@@ -2,6 +2,7 @@
 // come from the environment or the configuration file only, never from flags.
 import { booleanSetting, type Settings } from '@capstan/service';
 import { z } from 'zod';
+import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { tlsSettings } from '@capstan/service-identity';
 
 export const apiSettings = {
@@ -189,6 +190,12 @@ export const apiSettings = {
     secret: true,
     env: 'CAPSTAN_REPO_SERVICE_TOKEN',
     description: 'token the api presents to the repo service',
+  },
+  'api.control-namespace': {
+    schema: z.string().min(1),
+    default: DEFAULT_CONTROL_NAMESPACE,
+    description:
+      "Argo CD's control-plane namespace: an Application elsewhere needs its projects' sourceNamespaces (set as sync.control-namespace)",
   },
   'appset.address': {
     schema: z.string().default(''),

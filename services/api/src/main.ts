@@ -66,6 +66,7 @@ await runService({
         repoAddress: c['repo.address'],
         repoServiceToken: c['repo.service-token'],
         appsetAddress: c['appset.address'],
+        controlNamespace: c['api.control-namespace'],
         appsetServiceToken: c['appset.service-token'],
         metrics: ctx.metrics,
         rebuildProjections: c['projections.rebuild'],

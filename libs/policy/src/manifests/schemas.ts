@@ -4,7 +4,7 @@
 // (destinations, destinationServiceAccounts) are strict, so a typo such as
 // `destinationServiceAcounts` is an error instead of a silently ignored rule that would make the
 // sync fall back to another identity; the parts Capstan only carries along (metadata, helm
-// parameters, sync windows, roles, status) are loose, so newer Argo CD fields pass through.
+// parameters, roles, status) are loose, so newer Argo CD fields pass through.
 // Capstan's additions from the self-service proposal: AppProject `spec.parentProject` and
 // Application `spec.allowedParentProjects`.
 import { z } from 'zod';
@@ -47,6 +47,20 @@ export const GroupKindSchema = z.looseObject({
   name: optional(z.string()),
 });
 
+/** Argo CD's SyncWindow (checked further in project/sync-windows.ts). */
+export const SyncWindowSchema = z.strictObject({
+  kind: z.string(),
+  schedule: z.string(),
+  duration: z.string(),
+  applications: optional(stringList),
+  namespaces: optional(stringList),
+  clusters: optional(stringList),
+  manualSync: optional(z.boolean()),
+  timeZone: optional(z.string()),
+  andOperator: optional(z.boolean()),
+  description: optional(z.string()),
+});
+
 export const AppProjectSpecSchema = z.strictObject({
   description: optional(z.string()),
   sourceRepos: optional(stringList),
@@ -58,7 +72,7 @@ export const AppProjectSpecSchema = z.strictObject({
   namespaceResourceWhitelist: optional(z.array(GroupKindSchema)),
   namespaceResourceBlacklist: optional(z.array(GroupKindSchema)),
   roles: optional(z.array(z.looseObject({ name: z.string() }))),
-  syncWindows: optional(z.array(z.looseObject({}))),
+  syncWindows: optional(z.array(SyncWindowSchema)),
   orphanedResources: optional(z.looseObject({})),
   signatureKeys: optional(z.array(z.looseObject({ keyID: z.string() }))),
   permitOnlyProjectScopedClusters: optional(z.boolean()),
@@ -133,6 +147,7 @@ export type ApplicationSource = z.output<typeof ApplicationSourceSchema>;
 export type ApplicationDestination = z.output<typeof ApplicationDestinationSchema>;
 export type DestinationServiceAccount = z.output<typeof DestinationServiceAccountSchema>;
 export type GroupKind = z.output<typeof GroupKindSchema>;
+export type SyncWindow = z.output<typeof SyncWindowSchema>;
 
 /** Every source of an Application: `source` and `sources`, in that order. */
 export function applicationSources(app: Application): ApplicationSource[] {

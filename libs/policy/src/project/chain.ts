@@ -131,13 +131,28 @@ export class ProjectChain {
     );
   }
 
-  /** Argo CD's IsDestinationPermitted along the chain; `name` is the cluster's name when known. */
-  permitsDestination(dest: { server: string; name: string | undefined; namespace: string }): ChainCheck {
+  /**
+   * Argo CD's IsDestinationPermitted along the chain; `name` is the cluster's name when known and
+   * `project` the project a project-scoped cluster belongs to (permitOnlyProjectScopedClusters).
+   */
+  permitsDestination(dest: {
+    server: string;
+    name: string | undefined;
+    namespace: string;
+    project?: string | undefined;
+  }): ChainCheck {
     const where = `server ${JSON.stringify(dest.server)}${dest.name ? ` (cluster ${JSON.stringify(dest.name)})` : ''}, namespace ${JSON.stringify(dest.namespace)}`;
-    return this.every(
+    const listed = this.every(
       (p) => destinationsPermit(p.destinations, dest),
       (p) => `destination ${where} is not permitted by ${this.via(p)} (destinations)`,
       `destination ${where} is permitted by ${this.names.join(', ')}`,
+    );
+    if (!listed.allowed) return listed;
+    return this.every(
+      (p) => p.spec.permitOnlyProjectScopedClusters !== true || dest.project === p.name,
+      (p) =>
+        `destination ${where} is not permitted by ${this.via(p)}: permitOnlyProjectScopedClusters is set and the cluster is ${dest.project ? `scoped to project ${JSON.stringify(dest.project)}` : 'not project-scoped'}`,
+      listed.reason,
     );
   }
 

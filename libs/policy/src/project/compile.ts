@@ -8,6 +8,7 @@ import type { AppProject, AppProjectSpec, GroupKind } from '../manifests/schemas
 import { DEFAULT_CONTROL_NAMESPACE } from '../manifests/schemas.js';
 import { parseServiceAccountRef, type ServiceAccountRef } from '../serviceaccount/names.js';
 import { normalizeRepoUrl } from '../repository/repo-url.js';
+import { syncWindowIssues } from './sync-windows.js';
 
 export interface CompiledServiceAccountRule {
   readonly index: number;
@@ -111,6 +112,8 @@ class ProjectCompiler {
     if (spec.parentProject !== undefined && spec.parentProject === metadata.name) {
       this.issues.push({ path: 'spec.parentProject', message: 'a project cannot be its own parent' });
     }
+    this.unsupported(spec);
+    this.issues.push(...syncWindowIssues(spec.syncWindows ?? []));
     return {
       name: metadata.name,
       namespace: metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
@@ -140,6 +143,26 @@ class ProjectCompiler {
       ),
       issues: this.issues,
     };
+  }
+
+  /**
+   * Fields Capstan does not implement are refused, never accepted and ignored (a project that
+   * says "only signed commits" must not sync unsigned ones). Stored projects written before this
+   * rule refuse their syncs with the same message until the field is removed.
+   */
+  private unsupported(spec: AppProjectSpec): void {
+    if (spec.signatureKeys !== undefined && spec.signatureKeys.length > 0)
+      this.issues.push({
+        path: 'spec.signatureKeys',
+        message:
+          'not supported: Capstan does not verify GnuPG commit signatures; remove signatureKeys (a project that requires signed commits would otherwise sync unsigned ones)',
+      });
+    if (spec.orphanedResources !== undefined)
+      this.issues.push({
+        path: 'spec.orphanedResources',
+        message:
+          'not supported yet: Capstan does not observe orphaned resources (it needs live state); remove orphanedResources',
+      });
   }
 
   /** The write-time rules of DESIGN.md for destinationServiceAccounts (Argo CD's, plus DNS names). */

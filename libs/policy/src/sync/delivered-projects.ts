@@ -2,12 +2,15 @@
 // sets spec.allowedParentProjects, every AppProject it would apply must name one of those
 // parents (patterns allowed) as its parentProject; an AppProject without a parent is not bounded,
 // and one named like an allowed parent would replace it, so both are refused. Every delivered
-// AppProject must be valid and its chain (as it would be after the sync) must resolve.
+// AppProject must be valid, its chain (as it would be after the sync) must resolve, and, when it
+// changes, it must fit inside that chain (project/bounds.ts: no entry its ancestors could never allow).
 import { cachedGlob, GlobSyntaxError } from '@capstan/glob';
 import { formatIssues } from '../issues.js';
-import type { AppProject, Application } from '../manifests/schemas.js';
+import type { AppProject, Application, ClusterRef } from '../manifests/schemas.js';
+import { projectBoundIssues } from '../project/bounds.js';
 import { ProjectChain, type ProjectLookup } from '../project/chain.js';
 import { compileProject } from '../project/compile.js';
+import type { ClusterDirectory } from './destination.js';
 
 export interface DeliveredProjectCheck {
   readonly project: string;
@@ -19,6 +22,7 @@ export function checkDeliveredProjects(
   app: Application,
   delivered: readonly AppProject[],
   lookup: ProjectLookup,
+  clusters: ClusterDirectory | readonly ClusterRef[] = [],
 ): DeliveredProjectCheck[] {
   const allowedParents = app.spec.allowedParentProjects;
   const byName = new Map(delivered.map((p) => [p.metadata.name, p]));
@@ -67,10 +71,27 @@ export function checkDeliveredProjects(
     }
     const chain = ProjectChain.resolve(name, after);
     if (!chain.ok) return deny(chain.reason);
+    // An AppProject delivered unchanged was bounded when it last changed: a parent narrowed since
+    // refuses at use (the intersection), not the delivering Application's every sync.
+    const stored = lookup(name);
+    const unchanged = stored !== undefined && canonical(stored.spec) === canonical(project.spec);
+    const wider = unchanged ? [] : projectBoundIssues(project, after, clusters);
+    if (wider.length > 0) return deny(`is wider than its parent chain: ${formatIssues(wider)}`);
     return {
       project: name,
       allowed: true,
       reason: `AppProject ${JSON.stringify(name)} is bounded by ${chain.chain.names.slice(1).join(' -> ') || 'no parent'}`,
     };
   });
+}
+
+/** JSON with sorted keys: a stored manifest (jsonb reorders keys) compares equal to the same one delivered. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }

@@ -13,6 +13,8 @@ export interface ResolvedDestination {
   /** As written: '' when the Application has none. */
   readonly namespace: string;
   readonly registered: boolean;
+  /** The project a project-scoped cluster belongs to. */
+  readonly project?: string | undefined;
 }
 
 export type DestinationResolution =
@@ -63,14 +65,26 @@ export class ClusterDirectory {
         };
       return {
         ok: true,
-        destination: { server: cluster.server, name: cluster.name, namespace: ns, registered: true },
+        destination: {
+          server: cluster.server,
+          name: cluster.name,
+          namespace: ns,
+          registered: true,
+          project: cluster.project,
+        },
       };
     }
     if (server) {
       const cluster = this.byServer.get(server);
       return {
         ok: true,
-        destination: { server, name: cluster?.name, namespace: ns, registered: cluster !== undefined },
+        destination: {
+          server,
+          name: cluster?.name,
+          namespace: ns,
+          registered: cluster !== undefined,
+          project: cluster?.project,
+        },
       };
     }
     return { ok: false, reason: 'spec.destination: server or name is required' };

@@ -13,6 +13,7 @@ import {
   type ServiceAccount,
 } from '../serviceaccount/resolve.js';
 import { checkDeliveredProjects } from './delivered-projects.js';
+import { syncWindowsVerdict } from '../project/sync-windows.js';
 import { ClusterDirectory, type ResolvedDestination } from './destination.js';
 
 export interface ExplainSyncInput {
@@ -30,6 +31,13 @@ export interface ExplainSyncInput {
    * credentials for it). The offline CLI passes false and gets a warning instead.
    */
   readonly requireRegisteredCluster?: boolean;
+  /**
+   * When the sync would start, for the projects' syncWindows; absent: windows are not evaluated
+   * (an offline explanation that does not say when).
+   */
+  readonly now?: Date;
+  /** A sync asked for by a person (Argo CD's manual sync, for windows with manualSync); default true. */
+  readonly manual?: boolean;
   /** AppProjects among the objects the sync would apply (checked against allowedParentProjects). */
   readonly deliveredProjects?: readonly AppProject[];
   /**
@@ -52,6 +60,7 @@ export type CheckName =
   | 'application-namespace'
   | 'source-repository'
   | 'destination'
+  | 'sync-window'
   | 'delivered-project'
   | 'resource'
   | 'service-account';
@@ -211,7 +220,26 @@ export function explainSync(input: ExplainSyncInput): SyncDecision {
         ...(c.deniedBy ? { project: c.deniedBy } : {}),
       });
     }
-    for (const d of checkDeliveredProjects(app, input.deliveredProjects ?? [], input.projects)) {
+    if (destination && input.now) {
+      const w = syncWindowsVerdict(
+        chain.projects,
+        {
+          name: app.metadata.name,
+          namespace: destNamespace,
+          server: destination.server,
+          clusterName: destination.name,
+        },
+        input.manual ?? true,
+        input.now,
+      );
+      checks.push({
+        check: 'sync-window',
+        allowed: w.allowed,
+        reason: w.reason,
+        ...(w.deniedBy ? { project: w.deniedBy } : {}),
+      });
+    }
+    for (const d of checkDeliveredProjects(app, input.deliveredProjects ?? [], input.projects, clusters)) {
       checks.push({ check: 'delivered-project', allowed: d.allowed, reason: d.reason });
     }
     for (const r of input.resources ?? []) {

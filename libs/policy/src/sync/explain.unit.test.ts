@@ -193,6 +193,53 @@ describe('explainSync: Applications that deliver AppProjects (allowedParentProje
     );
   });
 
+  it('given an AppProject wider than its parent, when explaining, then the sync fails naming the field, the value and the ancestor', () => {
+    const d = run(
+      project('my-app', {
+        parentProject: 'no-cluster-resources',
+        sourceRepos: ['*'],
+        clusterResourceWhitelist: [{ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole' }],
+      }),
+    );
+    expect(d.allowed).toBe(false);
+    expect(d.reason).toBe(
+      'AppProject "my-app": is wider than its parent chain: spec.clusterResourceWhitelist[0]: cluster-scoped resource rbac.authorization.k8s.io/ClusterRole is not allowed by ancestor project "no-cluster-resources": its spec.clusterResourceWhitelist is empty or absent: it allows no cluster-scoped resources',
+    );
+  });
+
+  it('given a stored child that became wider when its parent was narrowed, when delivered unchanged, then it is not refused (the intersection applies at use)', () => {
+    const child = project('my-app', {
+      parentProject: 'no-cluster-resources',
+      sourceRepos: ['*'],
+      clusterResourceWhitelist: [{ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole' }],
+    });
+    const d = explainSync({
+      application: selfService,
+      projects: lookupOf(admin, noClusterResources, child),
+      clusters: [],
+      impersonation: false,
+      strict: false,
+      deliveredProjects: [
+        project('my-app', {
+          parentProject: 'no-cluster-resources',
+          clusterResourceWhitelist: [{ kind: 'ClusterRole', group: 'rbac.authorization.k8s.io' }],
+          sourceRepos: ['*'],
+        }),
+      ],
+    });
+    expect(d.allowed).toBe(true);
+    // changed in any way, it is checked again
+    const changed = explainSync({
+      application: selfService,
+      projects: lookupOf(admin, noClusterResources, child),
+      clusters: [],
+      impersonation: false,
+      strict: false,
+      deliveredProjects: [project('my-app', { ...child.spec, description: 'edited' })],
+    });
+    expect(changed.allowed).toBe(false);
+  });
+
   it('given an AppProject without a parent, when explaining, then the sync fails', () => {
     expect(run(project('rogue', { sourceRepos: ['*'] })).reason).toContain(
       'AppProject "rogue": has no spec.parentProject',

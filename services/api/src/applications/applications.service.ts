@@ -90,7 +90,9 @@ export class ApplicationsService {
   private readonly cache: ApplicationCache;
   private readonly stampPages: ApplicationStampPages;
 
-  constructor(private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer }) {
+  constructor(
+    private readonly deps: { db: Kysely<ApiDatabase>; authz: Authorizer; controlNamespace?: string },
+  ) {
     this.cache = new ApplicationCache(deps.db);
     this.stampPages = new ApplicationStampPages(deps.db);
   }
@@ -460,6 +462,13 @@ export class ApplicationsService {
     const resolved = ProjectChain.resolve(app.spec.project, (name) => projects.get(name));
     if (!resolved.ok) return [{ field: 'spec.project', description: resolved.reason }];
     const violations: FieldViolation[] = [];
+    const control = this.deps.controlNamespace ?? DEFAULT_CONTROL_NAMESPACE;
+    const inNamespace = resolved.chain.permitsApplicationNamespace(
+      app.metadata.namespace ?? control,
+      control,
+    );
+    if (!inNamespace.allowed)
+      violations.push({ field: 'metadata.namespace', description: inNamespace.reason });
     const sources = app.spec.sources ?? (app.spec.source ? [app.spec.source] : []);
     sources.forEach((source, i) => {
       const check = resolved.chain.permitsSource(source.repoURL);
@@ -470,24 +479,37 @@ export class ApplicationsService {
         });
     });
     const d = app.spec.destination;
-    let server = d.server ?? '';
-    if (!server && d.name) {
-      const pendingServer = pending?.clusters.get(d.name);
-      const cluster = pendingServer
-        ? { cluster: { server: pendingServer } }
-        : await findCluster(this.deps.db, { name: d.name });
-      if (!cluster)
-        violations.push({
-          field: 'spec.destination.name',
-          description: `cluster ${d.name} is not registered`,
-        });
-      server = cluster?.cluster.server ?? '';
-    }
+    // The cluster by either of its names, so that a project listing it by `name` permits an
+    // Application naming it by `server` (and the other way round), as the sync's ClusterDirectory does.
+    const cluster = await this.destinationCluster(d, pending);
+    if (d.name && !d.server && !cluster)
+      violations.push({
+        field: 'spec.destination.name',
+        description: `cluster ${d.name} is not registered`,
+      });
+    const server = d.server || cluster?.server || '';
     if (server) {
-      const check = resolved.chain.permitsDestination({ server, name: d.name, namespace: d.namespace ?? '' });
+      const check = resolved.chain.permitsDestination({
+        server,
+        name: cluster?.name ?? d.name,
+        namespace: d.namespace ?? '',
+        project: cluster?.project,
+      });
       if (!check.allowed) violations.push({ field: 'spec.destination', description: check.reason });
     }
     return violations;
+  }
+
+  private async destinationCluster(
+    d: Application['spec']['destination'],
+    pending: PendingObjects | undefined,
+  ): Promise<{ server: string; name: string; project?: string | undefined } | undefined> {
+    for (const [name, server] of pending?.clusters ?? []) {
+      if ((d.name && name === d.name) || (d.server && server === d.server)) return { server, name };
+    }
+    if (!d.name && !d.server) return undefined;
+    const found = await findCluster(this.deps.db, d.name ? { name: d.name } : { server: d.server! });
+    return found?.cluster;
   }
 
   /**

@@ -6,7 +6,13 @@
 // read and before it forwards a change or deletion of an existing set. Argo's `applicationsets`
 // policy lines add denials (appset-policy.ts).
 import type { Kysely } from 'kysely';
-import { CapstanError, NotFoundError, PermissionDeniedError, UnavailableError } from '@capstan/service';
+import {
+  CapstanError,
+  FailedPreconditionError,
+  NotFoundError,
+  PermissionDeniedError,
+  UnavailableError,
+} from '@capstan/service';
 import { ARGO_API_VERSION, DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { appsetv1 } from '@capstan/proto';
 import type { ApiDatabase } from '../support/db.table.js';
@@ -15,13 +21,16 @@ import type { PolicyStore } from '../rbac/policy-store.js';
 import type { RequestContext } from '../support/request.js';
 import type { Principal } from '../auth/principal.js';
 import { invalid } from '../support/validation.js';
-import type { AppSetBackend, UnconfiguredAppSetBackend } from './appset-client.js';
+import { APPSET_SERVICE, type AppSetBackend, type UnconfiguredAppSetBackend } from './appset-client.js';
+import type { Delegations } from '../auth/delegations.js';
 import { sameManifest } from '../support/canonical.js';
 import type { WriteOutcome } from '../support/aggregate.js';
 import { APPLICATIONSETS, applicationSetLinesRefusal } from './appset-policy.js';
 import { ownedBySet, setOwners, type OwnedSummary } from './owned-applications.repository.js';
 import type { SetRef } from './ownership.js';
 import type { Verdict } from './generated-applications.service.js';
+import { delivererRef } from '../delivery/deliverer-rights.js';
+import { deliveredRefusal } from '../delivery/tracking.js';
 
 type Json = Record<string, unknown>;
 
@@ -110,6 +119,7 @@ export class ApplicationSetsService {
       authz: Authorizer;
       policy: PolicyStore;
       backend: AppSetBackend;
+      delegations: Delegations;
     },
   ) {}
 
@@ -191,7 +201,10 @@ export class ApplicationSetsService {
   async create(ctx: RequestContext, set: Json, opts: { upsert: boolean; dryRun: boolean }): Promise<Json> {
     const manifest = applicationSetManifest(set, 'applicationset');
     const ref = refOf(manifest);
-    if (opts.upsert && (await this.find(ctx, ref))) await this.requireVisible(ctx, ref, 'update');
+    if (opts.upsert && (await this.find(ctx, ref))) {
+      await this.requireNotDelivered(ctx, ref);
+      await this.requireVisible(ctx, ref, 'update');
+    }
     const result = requireAccepted(await this.deps.backend.upsert(ctx.principal, manifest, opts));
     return applicationSetView(JSON.parse(result.applicationSetJson) as Json);
   }
@@ -203,12 +216,24 @@ export class ApplicationSetsService {
   async put(ctx: RequestContext, manifest: Json, opts: { dryRun: boolean }): Promise<WriteOutcome> {
     const ref = refOf(manifest);
     const current = await this.find(ctx, ref);
+    if (current) await this.requireNotDelivered(ctx, ref);
     if (current && sameManifest(comparable(current), comparable(manifest))) return 'unchanged';
     if (current) await this.requireVisible(ctx, ref, 'update');
     requireAccepted(
       await this.deps.backend.upsert(ctx.principal, manifest, { upsert: true, dryRun: opts.dryRun }),
     );
     return current ? 'configured' : 'created';
+  }
+
+  /**
+   * A set an Application delivered from git changes in git only: anyone else (users, other
+   * Applications) is refused; its delivering Application is its recorded owner.
+   */
+  private async requireNotDelivered(ctx: RequestContext, ref: SetRef): Promise<void> {
+    const owner = (await setOwners(this.deps.db)).get(`${ref.namespace}/${ref.name}`);
+    const app = owner ? delivererRef(owner) : undefined;
+    if (app && owner !== ctx.principal.name)
+      throw new FailedPreconditionError(deliveredRefusal('ApplicationSet', ref.name, app));
   }
 
   /** The stored set, or undefined when the appset service has none of that name. */
@@ -227,9 +252,14 @@ export class ApplicationSetsService {
     if (!name) throw invalid('name', 'required');
     const ref = { namespace: namespace || DEFAULT_CONTROL_NAMESPACE, name };
     await this.deps.backend.get(ctx.principal, ref.namespace, ref.name);
+    await this.requireNotDelivered(ctx, ref);
     await this.requireVisible(ctx, ref, 'delete');
     const res = await this.deps.backend.delete(ctx.principal, ref.namespace, ref.name);
-    return res.applications.map(verdictOf);
+    const verdicts = res.applications.map(verdictOf);
+    // A deleted set has no owner any more (a later set of that name records its own).
+    if (verdicts.every((v) => v.allowed))
+      await this.deps.delegations.forgetOwner(APPSET_SERVICE, `applicationsets/${ref.namespace}/${ref.name}`);
+    return verdicts;
   }
 
   async generate(ctx: RequestContext, set: Json): Promise<{ applications: Json[]; verdicts: Verdict[] }> {

@@ -10,6 +10,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Delegations } from '../auth/delegations.js';
 import type { RequestContext } from '../support/request.js';
 import { requireAppsetDelegation, requireAppsetService } from './appset-caller.js';
+import { delivererRef } from '../delivery/deliverer-rights.js';
 import { APPSET_SERVICE } from './appset-client.js';
 import { parseSetRef } from './ownership.js';
 
@@ -61,8 +62,11 @@ export class SetOwnersService {
       if (err instanceof PermissionDeniedError) return deny(err.message);
       throw err;
     }
-    const account = await this.deps.authn.account(issued.owner);
-    if (!account?.enabled)
+    // The owner is an account, or an Application that delivered the set from git (checked, with its
+    // project's grants of today, when the delegation is presented).
+    const deliverer = delivererRef(issued.owner);
+    const account = deliverer ? undefined : await this.deps.authn.account(issued.owner);
+    if (!deliverer && !account?.enabled)
       return deny(`the owner ${issued.owner} of ${resource} does not exist or is disabled`);
     await this.deps.authz.record(ctx.principal, 'delegations', 'issue-owner', resource, ctx.via, {
       allowed: true,

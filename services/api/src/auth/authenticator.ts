@@ -1,7 +1,8 @@
 // Every call presents a bearer token: a session or API token (JWT signed by the api) or an internal
 // service token, accepted only on a connection whose verified client certificate names that same
 // service. A service acts for a user only with a delegation the api minted for it (holder) and for
-// the api (audience); the user is then re-read (enabled, groups of today). Accounts and revocations are cached for a couple of seconds so reads stay cheap;
+// the api (audience); the user is then re-read (enabled, groups of today), or, for an Application
+// that delivers from git, its project's grants of today. Accounts and revocations are cached for a couple of seconds so reads stay cheap;
 // a revocation made on this replica takes effect at once, on others within the refresh interval.
 import type { Kysely } from 'kysely';
 import { UnauthenticatedError, PermissionDeniedError } from '@capstan/service';
@@ -11,6 +12,8 @@ import type { TokenClaims, TokenSigner } from './tokens.js';
 import { authenticateService, type ServiceTokens } from '@capstan/service-identity';
 import type { Delegations } from './delegations.js';
 import type { Principal } from './principal.js';
+import { delivererRef } from '../delivery/deliverer-rights.js';
+import type { DeliveringApplications } from '../delivery/delivering-applications.js';
 
 const ACCOUNT_TTL_MS = 2000;
 
@@ -19,6 +22,7 @@ export interface AuthenticatorOptions {
   signer: TokenSigner;
   serviceTokens: ServiceTokens;
   delegations: Delegations;
+  deliverers: DeliveringApplications;
 }
 
 /** What the transport knows about a call besides its token. */
@@ -95,6 +99,10 @@ export class Authenticator {
       );
       if (call.delegation === undefined) return { name: `service:${service}`, groups: [], kind: 'service' };
       const d = await this.opts.delegations.verifier.verify(call.delegation, service);
+      const delegation = { kind: d.kind, ...(d.resource ? { resource: d.resource } : {}) };
+      // An Application that delivered an ApplicationSet from git: its project's grants of today.
+      const deliverer = delivererRef(d.user);
+      if (deliverer) return this.opts.deliverers.principal(deliverer, `service:${service}`, delegation);
       const user = await this.account(d.user);
       if (!user || !user.enabled)
         throw new UnauthenticatedError(`account ${d.user} does not exist or is disabled`);
@@ -103,7 +111,7 @@ export class Authenticator {
         groups: user.groups,
         kind: 'user',
         via: `service:${service}`,
-        delegation: { kind: d.kind, ...(d.resource ? { resource: d.resource } : {}) },
+        delegation,
       };
     }
     if (call.delegation !== undefined)

@@ -54,6 +54,7 @@ export class Delegations {
    * the caller is a service acting for itself (the callee then sees only the service).
    */
   async forRequest(p: Principal, holder: string, audience: string): Promise<string | undefined> {
+    // A user, or an Application delivering from git (named `application:<ns>/<name>`).
     if (p.kind !== 'user') return undefined;
     return this.issuer.mint({ user: p.name, holder, audience });
   }
@@ -65,6 +66,8 @@ export class Delegations {
    */
   async recordOwner(p: Principal, resource: string, logger?: Logger): Promise<void> {
     const holder = p.via?.replace(/^service:/, '');
+    // A delivering Application (a user-like principal whose rights are its project's) may own too:
+    // background reconciles then act with its grants of today, and stop when it is gone.
     if (p.kind !== 'user' || !holder || p.delegation?.kind !== 'user')
       throw new PermissionDeniedError('an owner is recorded only for a user acting through a delegation');
     checkResource(resource);
@@ -77,6 +80,16 @@ export class Delegations {
       )
       .execute();
     logger?.info({ holder, resource, owner: p.name }, 'recorded the owner of a resource');
+  }
+
+  /** The resource is gone (a deleted set): no owner is recorded for it any more. */
+  async forgetOwner(holder: string, resource: string): Promise<void> {
+    await this.db
+      .withSchema('api')
+      .deleteFrom('delegation_grants')
+      .where('holder', '=', holder)
+      .where('resource', '=', resource)
+      .execute();
   }
 
   /**

@@ -1,7 +1,10 @@
-// Who is calling. Users are local accounts (with their groups); services authenticate with an
+// Who is calling. Users are local accounts (with their groups); an Application that delivers
+// objects from git acts with rights its project grants (deliverer, never RBAC lines); services authenticate with an
 // internal service token bound to their client certificate; a service acts for a user only with a
 // delegation the api minted for it, and is then authorised as that user (with the account's rights
 // of today) while the audit trail names both.
+import type { DelivererGrants } from '../delivery/deliverer-rights.js';
+
 export interface Principal {
   /** RBAC subject: the account name, or `service:<name>`. */
   name: string;
@@ -11,6 +14,8 @@ export interface Principal {
   via?: string;
   /** The delegation the holder presented (owner: background work on `resource`). */
   delegation?: { kind: 'user' | 'owner'; resource?: string };
+  /** Set for an Application delivering from git (`application:<ns>/<name>`): its project's grants. */
+  deliverer?: DelivererGrants;
   /** The token's id, for logout. */
   tokenId?: string;
   tokenExpiresAt?: Date | undefined;
@@ -18,7 +23,7 @@ export interface Principal {
 
 /** The `actor` of events and audit rows: `user:alice`, `service:sync`, `user:alice via service:appset`. */
 export function actorOf(p: Principal): string {
-  const base = p.kind === 'user' ? `user:${p.name}` : p.name;
+  const base = p.kind === 'user' && !p.deliverer ? `user:${p.name}` : p.name;
   if (!p.via) return base;
   const owner = p.delegation?.kind === 'owner' ? ` as owner of ${p.delegation.resource}` : '';
   return `${base} via ${p.via}${owner}`;

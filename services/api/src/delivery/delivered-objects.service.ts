@@ -6,6 +6,7 @@
 // projects. Every decision is one audit row.
 import type { Kysely } from 'kysely';
 import {
+  CapstanError,
   FailedPreconditionError,
   NotFoundError,
   PermissionDeniedError,
@@ -26,10 +27,18 @@ import {
   decidePrune,
   objectKey,
   type DeliveredObject,
+  type DeliveredSet,
   type DeliveryVerdict,
 } from './delivery-checks.js';
 import { applicationsIn, findDelivered } from './delivered-objects.repository.js';
 import { appKey, withTracking, type AppRef } from './tracking.js';
+import { delivererName } from './deliverer-rights.js';
+import type { DeliveringApplications } from './delivering-applications.js';
+import {
+  applicationSetManifest,
+  type ApplicationSetsService,
+} from '../applicationsets/applicationsets.service.js';
+import { setOwners } from '../applicationsets/owned-applications.repository.js';
 
 /** The service that may deliver objects for Applications (its own identity, no delegation). */
 export const DELIVERING_SERVICE = 'sync';
@@ -55,37 +64,60 @@ export class DeliveredObjectsService {
       authz: Authorizer;
       projects: ProjectsService;
       applications: ApplicationsService;
+      applicationSets: ApplicationSetsService;
+      deliverers: DeliveringApplications;
     },
   ) {}
 
   async apply(ctx: RequestContext, input: DeliverInput): Promise<DeliverResult> {
     await this.requireDeliveringService(ctx, input.application);
     const ref = input.application;
-    const as: RequestContext = { ...ctx, principal: delivererPrincipal(ref) };
-    const verdicts = input.cascadeDelete ? await this.decideCascade(ref) : await this.decideSync(ref, input);
+    const as: RequestContext = {
+      ...ctx,
+      principal: input.cascadeDelete
+        ? await this.cascadeActor(ref)
+        : await this.deps.deliverers.principal(ref, `service:${DELIVERING_SERVICE}`),
+    };
+    const decided = input.cascadeDelete ? await this.decideCascade(ref) : await this.decideSync(ref, input);
+    let verdicts = decided;
+    const applied = decided.every((v) => v.allowed);
+    // ApplicationSets go last, like a later sync wave: they generate into the projects delivered
+    // before them. A set the appset service refuses fails the sync; what came before it stays.
+    if (applied && !input.dryRun) verdicts = await this.write(as, ref, input, decided);
+    else if (applied) verdicts = await this.dryRunSets(as, input, decided);
     await this.deps.authz.recordAll(
       as.principal,
       ctx.via,
       verdicts.map((v) => ({
-        resource: v.kind === 'AppProject' ? 'projects' : 'applications',
+        resource: RESOURCES[v.kind] ?? 'applications',
         action: auditAction(v.action),
         object: v.object,
         decision: { allowed: v.allowed, reason: `${v.reason} (operation ${input.operationId})` },
       })),
     );
-    const applied = verdicts.every((v) => v.allowed);
-    if (applied && !input.dryRun) await this.write(as, ref, input, verdicts);
     return {
-      applied,
-      results: verdicts.map((v) => ({
-        ...v,
-        status: statusOf(v, applied),
-        // When one object is refused nothing is written: the others say so instead of what they would have done.
-        ...(applied || !v.allowed
-          ? {}
-          : { reason: `${v.kind} ${v.name} not written: another delivered object was refused` }),
-      })),
+      applied: verdicts.every((v) => v.allowed),
+      results: verdicts.map((v) =>
+        // Refused before writing: nothing is written, and the others say so.
+        !applied && v.allowed
+          ? {
+              ...v,
+              status: 'SyncFailed' as const,
+              reason: `${v.kind} ${v.name} not written: another delivered object was refused`,
+            }
+          : { ...v, status: statusOf(v) },
+      ),
     };
+  }
+
+  /** The Application being deleted, with its grants while it still exists (its sets need them). */
+  private async cascadeActor(ref: AppRef): Promise<Principal> {
+    try {
+      return await this.deps.deliverers.principal(ref, `service:${DELIVERING_SERVICE}`);
+    } catch (err) {
+      if (err instanceof CapstanError && err.code === 'UNAUTHENTICATED') return cascadePrincipal(ref);
+      throw err;
+    }
   }
 
   private async requireDeliveringService(ctx: RequestContext, app: AppRef): Promise<void> {
@@ -124,6 +156,7 @@ export class DeliveredObjectsService {
           v.map((x) => `${x.field}: ${x.description}`),
         );
     }
+    const owners = await setOwners(this.deps.db);
     const verdicts = decideDelivery({
       deliverer: { ref, application: deliverer, server: await this.serverOf(deliverer) },
       controlNamespace: DEFAULT_CONTROL_NAMESPACE,
@@ -131,11 +164,12 @@ export class DeliveredObjectsService {
       projects: (name) => projects.get(name),
       applications: new Map(existingApps.map((a) => [objectKey(keyOf(a.application)), a.application])),
       applicationViolations: violations,
+      setOwners: owners,
     });
     verdicts.push(...invalid);
     if (!input.prune) return verdicts;
     const delivering = new Set(objects.map((o) => `${o.kind}:${objectKey(o)}`));
-    const stale = (await findDelivered(this.deps.db, ref)).filter(
+    const stale = [...(await findDelivered(this.deps.db, ref)), ...deliveredSets(owners, ref)].filter(
       (o) => !delivering.has(`${o.kind}:${objectKey(o)}`),
     );
     return [...verdicts, ...(await this.checkPrunable(decidePrune(stale, 'Prune=false'), objects))];
@@ -148,7 +182,11 @@ export class DeliveredObjectsService {
       throw new FailedPreconditionError(
         `application ${appKey(ref)} exists and is not being deleted: its delivered objects stay`,
       );
-    return this.checkPrunable(decidePrune(await findDelivered(this.deps.db, ref), 'Delete=false'), []);
+    const delivered = [
+      ...(await findDelivered(this.deps.db, ref)),
+      ...deliveredSets(await setOwners(this.deps.db), ref),
+    ];
+    return this.checkPrunable(decidePrune(delivered, 'Delete=false'), []);
   }
 
   /** A project is pruned only when no Application that stays is in it and no project that stays names it as parent. */
@@ -214,8 +252,13 @@ export class DeliveredObjectsService {
         } else if (kind === 'Application') {
           const value = this.deps.applications.validate(raw);
           objects.push({ kind, ...keyOf(value), value });
+        } else if (kind === 'ApplicationSet') {
+          const value = applicationSetManifest(raw as Record<string, unknown>, '') as unknown as DeliveredSet;
+          objects.push({ kind, ...keyOf(value), value });
         } else {
-          throw new ValidationError([{ field: 'kind', description: 'expected AppProject or Application' }]);
+          throw new ValidationError([
+            { field: 'kind', description: 'expected AppProject, Application or ApplicationSet' },
+          ]);
         }
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
@@ -242,13 +285,16 @@ export class DeliveredObjectsService {
     return d.name ? ((await findCluster(this.deps.db, { name: d.name }))?.cluster.server ?? '') : '';
   }
 
-  /** Projects parents first, then Applications; pruned Applications before pruned projects. */
+  /**
+   * Projects parents first, then Applications, then ApplicationSets; pruned sets, then pruned
+   * Applications, then pruned projects. Returns the verdicts with the sets' outcomes.
+   */
   private async write(
     as: RequestContext,
     ref: AppRef,
     input: DeliverInput,
     verdicts: readonly DeliveryVerdict[],
-  ): Promise<void> {
+  ): Promise<DeliveryVerdict[]> {
     const objects = input.cascadeDelete ? [] : this.parse(input.objectsJson).objects;
     const changing = new Set(
       verdicts
@@ -268,7 +314,75 @@ export class DeliveredObjectsService {
     for (const o of objects)
       if (o.kind === 'Application' && changing.has(`Application:${objectKey(o)}`))
         await this.deps.applications.writeChecked(as, withTracking(o.value, o.kind, ref));
-    const pruned = verdicts.filter((v) => v.action === 'prune');
+    const out = await this.writeSets(as, ref, objects, verdicts, false);
+    if (out.some((v) => !v.allowed)) return out;
+    await this.prune(
+      as,
+      verdicts.filter((v) => v.action === 'prune'),
+    );
+    return out;
+  }
+
+  /** Each delivered set upserted (or dry-run) as the delivering Application; a refusal stops the rest. */
+  private async writeSets(
+    as: RequestContext,
+    ref: AppRef,
+    objects: readonly DeliveredObject[],
+    verdicts: readonly DeliveryVerdict[],
+    dryRun: boolean,
+  ): Promise<DeliveryVerdict[]> {
+    const out = [...verdicts];
+    let refused: string | undefined;
+    for (const o of objects) {
+      if (o.kind !== 'ApplicationSet') continue;
+      const i = out.findIndex((v) => v.kind === o.kind && objectKey(v) === objectKey(o));
+      if (refused) {
+        out[i] = {
+          ...out[i]!,
+          action: 'skipped',
+          reason: `ApplicationSet ${o.name} not written: ${refused} was refused`,
+        };
+        continue;
+      }
+      try {
+        const outcome = await this.deps.applicationSets.put(as, withTracking(o.value, o.kind, ref), {
+          dryRun,
+        });
+        if (outcome === 'unchanged')
+          out[i] = { ...out[i]!, action: 'unchanged', reason: `ApplicationSet ${o.name} unchanged` };
+      } catch (err) {
+        if (!(err instanceof CapstanError) || err.retryable) throw err;
+        out[i] = {
+          ...out[i]!,
+          action: 'refused',
+          allowed: false,
+          reason: `ApplicationSet ${objectKey(o)}: ${err.message}`,
+        };
+        break;
+      }
+    }
+    return out;
+  }
+
+  /** A sync's dry run: what the appset service would decide of each delivered set (nothing written). */
+  private async dryRunSets(
+    as: RequestContext,
+    input: DeliverInput,
+    verdicts: readonly DeliveryVerdict[],
+  ): Promise<DeliveryVerdict[]> {
+    const objects = input.cascadeDelete ? [] : this.parse(input.objectsJson).objects;
+    return this.writeSets(as, input.application, objects, verdicts, true);
+  }
+
+  private async prune(as: RequestContext, pruned: readonly DeliveryVerdict[]): Promise<void> {
+    for (const v of pruned.filter((p) => p.kind === 'ApplicationSet')) {
+      try {
+        await this.deps.applicationSets.delete(as, v.namespace, v.name);
+      } catch (err) {
+        // Already gone: nothing to prune.
+        if (!(err instanceof CapstanError && err.code === 'NOT_FOUND')) throw err;
+      }
+    }
     for (const v of pruned.filter((p) => p.kind === 'Application')) {
       // Argo CD: a pruned Application cascades when it carries the resources finalizer (its own rule).
       if (await findApplication(this.deps.db, v.namespace, v.name))
@@ -282,15 +396,31 @@ export class DeliveredObjectsService {
   }
 }
 
-/** Delivered objects are written as their delivering Application, through the sync service. */
-function delivererPrincipal(ref: AppRef): Principal {
-  return {
-    name: `application:${appKey(ref)}`,
-    groups: [],
-    kind: 'service',
-    via: `service:${DELIVERING_SERVICE}`,
-  };
+/**
+ * The deleted delivering Application, for its cascade: it has no grants any more (its project may
+ * be gone too), and it needs none to remove what it delivered, except its ApplicationSets, whose
+ * deletion the appset service checks with grants read while it is being deleted.
+ */
+function cascadePrincipal(ref: AppRef): Principal {
+  return { name: delivererName(ref), groups: [], kind: 'service', via: `service:${DELIVERING_SERVICE}` };
 }
+
+/** The sets whose recorded owner is this Application (it delivered them). */
+function deliveredSets(owners: ReadonlyMap<string, string>, ref: AppRef) {
+  const me = delivererName(ref);
+  return [...owners]
+    .filter(([, owner]) => owner === me)
+    .map(([key]) => {
+      const [namespace, name] = key.split('/') as [string, string];
+      return { kind: 'ApplicationSet' as const, namespace, name, object: key };
+    });
+}
+
+const RESOURCES: Record<string, string> = {
+  AppProject: 'projects',
+  Application: 'applications',
+  ApplicationSet: 'applicationsets',
+};
 
 function keyOf(o: { metadata: { namespace?: string | undefined; name: string } }) {
   return { namespace: o.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE, name: o.metadata.name };
@@ -318,15 +448,16 @@ function auditAction(action: DeliveryVerdict['action']): string {
     case 'unchanged':
       return 'update';
     case 'refused':
+    case 'skipped':
       return 'deliver';
     default:
       return action;
   }
 }
 
-function statusOf(v: DeliveryVerdict, applied: boolean): DeliverResult['results'][number]['status'] {
-  if (!v.allowed) return 'SyncFailed';
-  if (v.action === 'prune') return applied ? 'Pruned' : 'SyncFailed';
+function statusOf(v: DeliveryVerdict): DeliverResult['results'][number]['status'] {
+  if (!v.allowed || v.action === 'skipped') return 'SyncFailed';
+  if (v.action === 'prune') return 'Pruned';
   if (v.action === 'prune-skipped') return 'PruneSkipped';
-  return applied ? 'Synced' : 'SyncFailed';
+  return 'Synced';
 }

@@ -26,12 +26,22 @@ import {
   withTracking,
   type AppRef,
 } from './tracking.js';
+import { delivererRef } from './deliverer-rights.js';
 
 export type DeliveredObject =
   | { kind: 'AppProject'; namespace: string; name: string; value: AppProject }
-  | { kind: 'Application'; namespace: string; name: string; value: Application };
+  | { kind: 'Application'; namespace: string; name: string; value: Application }
+  | { kind: 'ApplicationSet'; namespace: string; name: string; value: DeliveredSet };
 
-export type DeliveryAction = 'create' | 'update' | 'unchanged' | 'prune' | 'prune-skipped' | 'refused';
+/** An ApplicationSet as Argo CD writes it (validated by the appset service when it is written). */
+export interface DeliveredSet {
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  [key: string]: unknown;
+}
+
+/** skipped: decided but not written, because an object written before it was refused. */
+export type DeliveryAction =
+  'create' | 'update' | 'unchanged' | 'prune' | 'prune-skipped' | 'refused' | 'skipped';
 
 export interface DeliveryVerdict {
   kind: string;
@@ -54,12 +64,22 @@ export interface DeliveryInput {
   applications: ReadonlyMap<string, Application>;
   /** What the project checks of ApplicationsService refuse, per delivered Application key. */
   applicationViolations: ReadonlyMap<string, string[]>;
+  /** The recorded owner of each existing ApplicationSet, by `<namespace>/<name>`. */
+  setOwners: ReadonlyMap<string, string>;
 }
 
 export const objectKey = (o: { namespace: string; name: string }) => `${o.namespace}/${o.name}`;
 
-const rbacObject = (o: DeliveredObject): string =>
-  o.kind === 'AppProject' ? o.name : `${o.value.spec.project}/${o.name}`;
+const rbacObject = (o: DeliveredObject): string => {
+  switch (o.kind) {
+    case 'AppProject':
+      return o.name;
+    case 'Application':
+      return `${o.value.spec.project}/${o.name}`;
+    case 'ApplicationSet':
+      return objectKey(o);
+  }
+};
 
 export function decideDelivery(input: DeliveryInput): DeliveryVerdict[] {
   const { deliverer, objects } = input;
@@ -93,6 +113,7 @@ export function decideDelivery(input: DeliveryInput): DeliveryVerdict[] {
     });
     if (!where.allowed) return refuse(`${o.kind} ${JSON.stringify(o.name)}: ${where.reason}`);
 
+    if (o.kind === 'ApplicationSet') return decideSet(o, input, base);
     const existing = o.kind === 'AppProject' ? input.projects(o.name) : input.applications.get(objectKey(o));
     if (existing) {
       const owner = deliveredBy(existing.metadata);
@@ -116,6 +137,40 @@ export function decideDelivery(input: DeliveryInput): DeliveryVerdict[] {
       return { ...base, action: 'unchanged', allowed: true, reason: `${o.kind} ${o.name} unchanged` };
     return { ...base, action: 'update', allowed: true, reason: `${o.kind} ${o.name} updated` };
   });
+}
+
+/**
+ * A delivered ApplicationSet: in the control namespace, never taking over a set someone else owns.
+ * What it generates is decided when it is written, by the appset service as the delivering
+ * Application (deliverer-rights.ts: every Application in a project it may deliver into, passing that
+ * project's checks).
+ */
+function decideSet(
+  o: DeliveredObject & { kind: 'ApplicationSet' },
+  input: DeliveryInput,
+  base: Pick<DeliveryVerdict, 'kind' | 'namespace' | 'name' | 'object'>,
+): DeliveryVerdict {
+  const refuse = (reason: string): DeliveryVerdict => ({
+    ...base,
+    action: 'refused',
+    allowed: false,
+    reason,
+  });
+  if (o.namespace !== input.controlNamespace)
+    return refuse(
+      `ApplicationSet ${JSON.stringify(o.name)}: delivered ApplicationSets live in the control namespace ${JSON.stringify(input.controlNamespace)}, not ${JSON.stringify(o.namespace)}`,
+    );
+  const owner = input.setOwners.get(objectKey(o));
+  const me = `application:${appKey(input.deliverer.ref)}`;
+  if (owner !== undefined && owner !== me)
+    return refuse(
+      delivererRef(owner)
+        ? deliveredRefusal('ApplicationSet', o.name, delivererRef(owner)!)
+        : `ApplicationSet ${o.name} already exists and was not delivered by Application ${appKey(input.deliverer.ref)}: an Application never takes over an object it did not create`,
+    );
+  return owner
+    ? { ...base, action: 'update', allowed: true, reason: `ApplicationSet ${o.name} applied` }
+    : { ...base, action: 'create', allowed: true, reason: `ApplicationSet ${o.name} created` };
 }
 
 function projectProblem(
@@ -158,7 +213,7 @@ function applicationProblem(
 /** Objects this Application delivered before and no longer delivers (prune), or all (cascade). */
 export function decidePrune(
   stale: readonly {
-    kind: 'AppProject' | 'Application';
+    kind: 'AppProject' | 'Application' | 'ApplicationSet';
     namespace: string;
     name: string;
     object: string;

@@ -75,6 +75,7 @@ const input = (objects: DeliveredObject[], over: Partial<DeliveryInput> = {}): D
   projects: (name) => stored.get(name),
   applications: new Map(),
   applicationViolations: new Map(),
+  setOwners: new Map(),
   ...over,
 });
 

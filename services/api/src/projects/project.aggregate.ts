@@ -1,8 +1,13 @@
 // The AppProject aggregate: pure decide/evolve. Validation of the manifest itself (schema, globs,
 // ServiceAccount names) happens before a command is built (project.validation.ts); decide holds the
 // rules that need the current state: existence, optimistic concurrency, and that only admins may
-// change what widens a tenant's reach.
-import { AlreadyExistsError, NotFoundError, PermissionDeniedError } from '@capstan/service';
+// write a project no parentProject bounds.
+import {
+  AlreadyExistsError,
+  FailedPreconditionError,
+  NotFoundError,
+  PermissionDeniedError,
+} from '@capstan/service';
 import type { AppProject } from '@capstan/policy';
 import { changedFields, sameManifest } from '../support/canonical.js';
 import { VersionMismatchError } from '../support/errors.js';
@@ -25,30 +30,57 @@ export interface ProjectState {
 export const initialProjectState = (): ProjectState => ({ project: undefined, uid: undefined });
 
 export type ProjectCommand =
-  | { type: 'create'; project: AppProject; upsert: boolean; isAdmin: boolean; uid: string }
-  | { type: 'update'; project: AppProject; expectedVersion: number; isAdmin: boolean }
+  | {
+      type: 'create';
+      project: AppProject;
+      upsert: boolean;
+      isAdmin: boolean;
+      /** The parentProject the caller's rights were checked against (the stored one, when it exists). */
+      checkedParent: string | undefined;
+      uid: string;
+    }
+  | {
+      type: 'update';
+      project: AppProject;
+      expectedVersion: number;
+      isAdmin: boolean;
+      checkedParent: string | undefined;
+    }
   | { type: 'delete'; name: string; namespace: string; expectedVersion: number };
 
-/** Fields only admins may set or change (DESIGN.md: self-service must not reopen escalation). */
-export const PRIVILEGED_FIELDS = ['destinationServiceAccounts', 'parentProject'] as const;
-
-export function privilegedChanges(before: AppProject | undefined, after: AppProject): string[] {
-  return PRIVILEGED_FIELDS.filter((f) => {
-    const a = before?.spec[f];
-    const b = after.spec[f];
-    const empty = (v: unknown) => v === undefined || (Array.isArray(v) && v.length === 0);
-    if (empty(a) && empty(b)) return false;
-    return !sameManifest(a, b);
-  }).map((f) => `spec.${f}`);
+/**
+ * Self-service (issue 12, proposal 001): a non-admin may write a project only when it is bounded
+ * by a parentProject (the service checks the caller's rights on the parents and the bound check
+ * before building the command). An unbounded project, and any change that leaves a project
+ * unbounded, stays an admin action. Null: allowed.
+ */
+export function selfServiceRefusal(
+  before: AppProject | undefined,
+  after: AppProject,
+  isAdmin: boolean,
+): string | null {
+  if (isAdmin || after.spec.parentProject !== undefined) return null;
+  const name = after.metadata.name;
+  if (before?.spec.parentProject !== undefined)
+    return `only admins may remove spec.parentProject of project ${name}: it would no longer be bounded by ${before.spec.parentProject}`;
+  return before === undefined
+    ? `only admins may create project ${name} without spec.parentProject; a project you create must name a parent project that bounds it (capstan proj create ${name} --parent PARENT)`
+    : `only admins may change project ${name}: it has no spec.parentProject, so nothing bounds it`;
 }
 
-function requireAdminFor(before: AppProject | undefined, after: AppProject, isAdmin: boolean): void {
-  const privileged = privilegedChanges(before, after);
-  if (privileged.length > 0 && !isAdmin) {
-    throw new PermissionDeniedError(
-      `only admins may change ${privileged.join(' and ')} of project ${after.metadata.name}`,
+function requireSelfService(
+  before: AppProject | undefined,
+  after: AppProject,
+  command: { isAdmin: boolean; checkedParent: string | undefined },
+): void {
+  const refusal = selfServiceRefusal(before, after, command.isAdmin);
+  if (refusal !== null) throw new PermissionDeniedError(refusal);
+  // The caller's rights on the old parent were checked against what it read; if the parent moved
+  // since, those checks were about another project.
+  if (before !== undefined && before.spec.parentProject !== command.checkedParent)
+    throw new FailedPreconditionError(
+      `project ${after.metadata.name} changed its parentProject while this write was checked; read it again and retry`,
     );
-  }
 }
 
 export function decideProject(command: ProjectCommand, state: ProjectState, version: number): ProjectEvent[] {
@@ -56,13 +88,13 @@ export function decideProject(command: ProjectCommand, state: ProjectState, vers
     case 'create': {
       const name = command.project.metadata.name;
       if (state.project === undefined) {
-        requireAdminFor(undefined, command.project, command.isAdmin);
+        requireSelfService(undefined, command.project, command);
         return [{ type: PROJECT_CREATED, data: { project: command.project, uid: command.uid } }];
       }
       if (sameManifest(state.project, command.project)) return [];
       if (!command.upsert)
         throw new AlreadyExistsError(`project ${name} already exists and differs (use upsert to update it)`);
-      requireAdminFor(state.project, command.project, command.isAdmin);
+      requireSelfService(state.project, command.project, command);
       return [
         {
           type: PROJECT_UPDATED,
@@ -77,7 +109,7 @@ export function decideProject(command: ProjectCommand, state: ProjectState, vers
         throw new VersionMismatchError('project', name, version, command.expectedVersion);
       }
       if (sameManifest(state.project, command.project)) return [];
-      requireAdminFor(state.project, command.project, command.isAdmin);
+      requireSelfService(state.project, command.project, command);
       return [
         {
           type: PROJECT_UPDATED,

@@ -4,7 +4,6 @@ import {
   decideProject,
   evolveProject,
   initialProjectState,
-  privilegedChanges,
   PROJECT_CREATED,
   PROJECT_DELETED,
   PROJECT_UPDATED,
@@ -29,7 +28,14 @@ function fold(events: ProjectEvent[]): ProjectState {
 describe('project aggregate', () => {
   it('creates, then refuses a different create without upsert, and ignores an identical one', () => {
     const created = decideProject(
-      { type: 'create', project: project(), upsert: false, isAdmin: true, uid: 'u1' },
+      {
+        type: 'create',
+        project: project(),
+        upsert: false,
+        isAdmin: true,
+        checkedParent: undefined,
+        uid: 'u1',
+      },
       initialProjectState(),
       0,
     );
@@ -37,18 +43,43 @@ describe('project aggregate', () => {
     const state = fold(created);
     expect(
       decideProject(
-        { type: 'create', project: project(), upsert: false, isAdmin: true, uid: 'u2' },
+        {
+          type: 'create',
+          project: project(),
+          upsert: false,
+          isAdmin: true,
+          checkedParent: undefined,
+          uid: 'u2',
+        },
         state,
         1,
       ),
     ).toEqual([]);
     const changed = project({ description: 'x' } as unknown as AppProject['spec']);
     expect(() =>
-      decideProject({ type: 'create', project: changed, upsert: false, isAdmin: true, uid: 'u2' }, state, 1),
+      decideProject(
+        {
+          type: 'create',
+          project: changed,
+          upsert: false,
+          isAdmin: true,
+          checkedParent: undefined,
+          uid: 'u2',
+        },
+        state,
+        1,
+      ),
     ).toThrow(/already exists/);
     expect(
       decideProject(
-        { type: 'create', project: changed, upsert: true, isAdmin: true, uid: 'u2' },
+        {
+          type: 'create',
+          project: changed,
+          upsert: true,
+          isAdmin: true,
+          checkedParent: undefined,
+          uid: 'u2',
+        },
         state,
         1,
       )[0],
@@ -58,57 +89,88 @@ describe('project aggregate', () => {
     });
   });
 
-  it('lets only admins set or change destinationServiceAccounts and parentProject', () => {
-    const withDsa = project({ destinationServiceAccounts: dsa } as unknown as AppProject['spec']);
+  it('lets a non-admin write only a project a parentProject bounds (self-service)', () => {
+    const root = project({ destinationServiceAccounts: dsa } as unknown as AppProject['spec']);
     expect(() =>
       decideProject(
-        { type: 'create', project: withDsa, upsert: false, isAdmin: false, uid: 'u' },
+        { type: 'create', project: root, upsert: false, isAdmin: false, checkedParent: undefined, uid: 'u' },
         initialProjectState(),
         0,
       ),
-    ).toThrow(/only admins may change spec.destinationServiceAccounts/);
+    ).toThrow(/only admins may create project team-a without spec.parentProject/);
+    const bounded = project({
+      parentProject: 'tenants',
+      destinationServiceAccounts: dsa,
+    } as unknown as AppProject['spec']);
     const state = fold(
       decideProject(
-        { type: 'create', project: withDsa, upsert: false, isAdmin: true, uid: 'u' },
+        {
+          type: 'create',
+          project: bounded,
+          upsert: false,
+          isAdmin: false,
+          checkedParent: undefined,
+          uid: 'u',
+        },
         initialProjectState(),
         0,
       ),
     );
-    const reparented = project({
-      destinationServiceAccounts: dsa,
-      parentProject: 'tenants',
-    } as unknown as AppProject['spec']);
-    expect(() =>
-      decideProject({ type: 'update', project: reparented, expectedVersion: 1, isAdmin: false }, state, 1),
-    ).toThrow(/spec.parentProject/);
     const described = project({
+      parentProject: 'tenants',
       destinationServiceAccounts: dsa,
       description: 'ok',
     } as unknown as AppProject['spec']);
-    expect(
-      decideProject({ type: 'update', project: described, expectedVersion: 1, isAdmin: false }, state, 1),
-    ).toHaveLength(1);
+    const update = (p: AppProject, checkedParent: string | undefined) =>
+      decideProject(
+        { type: 'update', project: p, expectedVersion: 1, isAdmin: false, checkedParent },
+        state,
+        1,
+      );
+    expect(update(described, 'tenants')).toHaveLength(1);
+    // removing the parent unbounds it: admins only
+    expect(() => update(root, 'tenants')).toThrow(
+      /only admins may remove spec.parentProject of project team-a/,
+    );
+    // rights checked against another parent than the stored one: refused, to be retried
+    expect(() => update(described, 'other')).toThrow(
+      /changed its parentProject while this write was checked/,
+    );
   });
 
-  it('treats an absent and an empty list as the same privileged value', () => {
-    expect(
-      privilegedChanges(
-        project(),
-        project({ destinationServiceAccounts: [] } as unknown as AppProject['spec']),
+  it('lets a non-admin edit nothing of an unbounded project, and an admin everything', () => {
+    const root = project({ description: 'a' } as unknown as AppProject['spec']);
+    const state = fold(
+      decideProject(
+        { type: 'create', project: root, upsert: false, isAdmin: true, checkedParent: undefined, uid: 'u' },
+        initialProjectState(),
+        0,
       ),
-    ).toEqual([]);
-    expect(
-      privilegedChanges(
-        project(),
-        project({ destinationServiceAccounts: dsa } as unknown as AppProject['spec']),
-      ),
-    ).toEqual(['spec.destinationServiceAccounts']);
+    );
+    const edited = project({ description: 'b' } as unknown as AppProject['spec']);
+    const update = (isAdmin: boolean) =>
+      decideProject(
+        { type: 'update', project: edited, expectedVersion: 1, isAdmin, checkedParent: undefined },
+        state,
+        1,
+      );
+    expect(() => update(false)).toThrow(
+      /only admins may change project team-a: it has no spec.parentProject/,
+    );
+    expect(update(true)).toHaveLength(1);
   });
 
   it('refuses an update at a stale version, and a delete of a missing project', () => {
     const state = fold(
       decideProject(
-        { type: 'create', project: project(), upsert: false, isAdmin: true, uid: 'u' },
+        {
+          type: 'create',
+          project: project(),
+          upsert: false,
+          isAdmin: true,
+          checkedParent: undefined,
+          uid: 'u',
+        },
         initialProjectState(),
         0,
       ),
@@ -120,6 +182,7 @@ describe('project aggregate', () => {
           project: project({ description: 'y' } as unknown as AppProject['spec']),
           expectedVersion: 3,
           isAdmin: true,
+          checkedParent: undefined,
         },
         state,
         1,

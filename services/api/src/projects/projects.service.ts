@@ -1,9 +1,16 @@
-// Use cases of AppProjects: authorise (RBAC, audited), validate with @capstan/policy, then run the
-// aggregate; reads come from the projection.
+// Use cases of AppProjects: authorise (RBAC, audited), validate with @capstan/policy, check the
+// parent chain (self-service: rights on the parents, the bound check), then run the aggregate;
+// reads come from the projection.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { FailedPreconditionError, NotFoundError } from '@capstan/service';
-import { DEFAULT_CONTROL_NAMESPACE, type AppProject } from '@capstan/policy';
+import { FailedPreconditionError, NotFoundError, ValidationError } from '@capstan/service';
+import {
+  ClusterDirectory,
+  DEFAULT_CONTROL_NAMESPACE,
+  formatIssues,
+  projectBoundIssues,
+  type AppProject,
+} from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { PolicyStore } from '../rbac/policy-store.js';
@@ -11,8 +18,10 @@ import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
 import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
 import type { PendingObjects, WriteOptions } from '../support/write-options.js';
-import { invalid } from '../support/validation.js';
+import { invalid, violationsOf } from '../support/validation.js';
+import { listClusters } from '../clusters/cluster.repository.js';
 import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/tracking.js';
+import { authorizeParents } from './project.authority.js';
 import {
   decideProject,
   evolveProject,
@@ -96,11 +105,18 @@ export class ProjectsService {
     return (await findProject(this.deps.db, project.metadata.name)) as StoredProject;
   }
 
-  /** The write of create and apply (RBAC is checked by the caller); a dry run only skips the append. */
+  /**
+   * The write of create, update and apply, and the one place of a project's write-time checks
+   * (RBAC on the project itself is the caller's): not delivered from git, the parent exists and
+   * makes no cycle, the caller's rights on the parents and the admin rule for unbounded projects
+   * (project.authority.ts), and the bound check (a child lists nothing its chain could never
+   * allow). A dry run only skips the append.
+   */
   async put(ctx: RequestContext, manifest: AppProject, opts: WriteOptions): Promise<WriteOutcome> {
     const project = withoutTracking(manifest);
     await this.requireNotDelivered(project.metadata.name);
-    await this.requireParent(project, opts.pending);
+    const before = (await findProject(this.deps.db, project.metadata.name))?.project;
+    await this.check(ctx, before, project, opts.pending);
     return this.runCommand(
       ctx,
       project.metadata.name,
@@ -109,6 +125,7 @@ export class ProjectsService {
         project,
         upsert: opts.upsert,
         isAdmin: this.deps.authz.isAdmin(ctx.principal),
+        checkedParent: before?.spec.parentProject,
         uid: randomUUID(),
       },
       opts.dryRun ?? false,
@@ -120,13 +137,53 @@ export class ProjectsService {
     await this.deps.authz.check(ctx.principal, 'projects', 'update', name, ctx.via);
     const project = withoutTracking(validateProject(manifest));
     await this.requireNotDelivered(name);
-    await this.requireParent(project);
+    const before = (await findProject(this.deps.db, name))?.project;
+    if (before) await this.check(ctx, before, project);
     return this.run(ctx, name, {
       type: 'update',
       project,
       expectedVersion,
       isAdmin: this.deps.authz.isAdmin(ctx.principal),
+      checkedParent: before?.spec.parentProject,
     });
+  }
+
+  private async check(
+    ctx: RequestContext,
+    before: AppProject | undefined,
+    project: AppProject,
+    pending?: PendingObjects,
+  ): Promise<void> {
+    const ancestors = await this.requireParent(project, pending);
+    await authorizeParents(this.deps.authz, ctx, before, project);
+    await this.requireWithinChain(ctx, before, project, ancestors, pending);
+  }
+
+  /** The bound check (projectBoundIssues): refused with the field violations, and audited. */
+  private async requireWithinChain(
+    ctx: RequestContext,
+    before: AppProject | undefined,
+    project: AppProject,
+    ancestors: Map<string, AppProject>,
+    pending?: PendingObjects,
+  ): Promise<void> {
+    if (project.spec.parentProject === undefined) return;
+    const clusters = (await listClusters(this.deps.db)).map(({ cluster }) => ({
+      name: cluster.name,
+      server: cluster.server,
+      ...(cluster.project ? { project: cluster.project } : {}),
+    }));
+    for (const [name, server] of pending?.clusters ?? []) clusters.push({ name, server });
+    // Registered clusters only, as the sync sees them (no built-in in-cluster entry).
+    const directory = new ClusterDirectory(clusters, { inCluster: false });
+    const issues = projectBoundIssues(project, (n) => ancestors.get(n), directory);
+    if (issues.length === 0) return;
+    const name = project.metadata.name;
+    await this.deps.authz.record(ctx.principal, 'projects', before ? 'update' : 'create', name, ctx.via, {
+      allowed: false,
+      reason: `project ${name} is wider than its parent chain: ${formatIssues(issues)}`,
+    });
+    throw new ValidationError(violationsOf(issues));
   }
 
   async get(ctx: RequestContext, name: string): Promise<StoredProject> {
@@ -157,15 +214,26 @@ export class ProjectsService {
   /**
    * Writes an AppProject delivered from git (DeliveredObjectsService decided and audited it: the
    * delivering Application's project allows it, allowedParentProjects bounds it, it carries the
-   * tracking id). The parent must exist, in `pending` or stored, and not make a cycle.
+   * tracking id). The parent must exist, in `pending` or stored, and not make a cycle, and the
+   * project must fit inside its chain (the bound check, as for every write).
    */
   async writeDelivered(ctx: RequestContext, project: AppProject, pending: PendingObjects): Promise<void> {
-    await this.requireParent(project, pending);
-    // The delivering Application's project, not an account, authorised the privileged fields.
+    const before = (await findProject(this.deps.db, project.metadata.name))?.project;
+    const ancestors = await this.requireParent(project, pending);
+    await this.requireWithinChain(ctx, before, project, ancestors, pending);
+    // The delivering Application's project, not an account, authorised the write (no parent rights
+    // of a user apply; allowedParentProjects bounded it).
     await this.runCommand(
       ctx,
       project.metadata.name,
-      { type: 'create', project, upsert: true, isAdmin: true, uid: randomUUID() },
+      {
+        type: 'create',
+        project,
+        upsert: true,
+        isAdmin: true,
+        checkedParent: before?.spec.parentProject,
+        uid: randomUUID(),
+      },
       false,
     );
   }
@@ -212,10 +280,15 @@ export class ProjectsService {
   /**
    * Walks up from the parent, reading each ancestor once: the parent must exist when named (a missing
    * parent would refuse every sync of the child), and reaching this project again would make a loop.
+   * Returns the ancestors read, by name (for the bound check).
    */
-  private async requireParent(project: AppProject, pending?: PendingObjects): Promise<void> {
+  private async requireParent(
+    project: AppProject,
+    pending?: PendingObjects,
+  ): Promise<Map<string, AppProject>> {
     const parent = project.spec.parentProject;
     const seen = new Set([project.metadata.name]);
+    const ancestors = new Map<string, AppProject>();
     let cursor = parent;
     while (cursor) {
       if (seen.has(cursor)) throw invalid('spec.parentProject', `makes a cycle through ${cursor}`);
@@ -223,7 +296,9 @@ export class ProjectsService {
       const found = pending?.projects.get(cursor) ?? (await findProject(this.deps.db, cursor))?.project;
       if (!found && cursor === parent)
         throw invalid('spec.parentProject', `project ${parent} does not exist`);
+      if (found) ancestors.set(cursor, found);
       cursor = found?.spec.parentProject;
     }
+    return ancestors;
   }
 }

@@ -10,6 +10,7 @@ import { ADMIN_ROLE } from '@capstan/rbac';
 import type { Logger } from '@capstan/service';
 import type { PolicyStore } from './policy-store.js';
 import { actorOf, type Principal } from '../auth/principal.js';
+import { decideForDeliverer } from '../delivery/deliverer-rights.js';
 
 export type Via = 'grpc' | 'http' | 'internal' | 'bus';
 
@@ -35,11 +36,19 @@ export class Authorizer {
   }
 
   isAdmin(p: Principal): boolean {
-    return p.kind === 'user' && this.policy.current.hasRole({ name: p.name, groups: p.groups }, ADMIN_ROLE);
+    return (
+      p.kind === 'user' &&
+      !p.deliverer &&
+      this.policy.current.hasRole({ name: p.name, groups: p.groups }, ADMIN_ROLE)
+    );
   }
 
-  /** The decision without recording it (for filtering lists; the list itself is recorded). */
+  /**
+   * The decision without recording it (for filtering lists; the list itself is recorded). An
+   * Application delivering from git is decided by its project's grants, never by policy lines.
+   */
   decide(p: Principal, resource: string, action: string, object: string): Decision {
+    if (p.deliverer) return decideForDeliverer(p.deliverer, resource, action, object);
     return this.policy.current.enforce({ name: p.name, groups: p.groups }, resource, action, object);
   }
 

@@ -8,19 +8,26 @@ describe('keepUnrepresentable', () => {
       metadata: { name: 'team-a', namespace: 'argocd' },
       spec: {
         description: 'old',
-        syncWindows: [{ kind: 'allow', schedule: '* * * * *', duration: '1h' }],
+        // representable since issue 12: an update that lists no windows removes them
+        syncWindows: [{ kind: 'allow', schedule: '* * * * *', duration: '1h', applications: ['*'] }],
+        // a resource name (Argo CD 3) is not in the message's GroupKind
+        clusterResourceWhitelist: [{ group: '', kind: 'Namespace', name: 'team-a-*' }],
         destinations: [{ server: 'https://a', namespace: 'x' }],
       },
     };
     const incoming = {
       metadata: { name: 'team-a' },
-      spec: { description: 'new', destinations: [{ server: 'https://a', namespace: 'y' }] },
+      spec: {
+        description: 'new',
+        clusterResourceWhitelist: [{ group: '', kind: 'Namespace' }],
+        destinations: [{ server: 'https://a', namespace: 'y' }],
+      },
     };
     expect(keepUnrepresentable(apiv1.Project, stored, incoming)).toEqual({
       metadata: { name: 'team-a' },
       spec: {
         description: 'new',
-        syncWindows: stored.spec.syncWindows,
+        clusterResourceWhitelist: [{ group: '', kind: 'Namespace', name: 'team-a-*' }],
         destinations: [{ server: 'https://a', namespace: 'y' }],
       },
     });

@@ -37,6 +37,11 @@ export interface SyncRequestData {
    * can be made although the read model no longer has it. The sync applies nothing and prunes all.
    */
   cascadeDelete?: { application: unknown } | undefined;
+  /**
+   * Queued by the automated trigger (a new revision), not asked for by a person: sync windows
+   * with manualSync do not let it through.
+   */
+  automated?: boolean | undefined;
 }
 
 /** A refusal before any decision could be computed (missing or invalid inputs). */
@@ -141,6 +146,8 @@ export async function decideSync(
     strict: settings.strict,
     controlNamespace: settings.controlNamespace,
     requireRegisteredCluster: true,
+    // The projects' syncWindows (a cascade deletion is not a sync they govern, as in Argo CD).
+    ...(request.cascadeDelete ? {} : { now: new Date(), manual: request.automated !== true }),
   };
   try {
     const decision = explainSync({ ...explainInput, deliveredProjects: delivered });

@@ -36,7 +36,7 @@ export interface ResourceRef {
 
 /**
  * Control-plane objects as the project checks see them (namespaced kinds of argoproj.io, in their
- * own namespace or the destination's, as any namespaced object), and the kinds not delivered yet.
+ * own namespace or the destination's, as any namespaced object).
  */
 export function controlPlaneResources(
   objects: readonly KubeObject[],
@@ -46,12 +46,6 @@ export function controlPlaneResources(
   const resources: ResourceRef[] = [];
   const problems: string[] = [];
   for (const o of objects) {
-    if (o.kind === 'ApplicationSet') {
-      problems.push(
-        `ApplicationSet ${o.metadata.name}: ApplicationSets delivered from git are not supported yet; create them with \`capstan appset create\``,
-      );
-      continue;
-    }
     const namespace = o.metadata.namespace ?? (destNamespace || undefined);
     if (!namespace) {
       problems.push(

@@ -1,6 +1,6 @@
 // Control-plane objects in an Application's manifests (argoproj.io AppProject, Application) go to
 // the api, never to the target cluster: the sync hands them over with the wish to prune, records
-// each result next to the cluster objects', and refuses what is not delivered yet (ApplicationSet).
+// each result next to the cluster objects' (ApplicationSets included).
 // Real PostgreSQL, NATS and kube-apiserver; the harness stands in for the api's
 // DeliveredObjectsService and records what it was handed (the api's decisions have their own tests).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,14 +80,12 @@ describe('control-plane objects delivered from git', () => {
     expect(h.delivered.at(-1)).toMatchObject({ operationId: op, prune: true, objects: [] });
   });
 
-  it('given an ApplicationSet among the objects, when synced, then the sync is refused with the reason and nothing is handed over', async () => {
-    const before = h.delivered.length;
+  it('given an ApplicationSet among the objects, when synced, then it is handed to the api like the others', async () => {
     const op = await h.requestSync(app, { objects: [argo('ApplicationSet', 'addons')] });
-    const terminal = await h.waitForTerminal(op);
-    expect(terminal.status).toBe('failed');
-    expect(terminal.reason).toContain(
-      'ApplicationSet addons: ApplicationSets delivered from git are not supported yet',
-    );
-    expect(h.delivered.length).toBe(before);
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    expect(h.delivered.at(-1)).toMatchObject({
+      operationId: op,
+      objects: [{ kind: 'ApplicationSet', metadata: { name: 'addons', namespace: 'team-a' } }],
+    });
   });
 });

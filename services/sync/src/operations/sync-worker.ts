@@ -99,6 +99,7 @@ export function startAutomatedTrigger(
             revision: change.sha,
             dryRun: false,
             prune: app.spec.syncPolicy?.automated?.prune === true,
+            automated: true,
           },
           triggerEventId: event.id,
           actor: event.actor,

@@ -52,6 +52,26 @@ export interface ProjectRole {
   groups: string[];
 }
 
+/** Argo CD's SyncWindow: when syncs of the Applications it selects are allowed or denied. */
+export interface SyncWindow {
+  /** "allow" or "deny". */
+  kind: string;
+  /** 5-field cron schedule (minute hour day-of-month month day-of-week), in time_zone. */
+  schedule: string;
+  /** Go duration, e.g. "1h" or "30m". */
+  duration: string;
+  applications: string[];
+  namespaces: string[];
+  clusters: string[];
+  /** Manual syncs pass while the window blocks. */
+  manualSync: boolean;
+  /** IANA time zone; empty is UTC. */
+  timeZone: string;
+  /** The window selects an Application only when every non-empty list matches it. */
+  andOperator: boolean;
+  description: string;
+}
+
 export interface ProjectSpec {
   description: string;
   /** Bounded by every restriction of this project and its parents. */
@@ -71,6 +91,9 @@ export interface ProjectSpec {
   destinationServiceAccounts: DestinationServiceAccount[];
   sourceNamespaces: string[];
   roles: ProjectRole[];
+  syncWindows: SyncWindow[];
+  /** Destinations only on clusters scoped to this project. */
+  permitOnlyProjectScopedClusters: boolean;
 }
 
 export interface Project {
@@ -509,6 +532,246 @@ export const ProjectRole: MessageFns<ProjectRole> = {
   },
 };
 
+function createBaseSyncWindow(): SyncWindow {
+  return {
+    kind: "",
+    schedule: "",
+    duration: "",
+    applications: [],
+    namespaces: [],
+    clusters: [],
+    manualSync: false,
+    timeZone: "",
+    andOperator: false,
+    description: "",
+  };
+}
+
+export const SyncWindow: MessageFns<SyncWindow> = {
+  encode(message: SyncWindow, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.schedule !== "") {
+      writer.uint32(18).string(message.schedule);
+    }
+    if (message.duration !== "") {
+      writer.uint32(26).string(message.duration);
+    }
+    for (const v of message.applications) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.namespaces) {
+      writer.uint32(42).string(v!);
+    }
+    for (const v of message.clusters) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.manualSync !== false) {
+      writer.uint32(56).bool(message.manualSync);
+    }
+    if (message.timeZone !== "") {
+      writer.uint32(66).string(message.timeZone);
+    }
+    if (message.andOperator !== false) {
+      writer.uint32(72).bool(message.andOperator);
+    }
+    if (message.description !== "") {
+      writer.uint32(82).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncWindow {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncWindow();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.schedule = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.duration = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.applications.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.namespaces.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.clusters.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.manualSync = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.timeZone = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.andOperator = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncWindow {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      schedule: isSet(object.schedule) ? globalThis.String(object.schedule) : "",
+      duration: isSet(object.duration) ? globalThis.String(object.duration) : "",
+      applications: globalThis.Array.isArray(object?.applications)
+        ? object.applications.map((e: any) => globalThis.String(e))
+        : [],
+      namespaces: globalThis.Array.isArray(object?.namespaces)
+        ? object.namespaces.map((e: any) => globalThis.String(e))
+        : [],
+      clusters: globalThis.Array.isArray(object?.clusters) ? object.clusters.map((e: any) => globalThis.String(e)) : [],
+      manualSync: isSet(object.manualSync)
+        ? globalThis.Boolean(object.manualSync)
+        : isSet(object.manual_sync)
+        ? globalThis.Boolean(object.manual_sync)
+        : false,
+      timeZone: isSet(object.timeZone)
+        ? globalThis.String(object.timeZone)
+        : isSet(object.time_zone)
+        ? globalThis.String(object.time_zone)
+        : "",
+      andOperator: isSet(object.andOperator)
+        ? globalThis.Boolean(object.andOperator)
+        : isSet(object.and_operator)
+        ? globalThis.Boolean(object.and_operator)
+        : false,
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+    };
+  },
+
+  toJSON(message: SyncWindow): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.schedule !== "") {
+      obj.schedule = message.schedule;
+    }
+    if (message.duration !== "") {
+      obj.duration = message.duration;
+    }
+    if (message.applications?.length) {
+      obj.applications = message.applications;
+    }
+    if (message.namespaces?.length) {
+      obj.namespaces = message.namespaces;
+    }
+    if (message.clusters?.length) {
+      obj.clusters = message.clusters;
+    }
+    if (message.manualSync !== false) {
+      obj.manualSync = message.manualSync;
+    }
+    if (message.timeZone !== "") {
+      obj.timeZone = message.timeZone;
+    }
+    if (message.andOperator !== false) {
+      obj.andOperator = message.andOperator;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncWindow>, I>>(base?: I): SyncWindow {
+    return SyncWindow.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncWindow>, I>>(object: I): SyncWindow {
+    const message = createBaseSyncWindow();
+    message.kind = object.kind ?? "";
+    message.schedule = object.schedule ?? "";
+    message.duration = object.duration ?? "";
+    message.applications = object.applications?.map((e) => e) || [];
+    message.namespaces = object.namespaces?.map((e) => e) || [];
+    message.clusters = object.clusters?.map((e) => e) || [];
+    message.manualSync = object.manualSync ?? false;
+    message.timeZone = object.timeZone ?? "";
+    message.andOperator = object.andOperator ?? false;
+    message.description = object.description ?? "";
+    return message;
+  },
+};
+
 function createBaseProjectSpec(): ProjectSpec {
   return {
     description: "",
@@ -522,6 +785,8 @@ function createBaseProjectSpec(): ProjectSpec {
     destinationServiceAccounts: [],
     sourceNamespaces: [],
     roles: [],
+    syncWindows: [],
+    permitOnlyProjectScopedClusters: false,
   };
 }
 
@@ -559,6 +824,12 @@ export const ProjectSpec: MessageFns<ProjectSpec> = {
     }
     for (const v of message.roles) {
       ProjectRole.encode(v!, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.syncWindows) {
+      SyncWindow.encode(v!, writer.uint32(98).fork()).join();
+    }
+    if (message.permitOnlyProjectScopedClusters !== false) {
+      writer.uint32(104).bool(message.permitOnlyProjectScopedClusters);
     }
     return writer;
   },
@@ -664,6 +935,22 @@ export const ProjectSpec: MessageFns<ProjectSpec> = {
             message.roles.push(ProjectRole.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.syncWindows.push(SyncWindow.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.permitOnlyProjectScopedClusters = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -723,6 +1010,16 @@ export const ProjectSpec: MessageFns<ProjectSpec> = {
         ? object.source_namespaces.map((e: any) => globalThis.String(e))
         : [],
       roles: globalThis.Array.isArray(object?.roles) ? object.roles.map((e: any) => ProjectRole.fromJSON(e)) : [],
+      syncWindows: globalThis.Array.isArray(object?.syncWindows)
+        ? object.syncWindows.map((e: any) => SyncWindow.fromJSON(e))
+        : globalThis.Array.isArray(object?.sync_windows)
+        ? object.sync_windows.map((e: any) => SyncWindow.fromJSON(e))
+        : [],
+      permitOnlyProjectScopedClusters: isSet(object.permitOnlyProjectScopedClusters)
+        ? globalThis.Boolean(object.permitOnlyProjectScopedClusters)
+        : isSet(object.permit_only_project_scoped_clusters)
+        ? globalThis.Boolean(object.permit_only_project_scoped_clusters)
+        : false,
     };
   },
 
@@ -763,6 +1060,12 @@ export const ProjectSpec: MessageFns<ProjectSpec> = {
     if (message.roles?.length) {
       obj.roles = message.roles.map((e) => ProjectRole.toJSON(e));
     }
+    if (message.syncWindows?.length) {
+      obj.syncWindows = message.syncWindows.map((e) => SyncWindow.toJSON(e));
+    }
+    if (message.permitOnlyProjectScopedClusters !== false) {
+      obj.permitOnlyProjectScopedClusters = message.permitOnlyProjectScopedClusters;
+    }
     return obj;
   },
 
@@ -783,6 +1086,8 @@ export const ProjectSpec: MessageFns<ProjectSpec> = {
       object.destinationServiceAccounts?.map((e) => DestinationServiceAccount.fromPartial(e)) || [];
     message.sourceNamespaces = object.sourceNamespaces?.map((e) => e) || [];
     message.roles = object.roles?.map((e) => ProjectRole.fromPartial(e)) || [];
+    message.syncWindows = object.syncWindows?.map((e) => SyncWindow.fromPartial(e)) || [];
+    message.permitOnlyProjectScopedClusters = object.permitOnlyProjectScopedClusters ?? false;
     return message;
   },
 };
@@ -1219,8 +1524,8 @@ export const ProjectList: MessageFns<ProjectList> = {
 };
 
 /**
- * ProjectService manages AppProjects. Only admins (RBAC: projects, update with admin role, see
- * docs) may change destinationServiceAccounts or parentProject.
+ * ProjectService manages AppProjects. A non-admin may write only a project that a parentProject
+ * bounds, within that parent chain (docs/self-service.md); an unbounded project is an admin action.
  */
 export type ProjectServiceService = typeof ProjectServiceService;
 export const ProjectServiceService = {
