@@ -29,6 +29,7 @@ export {
   type Limits,
 } from './engine/engine.js';
 export { AppSetError, type AppSetErrorReason } from './engine/errors.js';
+export { engineIdentity } from './engine/identity.js';
 export { generatorInputs, type GeneratorInputs } from './engine/inputs.js';
 export { selectorMatches } from './engine/selector.js';
 export { IN_CLUSTER_SERVER } from './engine/generators.js';

@@ -15,11 +15,20 @@ export {
 export * from './outbox/event-store.table.js';
 export {
   appendToStream,
+  appendToStreams,
   readStream,
+  readStreams,
   streamVersion,
   type StoredEvent,
 } from './outbox/event-store.repository.js';
-export { handleCommand, type CommandHandlerOptions, type CommandResult } from './outbox/command-handler.js';
+export {
+  handleCommand,
+  handleCommands,
+  type BatchCommandOptions,
+  type BatchResult,
+  type CommandHandlerOptions,
+  type CommandResult,
+} from './outbox/command-handler.js';
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
 export { applyOnce, applyBatchOnce, type ApplyOnceOptions } from './consumers/apply-once.js';
 export { postgresDeadLetters } from './consumers/dead-letters.js';

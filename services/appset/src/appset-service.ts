@@ -38,6 +38,7 @@ export interface AppSetHandles {
   bus: Bus;
   flows: AppSetFlows;
   reconciler: Reconciler;
+  engine: EnginePool;
 }
 
 export async function startAppset(
@@ -110,5 +111,5 @@ export async function startAppset(
   );
   reconciler.start();
   ctx.onShutdown('reconciler', () => reconciler.stop());
-  return { grpcPort, db, bus, flows, reconciler };
+  return { grpcPort, db, bus, flows, reconciler, engine };
 }

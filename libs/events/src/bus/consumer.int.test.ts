@@ -89,6 +89,30 @@ describe('durable consumer', () => {
     await consumer.stop();
   });
 
+  it('skips what its wildcard filter carries beyond its types without decoding it (no dead letter)', async () => {
+    const received: Envelope[] = [];
+    const recorded: string[] = [];
+    const consumer = await bus.consume({
+      durable: 'wildcard-test',
+      types: ['io.capstan.counter.incremented.v1', 'io.capstan.counter.reset.v1'],
+      handle: async (e) => void received.push(e),
+      deadLetters: {
+        record: async (d) => void recorded.push(d.subject),
+      },
+    });
+    const sc = StringCodec();
+    // Under the consumer's filter (evt.counter.>), but no type of its: not even JSON.
+    await bus.js.publish(`${fx.tbus.namespace}.evt.counter.other`, sc.encode('not for this consumer'));
+    const good = increment('counters/w', 3);
+    await bus.publish(good);
+    // Delivered in stream order: the message before it was handled (and not dead-lettered).
+    await waitFor('the good event', () => received.find((e) => e.id === good.id));
+    expect(recorded.filter((subject) => subject.endsWith('.evt.counter.other'))).toEqual([]);
+    const info = await bus.jsm.consumers.info(`${fx.tbus.namespace}_EVT`.toUpperCase(), 'wildcard-test');
+    expect(info.config.filter_subject).toBe(`${fx.tbus.namespace}.evt.counter.>`);
+    await consumer.stop();
+  });
+
   it('retries a retryable failure with backoff, and dead-letters when deliveries run out', async () => {
     const attempts = new Map<string, number>();
     const flaky = increment('counters/r', 1);

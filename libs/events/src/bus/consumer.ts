@@ -77,9 +77,11 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
     throw new Error(`consumer ${options.durable} spans streams ${[...streams].join(', ')}`);
   const stream = [...streams][0]!;
   // NATS before 2.10 has one filter subject per consumer: several types share their longest common
-  // subject prefix as a wildcard filter, and events of other types under it are acked and skipped.
+  // subject prefix as a wildcard filter, and events of other types under it are acked and skipped
+  // (by subject, before decoding: the wildcard may carry far more than this consumer wants).
   const filterSubject = subjects.length === 1 ? subjects[0]! : commonWildcard(subjects);
   const wanted = new Set(options.types);
+  const wantedSubjects = new Set(subjects);
 
   const config = {
     durable_name: options.durable,
@@ -195,6 +197,10 @@ export async function startConsumer(bus: Bus, options: ConsumerOptions): Promise
           m,
           pendingReasons.get(m.info.streamSequence) ?? `gave up after ${maxDeliver} deliveries`,
         );
+        continue;
+      }
+      if (!wantedSubjects.has(m.subject)) {
+        m.ack();
         continue;
       }
       try {

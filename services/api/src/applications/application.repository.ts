@@ -6,6 +6,9 @@ import type { ApiDatabase } from '../support/db.table.js';
 
 type Db = Kysely<ApiDatabase> | Transaction<ApiDatabase>;
 
+/** Rows per statement of the batch writes (well under PostgreSQL's 65,535 parameters). */
+const ROWS_PER_STATEMENT = 1000;
+
 export interface StoredApplication {
   application: Application;
   project: string;
@@ -73,6 +76,58 @@ export async function upsertApplicationRow(
         .doUpdateSet({ manifest, project: app.spec.project, version, updated_at: at, ...status }),
     )
     .execute();
+}
+
+/** upsertApplicationRow (a write, not a rebuild) of many applications in one statement per thousand. */
+export async function upsertApplicationRows(
+  db: Db,
+  rows: readonly { app: Application; version: number; uid: string; at: Date }[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT)
+    await db
+      .withSchema('api')
+      .insertInto('applications')
+      .values(
+        rows.slice(i, i + ROWS_PER_STATEMENT).map(({ app, version, uid, at }) => ({
+          namespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
+          name: app.metadata.name,
+          project: app.spec.project,
+          manifest: JSON.stringify(app),
+          version,
+          uid,
+          created_at: at,
+          updated_at: at,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['namespace', 'name']).doUpdateSet((eb) => ({
+          manifest: eb.ref('excluded.manifest'),
+          project: eb.ref('excluded.project'),
+          version: eb.ref('excluded.version'),
+          updated_at: eb.ref('excluded.updated_at'),
+          sync_status: 'OutOfSync',
+        })),
+      )
+      .execute();
+}
+
+/** deleteApplicationRow of many applications in one statement per thousand. */
+export async function deleteApplicationRows(
+  db: Db,
+  keys: readonly { namespace: string; name: string }[],
+): Promise<void> {
+  for (let i = 0; i < keys.length; i += ROWS_PER_STATEMENT)
+    await db
+      .withSchema('api')
+      .deleteFrom('applications')
+      .where(({ eb, refTuple, tuple }) =>
+        eb(
+          refTuple('namespace', 'name'),
+          'in',
+          keys.slice(i, i + ROWS_PER_STATEMENT).map((k) => tuple(k.namespace, k.name)),
+        ),
+      )
+      .execute();
 }
 
 export async function deleteApplicationRow(db: Db, namespace: string, name: string): Promise<void> {

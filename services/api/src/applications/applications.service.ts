@@ -2,7 +2,7 @@
 // @capstan/policy, the aggregate for writes, the projection for reads, and sync requests that go to
 // the sync service as a command through the outbox (committed with the operation record, or not at all).
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { appendToStream, newEvent, syncRequest } from '@capstan/events';
 import {
   FailedPreconditionError,
@@ -16,7 +16,7 @@ import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
-import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
+import { outcomeOf, runAggregate, runAggregates, type WriteOutcome } from '../support/aggregate.js';
 import type { PendingObjects, WriteOptions } from '../support/write-options.js';
 import { invalid } from '../support/validation.js';
 import { API_SCHEMA } from '../migrations/index.js';
@@ -30,6 +30,7 @@ import {
   initialApplicationState,
   APPLICATION_CREATED,
   type ApplicationCommand,
+  type ApplicationState,
 } from './application.aggregate.js';
 import { validateApplication } from './application.validation.js';
 import { deletionTimestampOf, type DeleteOptions } from './application-deletion.js';
@@ -40,12 +41,15 @@ import { keepOwnership } from '../applicationsets/ownership.js';
 import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/tracking.js';
 import {
   deleteApplicationRow,
+  deleteApplicationRows,
   findApplication,
+  findApplications,
   findSyncOperation,
   insertSyncOperation,
   type ApplicationStamp,
   syncHistory,
   upsertApplicationRow,
+  upsertApplicationRows,
   type StoredApplication,
   type SyncOperationRecord,
 } from './application.repository.js';
@@ -134,25 +138,9 @@ export class ApplicationsService {
         const last = events.at(-1);
         if (last === undefined) return;
         if (last.type === APPLICATION_DELETED) return deleteApplicationRow(trx, namespace, name);
-        const deleting = last.type === APPLICATION_DELETION_REQUESTED;
-        await upsertApplicationRow(trx, state.application!, version, state.uid!, at, {
-          keepStatus: deleting,
-        });
-        // The cascade is an operation of the Application, shown by get and history like a sync's.
         if (last.type === APPLICATION_DELETION_REQUESTED)
-          await insertSyncOperation(trx, {
-            id: last.data.operationId,
-            appNamespace: namespace,
-            appName: name,
-            project: state.application!.spec.project,
-            phase: 'Pending',
-            message: `deleting the resources (${last.data.propagationPolicy} propagation)`,
-            revision: '',
-            dryRun: false,
-            prune: true,
-            initiatedBy: meta.actor,
-            requestedAt: at,
-          });
+          return projectDeletionRequested(trx, last.data, state, version, at, meta.actor);
+        await upsertApplicationRow(trx, state.application!, version, state.uid!, at);
       },
     });
     return outcomeOf(events, APPLICATION_CREATED);
@@ -513,20 +501,72 @@ export class ApplicationsService {
   }
 
   /**
-   * Writes an Application whose RBAC and project checks the caller has already made and audited
-   * (an ApplicationSet's generated Applications, decided all together before any is written).
+   * Writes Applications whose RBAC and project checks (or delete authorisation) the caller has
+   * already made and audited (an ApplicationSet's generated Applications, decided all together before
+   * any is written): all in one transaction or none, each Application with exactly the events and
+   * outbox rows of its own write (a put as an upserting create, a delete as a delete).
    */
-  async writeChecked(ctx: RequestContext, app: Application): Promise<WriteOutcome> {
-    const namespace = app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE;
+  async writeCheckedAll(ctx: RequestContext, writes: readonly CheckedWrite[]): Promise<void> {
+    const meta = { actor: actorOf(ctx.principal), correlationId: ctx.correlationId };
     // As Argo CD's ApplicationSet controller: an Application being deleted is left to finish.
-    const existing = await findApplication(this.deps.db, namespace, app.metadata.name);
-    if (deletionTimestampOf(existing?.application)) return 'unchanged';
-    return this.run(ctx, namespace, app.metadata.name, {
-      type: 'create',
-      application: app,
-      upsert: true,
-      uid: randomUUID(),
+    const deleting = await this.beingDeleted(writes);
+    const todo = writes.filter((w) => w.kind !== 'put' || !deleting.has(keyOfWrite(w)));
+    if (todo.length === 0) return;
+    await runAggregates(this.deps.db, {
+      meta,
+      initial: initialApplicationState,
+      evolve: evolveApplication,
+      commands: todo.map((w) => {
+        const command: ApplicationCommand =
+          w.kind === 'put'
+            ? { type: 'create', application: w.app, upsert: true, uid: randomUUID() }
+            : {
+                type: 'delete',
+                name: w.name,
+                namespace: w.namespace,
+                options: { cascade: w.cascade, propagationPolicy: undefined },
+                operationId: randomUUID(),
+                at: new Date(),
+              };
+        return {
+          streamId: applicationStream(...(keyOfWrite(w).split('/') as [string, string])),
+          decide: (state: ApplicationState, version: number) => decideApplication(command, state, version),
+        };
+      }),
+      project: async (trx, written) => {
+        const deleted: { namespace: string; name: string }[] = [];
+        const kept: Parameters<typeof upsertApplicationRows>[1][number][] = [];
+        for (const w of written) {
+          const last = w.events.at(-1);
+          if (!last) continue;
+          if (last.type === APPLICATION_DELETED)
+            deleted.push({ namespace: last.data.namespace, name: last.data.name });
+          else if (last.type === APPLICATION_DELETION_REQUESTED)
+            await projectDeletionRequested(trx, last.data, w.state, w.version, w.at, meta.actor);
+          else kept.push({ app: w.state.application!, version: w.version, uid: w.state.uid!, at: w.at });
+        }
+        await deleteApplicationRows(trx, deleted);
+        await upsertApplicationRows(trx, kept);
+      },
     });
+  }
+
+  /** The keys (`namespace/name`) of the written Applications that are being deleted. */
+  private async beingDeleted(writes: readonly CheckedWrite[]): Promise<Set<string>> {
+    const keys = writes.filter((w) => w.kind === 'put').map((w) => keyOfWrite(w).split('/'));
+    if (keys.length === 0) return new Set();
+    const found = await findApplications(
+      this.deps.db,
+      keys.map(([namespace, name]) => ({ namespace: namespace!, name: name! })),
+    );
+    return new Set(
+      found
+        .filter((a) => deletionTimestampOf(a.application))
+        .map(
+          (a) =>
+            `${a.application.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${a.application.metadata.name}`,
+        ),
+    );
   }
 
   /** Deletes an Application whose delete the caller has already authorised and audited. */
@@ -554,4 +594,47 @@ function requireNotDelivered(existing: StoredApplication | undefined): void {
     throw new FailedPreconditionError(
       deliveredRefusal('Application', existing!.application.metadata.name, owner),
     );
+}
+
+/**
+ * A write of writeCheckedAll: an Application to create or update, or one to delete (cascade
+ * undefined: the Application's own finalizers decide, as for any other path).
+ */
+export type CheckedWrite =
+  | { kind: 'put'; app: Application }
+  | { kind: 'delete'; namespace: string; name: string; cascade: boolean | undefined };
+
+/**
+ * An Application marked for a cascade deletion keeps its status; the deletion is an operation of the
+ * Application, shown by get and history like a sync's.
+ */
+async function projectDeletionRequested(
+  trx: Transaction<ApiDatabase>,
+  data: { operationId: string; propagationPolicy: string },
+  state: ApplicationState,
+  version: number,
+  at: Date,
+  actor: string,
+): Promise<void> {
+  const app = state.application!;
+  await upsertApplicationRow(trx, app, version, state.uid!, at, { keepStatus: true });
+  await insertSyncOperation(trx, {
+    id: data.operationId,
+    appNamespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
+    appName: app.metadata.name,
+    project: app.spec.project,
+    phase: 'Pending',
+    message: `deleting the resources (${data.propagationPolicy} propagation)`,
+    revision: '',
+    dryRun: false,
+    prune: true,
+    initiatedBy: actor,
+    requestedAt: at,
+  });
+}
+
+function keyOfWrite(w: CheckedWrite): string {
+  return w.kind === 'put'
+    ? `${w.app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${w.app.metadata.name}`
+    : `${w.namespace}/${w.name}`;
 }

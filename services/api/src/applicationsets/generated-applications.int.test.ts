@@ -258,6 +258,61 @@ describe('Apply: generated Applications, all or nothing', () => {
     expect(deleted.envelope.data.cascade).toBe(false);
   });
 
+  it('writes creates, updates and deletes of one request together, each Application with its own event and outbox row', async () => {
+    const alice = await asAppset('alice');
+    const first = await applyAs(alice, {
+      applicationSet: 'argocd/set-w',
+      applicationsJson: [app('w-one', 'team-a'), app('w-two', 'team-a')],
+      allowUpdate: true,
+    });
+    expect(first.applied).toBe(true);
+    const res = await applyAs(alice, {
+      applicationSet: 'argocd/set-w',
+      applicationsJson: [app('w-one', 'team-a', 'team-a-staging'), app('w-three', 'team-a')],
+      allowUpdate: true,
+      deleteMissing: true,
+    });
+    expect(res.applied).toBe(true);
+    expect(res.applications.map((v) => [v.name, v.action])).toEqual([
+      ['w-one', 'update'],
+      ['w-three', 'create'],
+      ['w-two', 'delete'],
+    ]);
+    const events = (await h.api.services.db
+      .withSchema('api')
+      .selectFrom('events' as never)
+      .select(['stream_id', 'version', 'event_id', 'envelope'] as never)
+      .where('stream_id' as never, 'like', 'applications/argocd/w-%' as never)
+      .orderBy('stream_id' as never)
+      .orderBy('version' as never)
+      .execute()) as {
+      stream_id: string;
+      version: number;
+      event_id: string;
+      envelope: { type: string; actor: string; sequence: number };
+    }[];
+    expect(events.map((e) => [e.stream_id, e.version, e.envelope.sequence, e.envelope.type])).toEqual([
+      ['applications/argocd/w-one', 1, 1, 'io.capstan.application.created.v1'],
+      ['applications/argocd/w-one', 2, 2, 'io.capstan.application.updated.v1'],
+      ['applications/argocd/w-three', 1, 1, 'io.capstan.application.created.v1'],
+      ['applications/argocd/w-two', 1, 1, 'io.capstan.application.created.v1'],
+      // Not preserved: the deletion cascades (the sync service removes it once its resources are gone).
+      ['applications/argocd/w-two', 2, 2, 'io.capstan.application.deletion-requested.v1'],
+    ]);
+    expect(new Set(events.map((e) => e.envelope.actor))).toEqual(new Set(['user:alice via service:appset']));
+    const outbox = (await h.api.services.db
+      .withSchema('api')
+      .selectFrom('outbox' as never)
+      .select('event_id' as never)
+      .where('event_id' as never, 'in', events.map((e) => e.event_id) as never)
+      .execute()) as { event_id: string }[];
+    // The relay may have published (and removed) some already; none is queued twice.
+    expect(new Set(outbox.map((o) => o.event_id)).size).toBe(outbox.length);
+    expect((await stored('w-one')).spec.destination.namespace).toBe('team-a-staging');
+    expect(await stored('w-three')).toBeDefined();
+    expect((await stored('w-two')).metadata.deletionTimestamp).toEqual(expect.any(String));
+  });
+
   it('deletes every owned Application when the set is deleted, only with delete rights on each', async () => {
     const bobs = await applyAs(await asAppset('bob'), { applicationSet: 'argocd/set-a', deleteAll: true });
     expect(bobs.applied).toBe(false);

@@ -15,7 +15,7 @@ import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { PolicyStore } from '../rbac/policy-store.js';
 import type { RequestContext } from '../support/request.js';
-import type { ApplicationsService } from '../applications/applications.service.js';
+import type { ApplicationsService, CheckedWrite } from '../applications/applications.service.js';
 import type { StoredApplication } from '../applications/application.repository.js';
 import { sameManifest } from '../support/canonical.js';
 import { invalid } from '../support/validation.js';
@@ -54,9 +54,6 @@ interface Plan {
   write?: { kind: 'put'; app: Application } | { kind: 'delete' };
   audit?: { resource: string; action: string; object: string; decision: Decision };
 }
-
-/** How many Applications are written at once (each is its own aggregate and transaction). */
-const WRITE_CONCURRENCY = 8;
 
 const lineOf = (d: Decision) => (d.line ? `${d.line.source}:${d.line.line}: ${d.line.text}` : d.reason);
 
@@ -277,20 +274,15 @@ export class GeneratedApplicationsService {
     return { applications, applied: true };
   }
 
+  /** Every decided write in one transaction (all or nothing), each Application with its own events. */
   private async write(ctx: RequestContext, set: SetRef, plans: Plan[], preserve: boolean): Promise<void> {
-    const queue = plans.filter((p) => p.write);
-    const worker = async () => {
-      for (let p = queue.shift(); p; p = queue.shift()) {
-        const w = p.write!;
-        if (w.kind === 'put') await this.deps.applications.writeChecked(ctx, w.app);
-        // Argo CD: deleting a set's Application cascades to its resources unless the set preserves them.
-        else
-          await this.deps.applications.deleteChecked(ctx, set.namespace, p.verdict.name, {
-            cascade: !preserve,
-            propagationPolicy: undefined,
-          });
-      }
-    };
-    await Promise.all(Array.from({ length: WRITE_CONCURRENCY }, worker));
+    await this.deps.applications.writeCheckedAll(
+      ctx,
+      plans.flatMap((p): CheckedWrite[] => {
+        if (!p.write) return [];
+        if (p.write.kind === 'put') return [{ kind: 'put', app: p.write.app }];
+        return [{ kind: 'delete', namespace: set.namespace, name: p.verdict.name, cascade: !preserve }];
+      }),
+    );
   }
 }

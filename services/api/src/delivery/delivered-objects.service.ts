@@ -10,7 +10,6 @@ import {
   FailedPreconditionError,
   NotFoundError,
   PermissionDeniedError,
-  ValidationError,
 } from '@capstan/service';
 import { DEFAULT_CONTROL_NAMESPACE, type Application, type AppProject } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
@@ -20,24 +19,22 @@ import type { Principal } from '../auth/principal.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { ApplicationsService } from '../applications/applications.service.js';
 import { findApplication, findApplications } from '../applications/application.repository.js';
-import { findProject, listProjects } from '../projects/project.repository.js';
+import { listProjects } from '../projects/project.repository.js';
 import { findCluster } from '../clusters/cluster.repository.js';
 import {
   decideDelivery,
   decidePrune,
   objectKey,
   type DeliveredObject,
-  type DeliveredSet,
   type DeliveryVerdict,
 } from './delivery-checks.js';
 import { applicationsIn, findDelivered } from './delivered-objects.repository.js';
-import { appKey, withTracking, type AppRef } from './tracking.js';
+import { appKey, type AppRef } from './tracking.js';
+import { keyOf, parseDelivered, type Validators } from './delivered-manifests.js';
+import { DeliveredWrites } from './delivered-writes.js';
 import { delivererName } from './deliverer-rights.js';
 import type { DeliveringApplications } from './delivering-applications.js';
-import {
-  applicationSetManifest,
-  type ApplicationSetsService,
-} from '../applicationsets/applicationsets.service.js';
+import type { ApplicationSetsService } from '../applicationsets/applicationsets.service.js';
 import { setOwners } from '../applicationsets/owned-applications.repository.js';
 
 /** The service that may deliver objects for Applications (its own identity, no delegation). */
@@ -67,7 +64,16 @@ export class DeliveredObjectsService {
       applicationSets: ApplicationSetsService;
       deliverers: DeliveringApplications;
     },
-  ) {}
+  ) {
+    this.validators = {
+      project: (raw) => deps.projects.validate(raw),
+      application: (raw) => deps.applications.validate(raw),
+    };
+    this.writes = new DeliveredWrites(deps, this.validators);
+  }
+
+  private readonly validators: Validators;
+  private readonly writes: DeliveredWrites;
 
   async apply(ctx: RequestContext, input: DeliverInput): Promise<DeliverResult> {
     await this.requireDeliveringService(ctx, input.application);
@@ -83,8 +89,8 @@ export class DeliveredObjectsService {
     const applied = decided.every((v) => v.allowed);
     // ApplicationSets go last, like a later sync wave: they generate into the projects delivered
     // before them. A set the appset service refuses fails the sync; what came before it stays.
-    if (applied && !input.dryRun) verdicts = await this.write(as, ref, input, decided);
-    else if (applied) verdicts = await this.dryRunSets(as, input, decided);
+    if (applied && !input.dryRun) verdicts = await this.writes.write(as, ref, input, decided);
+    else if (applied) verdicts = await this.writes.dryRunSets(as, input, decided);
     await this.deps.authz.recordAll(
       as.principal,
       ctx.via,
@@ -133,7 +139,7 @@ export class DeliveredObjectsService {
     const stored = await findApplication(this.deps.db, ref.namespace, ref.name);
     if (!stored) throw new NotFoundError(`application ${appKey(ref)} not found`);
     const deliverer = stored.application;
-    const { objects, invalid } = this.parse(input.objectsJson);
+    const { objects, invalid } = parseDelivered(input.objectsJson, this.validators);
     const projects = new Map(
       (await listProjects(this.deps.db)).map((p) => [p.project.metadata.name, p.project]),
     );
@@ -233,166 +239,10 @@ export class DeliveredObjectsService {
     return out;
   }
 
-  /** Each object validated as a directly written one; an invalid one is refused with its field paths. */
-  private parse(json: readonly string[]): { objects: DeliveredObject[]; invalid: DeliveryVerdict[] } {
-    const objects: DeliveredObject[] = [];
-    const invalid: DeliveryVerdict[] = [];
-    json.forEach((text, i) => {
-      let raw: { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
-      try {
-        raw = JSON.parse(text) as typeof raw;
-      } catch {
-        throw new ValidationError([{ field: `objects_json[${i}]`, description: 'not JSON' }]);
-      }
-      const kind = typeof raw?.kind === 'string' ? raw.kind : '';
-      try {
-        if (kind === 'AppProject') {
-          const value = this.deps.projects.validate(raw);
-          objects.push({ kind, ...keyOf(value), value });
-        } else if (kind === 'Application') {
-          const value = this.deps.applications.validate(raw);
-          objects.push({ kind, ...keyOf(value), value });
-        } else if (kind === 'ApplicationSet') {
-          const value = applicationSetManifest(raw as Record<string, unknown>, '') as unknown as DeliveredSet;
-          objects.push({ kind, ...keyOf(value), value });
-        } else {
-          throw new ValidationError([
-            { field: 'kind', description: 'expected AppProject, Application or ApplicationSet' },
-          ]);
-        }
-      } catch (err) {
-        if (!(err instanceof ValidationError)) throw err;
-        const name = typeof raw?.metadata?.name === 'string' ? raw.metadata.name : `#${i}`;
-        const namespace =
-          typeof raw?.metadata?.namespace === 'string' ? raw.metadata.namespace : DEFAULT_CONTROL_NAMESPACE;
-        invalid.push({
-          kind: kind || 'object',
-          namespace,
-          name,
-          object: kind === 'AppProject' ? name : `*/${name}`,
-          action: 'refused',
-          allowed: false,
-          reason: `${kind || 'object'} ${JSON.stringify(name)} is invalid: ${err.message}`,
-        });
-      }
-    });
-    return { objects, invalid };
-  }
-
   private async serverOf(app: Application): Promise<string> {
     const d = app.spec.destination;
     if (d.server) return d.server;
     return d.name ? ((await findCluster(this.deps.db, { name: d.name }))?.cluster.server ?? '') : '';
-  }
-
-  /**
-   * Projects parents first, then Applications, then ApplicationSets; pruned sets, then pruned
-   * Applications, then pruned projects. Returns the verdicts with the sets' outcomes.
-   */
-  private async write(
-    as: RequestContext,
-    ref: AppRef,
-    input: DeliverInput,
-    verdicts: readonly DeliveryVerdict[],
-  ): Promise<DeliveryVerdict[]> {
-    const objects = input.cascadeDelete ? [] : this.parse(input.objectsJson).objects;
-    const changing = new Set(
-      verdicts
-        .filter((v) => v.action === 'create' || v.action === 'update')
-        .map((v) => `${v.kind}:${objectKey(v)}`),
-    );
-    const pending = new Map<string, AppProject>();
-    for (const o of parentsFirst(objects)) {
-      if (o.kind !== 'AppProject') continue;
-      pending.set(o.name, o.value);
-      if (changing.has(`AppProject:${objectKey(o)}`))
-        await this.deps.projects.writeDelivered(as, withTracking(o.value, o.kind, ref), {
-          projects: pending,
-          clusters: new Map(),
-        });
-    }
-    for (const o of objects)
-      if (o.kind === 'Application' && changing.has(`Application:${objectKey(o)}`))
-        await this.deps.applications.writeChecked(as, withTracking(o.value, o.kind, ref));
-    const out = await this.writeSets(as, ref, objects, verdicts, false);
-    if (out.some((v) => !v.allowed)) return out;
-    await this.prune(
-      as,
-      verdicts.filter((v) => v.action === 'prune'),
-    );
-    return out;
-  }
-
-  /** Each delivered set upserted (or dry-run) as the delivering Application; a refusal stops the rest. */
-  private async writeSets(
-    as: RequestContext,
-    ref: AppRef,
-    objects: readonly DeliveredObject[],
-    verdicts: readonly DeliveryVerdict[],
-    dryRun: boolean,
-  ): Promise<DeliveryVerdict[]> {
-    const out = [...verdicts];
-    let refused: string | undefined;
-    for (const o of objects) {
-      if (o.kind !== 'ApplicationSet') continue;
-      const i = out.findIndex((v) => v.kind === o.kind && objectKey(v) === objectKey(o));
-      if (refused) {
-        out[i] = {
-          ...out[i]!,
-          action: 'skipped',
-          reason: `ApplicationSet ${o.name} not written: ${refused} was refused`,
-        };
-        continue;
-      }
-      try {
-        const outcome = await this.deps.applicationSets.put(as, withTracking(o.value, o.kind, ref), {
-          dryRun,
-        });
-        if (outcome === 'unchanged')
-          out[i] = { ...out[i]!, action: 'unchanged', reason: `ApplicationSet ${o.name} unchanged` };
-      } catch (err) {
-        if (!(err instanceof CapstanError) || err.retryable) throw err;
-        out[i] = {
-          ...out[i]!,
-          action: 'refused',
-          allowed: false,
-          reason: `ApplicationSet ${objectKey(o)}: ${err.message}`,
-        };
-        break;
-      }
-    }
-    return out;
-  }
-
-  /** A sync's dry run: what the appset service would decide of each delivered set (nothing written). */
-  private async dryRunSets(
-    as: RequestContext,
-    input: DeliverInput,
-    verdicts: readonly DeliveryVerdict[],
-  ): Promise<DeliveryVerdict[]> {
-    const objects = input.cascadeDelete ? [] : this.parse(input.objectsJson).objects;
-    return this.writeSets(as, input.application, objects, verdicts, true);
-  }
-
-  private async prune(as: RequestContext, pruned: readonly DeliveryVerdict[]): Promise<void> {
-    for (const v of pruned.filter((p) => p.kind === 'ApplicationSet')) {
-      try {
-        await this.deps.applicationSets.delete(as, v.namespace, v.name);
-      } catch (err) {
-        // Already gone: nothing to prune.
-        if (!(err instanceof CapstanError && err.code === 'NOT_FOUND')) throw err;
-      }
-    }
-    for (const v of pruned.filter((p) => p.kind === 'Application')) {
-      // Argo CD: a pruned Application cascades when it carries the resources finalizer (its own rule).
-      if (await findApplication(this.deps.db, v.namespace, v.name))
-        await this.deps.applications.deleteChecked(as, v.namespace, v.name, {
-          cascade: undefined,
-          propagationPolicy: undefined,
-        });
-    }
-    for (const v of pruned.filter((p) => p.kind === 'AppProject'))
-      if (await findProject(this.deps.db, v.name)) await this.deps.projects.deleteDelivered(as, v.name);
   }
 }
 
@@ -421,24 +271,6 @@ const RESOURCES: Record<string, string> = {
   Application: 'applications',
   ApplicationSet: 'applicationsets',
 };
-
-function keyOf(o: { metadata: { namespace?: string | undefined; name: string } }) {
-  return { namespace: o.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE, name: o.metadata.name };
-}
-
-function parentsFirst(objects: readonly DeliveredObject[]): DeliveredObject[] {
-  const projects = new Map(objects.flatMap((o) => (o.kind === 'AppProject' ? [[o.name, o] as const] : [])));
-  const out: DeliveredObject[] = [];
-  const visit = (o: DeliveredObject, depth: number) => {
-    if (out.includes(o) || depth > projects.size) return;
-    const parent = o.kind === 'AppProject' ? o.value.spec.parentProject : undefined;
-    const p = parent ? projects.get(parent) : undefined;
-    if (p) visit(p, depth + 1);
-    if (!out.includes(o)) out.push(o);
-  };
-  for (const o of projects.values()) visit(o, 0);
-  return out;
-}
 
 function auditAction(action: DeliveryVerdict['action']): string {
   switch (action) {

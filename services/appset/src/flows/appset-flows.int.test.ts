@@ -2,7 +2,7 @@
 // publishes, what a refusal or bad input leaves (nothing), update and delete, and the reconciler
 // (a regeneration with no change writes nothing; an owner who lost a right leaves the Applications
 // untouched and the status says why; a trigger on the bus makes a set due).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { connectBus, gitPush, newEvent, type Bus } from '@capstan/events';
 import { fieldViolationsOf, type appsetv1 } from '@capstan/proto';
@@ -289,6 +289,57 @@ describe('reconciler', () => {
       hld: 'appset',
       res: 'applicationsets/argocd/guestbook',
     });
+  });
+
+  it('does not regenerate a set whose inputs did not change, and regenerates when the cluster registry does', async () => {
+    const fleet = JSON.stringify({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'ApplicationSet',
+      metadata: { name: 'fleet' },
+      spec: {
+        generators: [{ clusters: {} }],
+        template: {
+          metadata: { name: '{{name}}-fleet' },
+          spec: {
+            project: 'team-a',
+            source: {
+              repoURL: 'https://git.example.com/team-a/apps.git',
+              path: 'fleet',
+              targetRevision: 'HEAD',
+            },
+            destination: { server: '{{server}}', namespace: 'team-a-fleet' },
+          },
+        },
+      },
+    });
+    await upsert(fleet);
+    const key = { namespace: 'argocd', name: 'fleet' };
+    const spy = vi.spyOn(h.handles.engine, 'generate');
+    const generations = () =>
+      spy.mock.calls.filter(
+        ([req]) => (req.applicationSet as { metadata: { name: string } }).metadata.name === 'fleet',
+      ).length;
+    const clusters = h.api.clusters;
+    try {
+      const listed = h.api.count('listClusters');
+      expect(await h.handles.reconciler.reconcile(key)).toBe('unchanged');
+      expect(generations()).toBe(0);
+      // The registry was listed again (as the owner) to compare it, nothing else was asked.
+      expect(h.api.count('listClusters')).toBe(listed + 1);
+      h.api.clusters = [...clusters, { name: 'dr', server: 'https://dr.example.com', labels: {} }];
+      expect(await h.handles.reconciler.reconcile(key)).toBe('applied');
+      expect(generations()).toBe(1);
+      expect([...(h.api.owned.get('argocd/fleet')?.keys() ?? [])].sort()).toEqual([
+        'dr-fleet',
+        'in-cluster-fleet',
+        'prod-fleet',
+      ]);
+      expect(await h.handles.reconciler.reconcile(key)).toBe('unchanged');
+      expect(generations()).toBe(1);
+    } finally {
+      h.api.clusters = clusters;
+      spy.mockRestore();
+    }
   });
 
   it('leaves the Applications untouched when the owner lost a right, and says why in the status', async () => {

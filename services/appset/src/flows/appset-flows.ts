@@ -8,7 +8,8 @@ import type { Kysely } from 'kysely';
 import { AppSetError, selectorMatches, type GeneratorSpec } from '@capstan/appset-engine';
 import { AlreadyExistsError, NotFoundError, PermissionDeniedError, publicMessageOf } from '@capstan/service';
 import type { AppSetDatabase } from '../sets/appset.table.js';
-import { findAppSet, listAppSets } from '../sets/appset.repository.js';
+import { findAppSet, listAppSets, recordReconciledInputs } from '../sets/appset.repository.js';
+import { reconciledInputs } from '../reconcile/inputs.js';
 import { runAppSetCommand, type CommandMeta } from '../sets/appset-store.js';
 import {
   issuesToValidation,
@@ -127,7 +128,9 @@ export class AppSetFlows {
       caller,
       inputs,
     );
-    await this.deps.api.recordOwner(caller.delegations.api, setStream(key));
+    const owner = await this.deps.api.recordOwner(caller.delegations.api, setStream(key));
+    // Forgotten before anything is applied; recorded again once this generation is (reconcile/inputs.ts).
+    await recordReconciledInputs(this.deps.db, key, null);
     let outcome: Outcome;
     let failure: unknown;
     let applied = verdicts;
@@ -152,6 +155,18 @@ export class AppSetFlows {
     }
     const status = nextStatus(written.state.status, outcome, new Date());
     const final = await runAppSetCommand(this.deps.db, key, { type: 'record-status', status }, caller);
+    if (outcome.kind === 'applied')
+      await recordReconciledInputs(
+        this.deps.db,
+        key,
+        reconciledInputs({
+          manifest: v.stored,
+          engine: this.deps.engine.identity,
+          limits: this.deps.limits,
+          owner,
+          observed: g.observed,
+        }),
+      );
     if (failure) throw failure;
     const row = await findAppSet(this.deps.db, key);
     return { applicationSet: renderAppSet(final.state.set ?? v.stored, row), applications: applied };

@@ -4,12 +4,15 @@
 // another tenant's request or another set's reconcile. A generation waits for a free engine.
 import {
   AppSetEngine,
+  engineIdentity,
   type EngineOptions,
   type GenerateRequest,
   type GenerateResult,
 } from '@capstan/appset-engine';
 
 export interface Generator {
+  /** Identifies the engine's code: equal inputs and identity, equal output (see reconcile/inputs.ts). */
+  readonly identity: string;
   generate(req: GenerateRequest): Promise<GenerateResult>;
 }
 
@@ -17,7 +20,10 @@ export class EnginePool implements Generator {
   private readonly free: AppSetEngine[];
   private readonly waiting: ((e: AppSetEngine) => void)[] = [];
 
-  private constructor(private readonly engines: AppSetEngine[]) {
+  private constructor(
+    private readonly engines: AppSetEngine[],
+    readonly identity: string,
+  ) {
     this.free = [...engines];
   }
 
@@ -29,7 +35,7 @@ export class EnginePool implements Generator {
       await Promise.all(engines.map((e) => e.close()));
       throw err;
     }
-    return new EnginePool(engines);
+    return new EnginePool(engines, await engineIdentity());
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {

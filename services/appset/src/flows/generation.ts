@@ -3,11 +3,17 @@
 // some Application), then the engine with providers that act for that same person (a repository a
 // templated git generator reaches only while generating is checked before it is read), then the
 // api's dry-run verdict on every generated Application.
-import { AppSetError, generatorInputs, type GenerateResult, type Limits } from '@capstan/appset-engine';
+import {
+  AppSetError,
+  generatorInputs,
+  type ClusterInfo,
+  type GenerateResult,
+  type Limits,
+} from '@capstan/appset-engine';
 import { normalizeRepoUrl, type Application } from '@capstan/policy';
 import { CapstanError, PermissionDeniedError } from '@capstan/service';
 import type { ApiPeer, ApplyRequest, Verdict } from '../peers/api-peer.js';
-import type { RepoPeer } from '../peers/repo-git.js';
+import type { RepoPeer, ResolvedRevision } from '../peers/repo-git.js';
 import type { Generator } from './engine-pool.js';
 import { canonicalJson, setKey, sha256, type ValidatedAppSet } from '../sets/manifest.js';
 import { applyPolicy } from '../sets/sync-policy.js';
@@ -32,6 +38,14 @@ export interface Generated {
   digest: string;
   /** Normalised URLs of every repository read (templated ones included). */
   gitRepos: string[];
+  /** What the generation read that can change without the set changing (reconcile/inputs.ts). */
+  observed: Observed;
+}
+
+/** The revisions a generation resolved, and the cluster registry as it listed it (null: not read). */
+export interface Observed {
+  revisions: ResolvedRevision[];
+  clusters: ClusterInfo[] | null;
 }
 
 /** The project whose repository credentials the git generators use: the template's, when literal. */
@@ -49,7 +63,16 @@ export function declaredInputs(v: ValidatedAppSet): { gitRepos: string[]; readsC
   };
 }
 
-export async function generate(deps: GenerationDeps, v: ValidatedAppSet, acting: Acting): Promise<Generated> {
+/**
+ * The api's pre-generate check for `acting` (repositories, clusters, the right to create some
+ * Application; refused: PermissionDeniedError), and the guard to run before reading any further
+ * repository (one a templated git generator reaches only while generating).
+ */
+export async function checkedReads(
+  deps: GenerationDeps,
+  v: ValidatedAppSet,
+  acting: Acting,
+): Promise<{ beforeRead: (repoURL: string) => Promise<void> }> {
   const applicationSet = setKey(v.stored.metadata);
   const inputs = generatorInputs(v.parsed);
   const literal = inputs.repos.filter((r) => !r.templated).map((r) => r.repoURL);
@@ -73,14 +96,28 @@ export async function generate(deps: GenerationDeps, v: ValidatedAppSet, acting:
     if (!res.allowed) throw new PermissionDeniedError(res.reason || `not allowed to read ${repoURL}`);
     checked.add(url);
   };
+  return { beforeRead };
+}
+
+export async function generate(deps: GenerationDeps, v: ValidatedAppSet, acting: Acting): Promise<Generated> {
+  const inputs = generatorInputs(v.parsed);
+  const { beforeRead } = await checkedReads(deps, v, acting);
+  const observed: Observed = { revisions: [], clusters: null };
   let result: GenerateResult;
   try {
     result = await deps.engine.generate({
       applicationSet: v.stored,
       limits: deps.limits,
       providers: {
-        git: deps.repo.gitProvider({ delegation: acting.repo, project: credentialProject(v), beforeRead }),
-        clusters: { listClusters: () => deps.api.listClusters(acting.api) },
+        git: deps.repo.gitProvider({
+          delegation: acting.repo,
+          project: credentialProject(v),
+          beforeRead,
+          onResolved: (r) => observed.revisions.push(r),
+        }),
+        clusters: {
+          listClusters: async () => (observed.clusters = await deps.api.listClusters(acting.api)),
+        },
       },
     });
   } catch (err) {
@@ -102,6 +139,7 @@ export async function generate(deps: GenerationDeps, v: ValidatedAppSet, acting:
         ].map(normalizeRepoUrl),
       ),
     ],
+    observed,
   };
 }
 

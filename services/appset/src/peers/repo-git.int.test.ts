@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gitPush, newEvent } from '@capstan/events';
 import type { appsetv1 } from '@capstan/proto';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
@@ -137,5 +137,31 @@ describe('git generators through the repo service', () => {
         interval: 200,
       })
       .toEqual(['a', 'b', 'c']);
+  });
+
+  it('a reconcile skips regenerating while the revision stays, and sees a commit no event announced', async () => {
+    const key = { namespace: 'argocd', name: 'git-apps' };
+    const spy = vi.spyOn(h.handles.engine, 'generate');
+    try {
+      // Settled after the push: the revision it read is the one the repository is at.
+      await expect
+        .poll(() => h.handles.reconciler.reconcile(key), { timeout: 30_000, interval: 200 })
+        .toBe('unchanged');
+      spy.mockClear();
+      expect(await h.handles.reconciler.reconcile(key)).toBe('unchanged');
+      expect(spy).not.toHaveBeenCalled();
+      // A commit without a push event (the requeue's case): resolving the revision sees it.
+      await apps.commit({ 'apps/d/cm.yaml': 'kind: ConfigMap\n' });
+      await h.handles.reconciler.reconcile(key);
+      await expect
+        .poll(() => [...(h.api.owned.get('argocd/git-apps')?.keys() ?? [])].sort(), {
+          timeout: 30_000,
+          interval: 200,
+        })
+        .toEqual(['a', 'b', 'c', 'd']);
+      expect(spy).toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

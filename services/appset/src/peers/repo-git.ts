@@ -7,13 +7,32 @@ import { repov1, unary } from '@capstan/proto';
 import { fromPeer, type ServiceClient } from '@capstan/service-identity';
 import type { GitListRequest, GitProvider } from '@capstan/appset-engine';
 
+/** Whom a repository is read for: a delegation (audience repo) and the project choosing the credential. */
+export interface GitAccess {
+  delegation: string;
+  project: string;
+}
+
+/** A revision of a repository as resolved for one generation. */
+export interface ResolvedRevision {
+  repoURL: string;
+  revision: string;
+  sha: string;
+}
+
 export interface RepoPeer {
-  /** A provider acting with `delegation` (audience repo); `beforeRead` runs before each repository is read. */
-  gitProvider(opts: {
-    delegation: string;
-    project: string;
-    beforeRead?: (repoURL: string) => Promise<void>;
-  }): GitProvider;
+  /**
+   * A provider acting with `delegation` (audience repo); `beforeRead` runs before each repository is
+   * read, `onResolved` learns each revision it resolved (once per repository and revision).
+   */
+  gitProvider(
+    opts: GitAccess & {
+      beforeRead?: (repoURL: string) => Promise<void>;
+      onResolved?: (resolved: ResolvedRevision) => void;
+    },
+  ): GitProvider;
+  /** The commit `revision` of `repoURL` is at now, resolved as a provider would. */
+  resolveRevision(access: GitAccess, repoURL: string, revision: string): Promise<string>;
   close(): void;
 }
 
@@ -21,25 +40,37 @@ const TIMEOUT_MS = 120_000;
 
 export function grpcRepoPeer(address: string, identity: ServiceClient): RepoPeer {
   const client = new repov1.RepoServiceClient(address, identity.credentials);
+  const callOpts = (delegation: string) => ({
+    metadata: identity.metadata(delegation),
+    timeoutMs: TIMEOUT_MS,
+  });
+  const resolveRevision = async (access: GitAccess, repoURL: string, revision: string) => {
+    const application = { name: '', namespace: '', project: access.project };
+    const res = await fromPeer('repo', () =>
+      unary(
+        client.resolveRevision.bind(client),
+        { repoUrl: repoURL, revision: revision || 'HEAD', application },
+        callOpts(access.delegation),
+      ),
+    );
+    return res.sha;
+  };
   return {
-    gitProvider({ delegation, project, beforeRead }) {
-      const opts = { metadata: identity.metadata(delegation), timeoutMs: TIMEOUT_MS };
+    resolveRevision,
+    gitProvider({ delegation, project, beforeRead, onResolved }) {
+      const opts = callOpts(delegation);
       const application = { name: '', namespace: '', project };
       const resolved = new Map<string, Promise<string>>();
       const commit = (req: GitListRequest) => {
-        const key = `${req.repoURL}\n${req.revision}`;
+        const revision = req.revision || 'HEAD';
+        const key = `${req.repoURL}\n${revision}`;
         let sha = resolved.get(key);
         if (!sha) {
           sha = (async () => {
             await beforeRead?.(req.repoURL);
-            const res = await fromPeer('repo', () =>
-              unary(
-                client.resolveRevision.bind(client),
-                { repoUrl: req.repoURL, revision: req.revision || 'HEAD', application },
-                opts,
-              ),
-            );
-            return res.sha;
+            const sha = await resolveRevision({ delegation, project }, req.repoURL, revision);
+            onResolved?.({ repoURL: req.repoURL, revision, sha });
+            return sha;
           })();
           resolved.set(key, sha);
         }

@@ -3,13 +3,22 @@
 // cluster registry change). It acts as the set's recorded owner with the owner's rights of today:
 // the api issues owner delegations (audiences api and repo) and re-checks every write. A
 // regeneration equal to the last applied one writes nothing; a refusal leaves the Applications as
-// they are and says why in the set's status. One set's failure never stops another's.
+// they are and says why in the set's status. One set's failure never stops another's. A set whose
+// inputs did not change since its last successful reconcile is not regenerated at all (inputs.ts):
+// the owner's delegations and the pre-generate check are still made, and the revisions and the
+// cluster registry it read are observed again, so what no event announced is still seen.
 import type { Kysely } from 'kysely';
 import { AppSetError } from '@capstan/appset-engine';
 import { CapstanError, publicMessageOf, type Logger } from '@capstan/service';
 import { delegatedActor } from '@capstan/service-identity';
 import type { AppSetDatabase } from '../sets/appset.table.js';
-import { claimDueSets, findAppSet, recordInputs } from '../sets/appset.repository.js';
+import {
+  claimDueSets,
+  findAppSet,
+  findReconciledInputs,
+  recordInputs,
+  recordReconciledInputs,
+} from '../sets/appset.repository.js';
 import { runAppSetCommand } from '../sets/appset-store.js';
 import { setStream, validateManifest } from '../sets/manifest.js';
 import {
@@ -26,6 +35,7 @@ import {
   type Acting,
   type GenerationDeps,
 } from '../flows/generation.js';
+import { inputsUnchanged, reconciledInputs, type ReconciledInputs } from './inputs.js';
 
 export interface ReconcilerDeps extends GenerationDeps {
   db: Kysely<AppSetDatabase>;
@@ -33,6 +43,14 @@ export interface ReconcilerDeps extends GenerationDeps {
 }
 
 export type ReconcileResult = 'applied' | 'unchanged' | 'failed' | 'gone';
+
+/** One reconcile of one set: what it learns on the way (the owner, the inputs of its generation). */
+interface Run {
+  key: { namespace: string; name: string };
+  resource: string;
+  owner?: string;
+  inputs?: ReconciledInputs;
+}
 
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
@@ -51,8 +69,8 @@ export class Reconciler {
     if (!row) return 'gone';
     const v = validateManifest(row.set);
     const resource = setStream(key);
-    const owner: { name?: string } = {};
-    const outcome = await this.attempt(v, resource, row.status, owner);
+    const run: Run = { key, resource };
+    const outcome = await this.attempt(v, row.status, run);
     if (outcome === 'unchanged') return 'unchanged';
     const status = nextStatus(row.status, outcome, new Date());
     await runAppSetCommand(
@@ -61,28 +79,24 @@ export class Reconciler {
       { type: 'record-status', status },
       {
         // The owner the api named when it issued the delegations (unknown when it refused to).
-        actor: owner.name
-          ? delegatedActor({ user: owner.name, holder: 'appset', kind: 'owner', resource })
+        actor: run.owner
+          ? delegatedActor({ user: run.owner, holder: 'appset', kind: 'owner', resource })
           : `service:appset as owner of ${resource}`,
       },
     );
+    if (outcome.kind === 'applied' && run.inputs) await recordReconciledInputs(this.deps.db, key, run.inputs);
     return outcome.kind === 'applied' ? 'applied' : 'failed';
   }
 
-  private async attempt(
-    v: ReturnType<typeof validateManifest>,
-    resource: string,
-    previous: AppSetStatus,
-    owner: { name?: string },
-  ): Promise<Outcome | 'unchanged'> {
-    let acting: Acting;
+  /** The owner's delegations for api and repo (refused: the failure to report). */
+  private async actAsOwner(run: Run): Promise<Acting | Outcome> {
     try {
       const [api, repo] = await Promise.all([
-        this.deps.api.issueOwnerDelegation(resource, 'api'),
-        this.deps.api.issueOwnerDelegation(resource, 'repo'),
+        this.deps.api.issueOwnerDelegation(run.resource, 'api'),
+        this.deps.api.issueOwnerDelegation(run.resource, 'repo'),
       ]);
-      acting = { api: api.delegation, repo: repo.delegation };
-      owner.name = api.owner;
+      run.owner = api.owner;
+      return { api: api.delegation, repo: repo.delegation };
     } catch (err) {
       return {
         kind: 'apply-failed',
@@ -90,10 +104,26 @@ export class Reconciler {
         message: `acting as the set's owner: ${publicMessageOf(err)}`,
       };
     }
+  }
+
+  private async attempt(
+    v: ReturnType<typeof validateManifest>,
+    previous: AppSetStatus,
+    run: Run,
+  ): Promise<Outcome | 'unchanged'> {
+    const acting = await this.actAsOwner(run);
+    if ('kind' in acting) return acting;
+    // Inputs unchanged since the last successful reconcile: the generation would be the same.
+    const recorded = isUpToDate(previous) ? await findReconciledInputs(this.deps.db, run.key) : undefined;
+    if (recorded && (await inputsUnchanged(this.deps, v, acting, run.owner!, recorded))) {
+      this.deps.logger.debug({ set: run.resource }, 'inputs unchanged: not regenerated');
+      return 'unchanged';
+    }
     let g;
     try {
       g = await generate(this.deps, v, acting);
     } catch (err) {
+      await recordReconciledInputs(this.deps.db, run.key, null);
       if (err instanceof AppSetError)
         return { kind: 'generation-failed', reason: reasonOfEngineError(err.reason), message: err.message };
       if (err instanceof CapstanError)
@@ -108,7 +138,19 @@ export class Reconciler {
       gitRepos: g.gitRepos,
       readsClusters: g.result.reads.clusters,
     });
-    if (g.digest === previous.appliedDigest && isUpToDate(previous)) return 'unchanged';
+    run.inputs = reconciledInputs({
+      manifest: v.stored,
+      engine: this.deps.engine.identity,
+      limits: this.deps.limits,
+      owner: run.owner!,
+      observed: g.observed,
+    });
+    if (g.digest === previous.appliedDigest && isUpToDate(previous)) {
+      await recordReconciledInputs(this.deps.db, run.key, run.inputs);
+      return 'unchanged';
+    }
+    // Forgotten before anything is applied: inputs recorded for what is no longer applied never match.
+    await recordReconciledInputs(this.deps.db, run.key, null);
     try {
       const res = await this.deps.api.apply(acting.api, applyRequest(v, g, false));
       if (res.applied && res.verdicts.every((x) => x.allowed))

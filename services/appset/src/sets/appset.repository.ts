@@ -5,6 +5,7 @@ import { APPSET_SCHEMA } from '../migrations/index.js';
 import type { AppSetDatabase } from './appset.table.js';
 import type { StoredAppSet } from './manifest.js';
 import type { AppSetStatus } from './status.js';
+import type { ReconciledInputs } from '../reconcile/inputs.js';
 
 export type AppSetDb = Kysely<AppSetDatabase> | Transaction<AppSetDatabase>;
 
@@ -139,6 +140,37 @@ export async function recordInputs(
     .where(
       sql<boolean>`(git_repos, reads_clusters) is distinct from (${sql.val([...inputs.gitRepos])}::text[], ${inputs.readsClusters})`,
     )
+    .execute();
+}
+
+/** The inputs of the set's last successful reconcile (none: regenerate). */
+export async function findReconciledInputs(
+  db: AppSetDb,
+  key: { namespace: string; name: string },
+): Promise<ReconciledInputs | undefined> {
+  const r = await table(db)
+    .selectFrom('application_sets')
+    .select('reconciled_inputs')
+    .where('namespace', '=', key.namespace)
+    .where('name', '=', key.name)
+    .executeTakeFirst();
+  return r?.reconciled_inputs ?? undefined;
+}
+
+/** Records the inputs of a successful reconcile, or forgets them (null) after a failed one. */
+export async function recordReconciledInputs(
+  db: AppSetDb,
+  key: { namespace: string; name: string },
+  inputs: ReconciledInputs | null,
+): Promise<void> {
+  const value = inputs ? JSON.stringify(inputs) : null;
+  await table(db)
+    .updateTable('application_sets')
+    .set({ reconciled_inputs: value })
+    .where('namespace', '=', key.namespace)
+    .where('name', '=', key.name)
+    // The same inputs again write nothing (a no-op reconcile stays a no-op).
+    .where(sql<boolean>`reconciled_inputs is distinct from ${value}::jsonb`)
     .execute();
 }
 

@@ -3,6 +3,7 @@ import type { ColumnType, Generated } from 'kysely';
 import type { EventStoreDatabase } from '@capstan/events';
 import type { StoredAppSet } from './manifest.js';
 import type { AppSetStatus } from './status.js';
+import type { ReconciledInputs } from '../reconcile/inputs.js';
 
 type Json<T> = ColumnType<T, string, string>;
 
@@ -20,6 +21,7 @@ export interface ApplicationSetsTable {
   reads_clusters: Generated<boolean>;
   requeue_seconds: number;
   next_reconcile_at: ColumnType<Date, Date, Date>;
+  reconciled_inputs: ColumnType<ReconciledInputs | null, string | null | undefined, string | null>;
 }
 
 export interface AppSetDatabase extends EventStoreDatabase {
