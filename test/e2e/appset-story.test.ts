@@ -4,7 +4,8 @@
 // team-a's ServiceAccount, is refused (with every Application named) an edit that moves the set into
 // team-b, and watches a git push grow the set without calling the api. Bob (user-b) can neither read,
 // change, delete nor preview alice's set, and every refusal is a deny in audit.access_decisions.
-// Deleting with preserveResourcesOnDeletion removes the Applications and keeps what they deployed.
+// Deleting with preserveResourcesOnDeletion removes the Applications and keeps what they deployed;
+// deleting a set without it deletes its Applications with cascade, their objects as the ServiceAccount.
 // Every service is its own process (api, repo, appset, sync --enable-impersonation) on real
 // PostgreSQL, NATS, a git server and an API server whose audit log says who wrote what.
 import { randomBytes } from 'node:crypto';
@@ -28,6 +29,7 @@ import {
 } from './appset-harness.js';
 import { startRepoProcess, type RepoProcess } from './repo-harness.js';
 import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
+import { collectForegroundDeletions } from './garbage-collector.js';
 
 const GIT_PASSWORD = `git-${randomBytes(8).toString('hex')}`;
 const SA_A = 'system:serviceaccount:team-a-prod:deployer';
@@ -219,8 +221,11 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
         refusedApplications: ['billing-staging', 'guestbook-staging'],
       },
     });
-    expect(await appNames('admin')).toEqual([]);
-  });
+    // Not preserved: the Applications cascade (nothing was synced) and go once the sync service is done.
+    await eventually('the chapter Applications removed', async () =>
+      (await appNames('admin')).length === 0 ? true : undefined,
+    );
+  }, 180_000);
 
   it("generates the tenant's Applications, owned by the set, and syncs one as team-a's ServiceAccount", async () => {
     const manifest = await file('team-a-apps.yaml', storySet('team-a'));
@@ -400,6 +405,50 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
       .listNamespacedConfigMap({ namespace: 'team-a-prod' });
     expect(configMaps.items.map((c) => c.metadata!.name)).toContain('guestbook-ui');
   });
+
+  it('deletes a set without preserveResourcesOnDeletion with its Applications and, as their ServiceAccount, what they deployed', async () => {
+    const manifest = await file(
+      'team-a-cascade.yaml',
+      `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: { name: team-a-cascade, namespace: argocd }
+spec:
+  goTemplate: true
+  generators: [{ list: { elements: [{ app: billing }] } }]
+  template:
+    metadata: { name: '{{.app}}-cascade' }
+    spec:
+      project: team-a
+      source: { repoURL: '${appsRepo.url}', targetRevision: main, path: 'apps/{{.app}}' }
+      destination: { name: story, namespace: team-a-prod }
+`,
+    );
+    ok(await as('user-a', ['appset', 'create', manifest]), `appset create: ${services()}`);
+    const synced = await as('user-a', ['app', 'sync', 'billing-cascade', '--timeout', '120', '-o', 'json']);
+    ok(synced, `app sync: ${sync.output().slice(-3000)}`);
+    const core = cluster.adminKubeconfig.makeApiClient(CoreV1Api);
+    const names = async () =>
+      (await core.listNamespacedConfigMap({ namespace: 'team-a-prod' })).items.map((c) => c.metadata!.name);
+    expect(await names()).toContain('billing-ui');
+
+    const since = await cluster.audit.mark();
+    ok(
+      await as('user-a', ['appset', 'delete', 'argocd/team-a-cascade', '--yes']),
+      `appset delete: ${services()}`,
+    );
+    await eventually('billing-cascade and its ConfigMap removed', async () => {
+      await collectForegroundDeletions(core, 'team-a-prod');
+      return (await appNames('admin')).includes('billing-cascade') || (await names()).includes('billing-ui')
+        ? undefined
+        : true;
+    });
+    // The preserved set's objects are untouched; the cascade deleted as team-a's ServiceAccount.
+    expect(await names()).toContain('guestbook-ui');
+    const deletes = (await cluster.audit.flush({ since })).filter(
+      (e) => e.verb === 'delete' && e.objectRef?.resource === 'configmaps',
+    );
+    expect(deletes.map((e) => [e.objectRef?.name, effectiveUser(e)])).toEqual([['billing-ui', SA_A]]);
+  }, 180_000);
 
   it('never lets the git or cluster credentials reach a log', () => {
     for (const out of [api.output(), repo.output(), appset.output(), sync.output()]) {

@@ -188,7 +188,7 @@ describe('cross-tenant matrix: a tenant can reach nothing of another tenant', ()
       ['get app', ['app', 'get', 'app-b']],
       ['history', ['app', 'history', 'app-b']],
       ['sync', ['app', 'sync', 'app-b', '--async']],
-      ['delete app', ['app', 'delete', 'app-b']],
+      ['delete app', ['app', 'delete', 'app-b', '--yes']],
       [
         'create app in b',
         [

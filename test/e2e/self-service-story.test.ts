@@ -12,6 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
@@ -25,6 +26,7 @@ import {
   type AppsetProcess,
 } from './appset-harness.js';
 import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
+import { collectForegroundDeletions } from './garbage-collector.js';
 import {
   addonSet,
   adminManifests,
@@ -312,7 +314,7 @@ describe('self-service story: AppProjects and Applications delivered from git, b
     expect(op.phase).toBe('Denied');
     expect(op.message).toContain('ClusterRole');
     expect(op.message).toContain('dev-namespaces-only');
-    ok(await as('dev-x', ['app', 'delete', 'cluster-wide']), 'delete cluster-wide');
+    ok(await as('dev-x', ['app', 'delete', 'cluster-wide', '--yes']), 'delete cluster-wide');
   });
 
   it('delivers Applications that sync as their own projects’ ServiceAccounts, and prunes one removed from git', async () => {
@@ -405,7 +407,7 @@ describe('self-service story: AppProjects and Applications delivered from git, b
   });
 
   it('lets nobody else take a delivered object over, and audits every delivery decision', async () => {
-    const refused = await as('dev-x', ['app', 'delete', 'x1']);
+    const refused = await as('dev-x', ['app', 'delete', 'x1', '--yes']);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(
       'Application x1 is managed by Application argocd/self-service-projects (delivered from git)',
@@ -466,10 +468,14 @@ describe('self-service story: AppProjects and Applications delivered from git, b
   });
 
   it('deletes what the Application delivered when it is deleted with cascade', async () => {
-    for (const app of ['guestbook-x']) ok(await as('dev-x', ['app', 'delete', app]), `delete ${app}`);
-    ok(await as('admin', ['app', 'delete', 'other-delivery']), 'delete other-delivery');
-    ok(await as('admin', ['app', 'delete', 'self-service-projects', '--cascade']), 'cascade delete');
+    for (const app of ['guestbook-x'])
+      ok(await as('dev-x', ['app', 'delete', app, '--yes']), `delete ${app}`);
+    ok(await as('admin', ['app', 'delete', 'other-delivery', '--yes']), 'delete other-delivery');
+    ok(await as('admin', ['app', 'delete', 'self-service-projects', '--cascade', '--yes']), 'cascade delete');
+    const core = cluster.adminKubeconfig.makeApiClient(CoreV1Api);
     await eventually('the delivered objects to be deleted', async () => {
+      // Cascades delete in the foreground; this cluster has no garbage collector to finish them.
+      for (const namespace of ['dev-team-x', 'dev-team-z']) await collectForegroundDeletions(core, namespace);
       const apps = (await as('admin', ['app', 'list', '-o', 'name'])).stdout.split('\n').filter(Boolean);
       const left = [
         ...apps,

@@ -7,6 +7,7 @@ import { CliError } from '../errors.js';
 import { syncWindowLine } from './proj-windows.js';
 import { managedBy } from '../output/managed-by.js';
 import { readManifestObject } from '../input/manifest-files.js';
+import { addDeleteCommand } from './app-delete.js';
 import {
   outputOption,
   printJsonOrYaml,
@@ -32,6 +33,7 @@ function show(o: OutputFormat, a: apiv1.Application, syncWindow?: string): void 
     ['Sync Status', a.status?.syncStatus],
     ...(syncWindow === undefined ? [] : ([['SyncWindow', syncWindow]] as [string, string][])),
     ['Health Status', a.status?.healthStatus],
+    ...deletionRows(a),
     ['Last Operation', op ? `${op.phase} ${op.dryRun ? '(dry run) ' : ''}${op.message}` : '<none>'],
     ['Synced As', op?.identity || (op ? 'control-plane credentials' : '')],
   ]);
@@ -54,6 +56,15 @@ function show(o: OutputFormat, a: apiv1.Application, syncWindow?: string): void 
       (r) => r.name,
     );
   }
+}
+
+/** While a cascade deletion runs: since when, with which finalizer, and Argo's conditions (DeletionError). */
+function deletionRows(a: apiv1.Application): [string, string][] {
+  const rows: [string, string][] = [];
+  const since = a.metadata?.deletionTimestamp;
+  if (since) rows.push(['State', `Deleting since ${since} (${a.metadata?.finalizers.join(', ') ?? ''})`]);
+  for (const c of a.status?.conditions ?? []) rows.push([`Condition`, `${c.type}: ${c.message}`]);
+  return rows;
 }
 
 function resourceLine(r: apiv1.ResourceResult): string {
@@ -250,22 +261,7 @@ export function appCommand(): Command {
       }),
     );
 
-  app
-    .command('delete')
-    .description('delete an Application')
-    .argument('<name>')
-    .option('-N, --app-namespace <ns>', '', '')
-    .option('--cascade', 'delete its resources too')
-    .action((name: string, o: { appNamespace: string; cascade?: boolean }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        await c.call(c.applications.delete.bind(c.applications), {
-          name,
-          appNamespace: o.appNamespace,
-          cascade: !!o.cascade,
-        });
-        process.stdout.write(`application '${name}' deleted\n`);
-      }),
-    );
+  addDeleteCommand(app);
 
   const syncAction =
     (dryRunOnly: boolean) =>

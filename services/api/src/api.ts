@@ -294,7 +294,7 @@ export async function startApi(
     logger.info('created the bootstrap admin account with the configured password');
   }
 
-  const syncStatus = await startSyncStatusConsumer({ bus, db, logger });
+  const syncStatus = await startSyncStatusConsumer({ bus, db, applications, logger });
   defer('sync status consumer', () => syncStatus.stop());
   const extSync = await startExtSyncRequestConsumer({
     bus,

@@ -1,6 +1,7 @@
 // The sync service on real infrastructure — PostgreSQL, NATS JetStream and two real kube-apiservers
 // — carrying syncs through: prune, hooks, dry runs, duplicate delivery, bad input, unreachable and
 // silent clusters, automated syncs and cascade deletion, always as the resolved ServiceAccount.
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { connectBus, newEvent, repositoryRevisionChanged, syncRequest } from '@capstan/events';
@@ -156,29 +157,25 @@ describe('sync with impersonation on', () => {
     expect(await h.waitForTerminal(ok)).toMatchObject({ status: 'succeeded' });
   });
 
-  it('given an Application deleted with cascade, when the api says so, then everything it applied is deleted as its ServiceAccount', async () => {
-    await h.putApplication(application('doomed', 'team-a', { server: a.server, namespace: 'team-a' }));
+  it('given an Application deleted with cascade, when the api says so, then everything it owns is deleted as its ServiceAccount and the Application stays until then', async () => {
+    const doomed = application('doomed', 'team-a', { server: a.server, namespace: 'team-a' });
+    await h.putApplication(doomed);
     const first = await h.requestSync(
       { namespace: 'argocd', name: 'doomed' },
       { objects: [cm('doomed-1'), cm('doomed-2')] },
     );
     expect(await h.waitForTerminal(first)).toMatchObject({ status: 'succeeded' });
     expect(await configMapsIn(a, 'team-a')).toEqual(expect.arrayContaining(['doomed-1', 'doomed-2']));
+    // Every applied object carries Argo CD's tracking id naming its Application.
+    const live = await a
+      .kubeconfigFor('admin')
+      .makeApiClient(CoreV1Api)
+      .readNamespacedConfigMap({ name: 'doomed-1', namespace: 'team-a' });
+    expect(live.metadata?.annotations?.['argocd.argoproj.io/tracking-id']).toBe(
+      'doomed:/ConfigMap:team-a/doomed-1',
+    );
     const since = await a.audit.mark();
-    const eventId = await h.deleteApplication(
-      { namespace: 'argocd', name: 'doomed' },
-      { project: 'team-a', cascade: true },
-    );
-    const op = `delete:${eventId}`;
-    await waitUntil(
-      async () =>
-        (await h.db
-          .withSchema('sync')
-          .selectFrom('operations')
-          .select('status')
-          .where('operation_id', '=', op)
-          .executeTakeFirst()) !== undefined,
-    );
+    const op = await h.requestDeletion(doomed);
     expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
     expect(await configMapsIn(a, 'team-a')).not.toEqual(expect.arrayContaining(['doomed-1']));
     const deletes = (await a.audit.flush({ since })).filter(
@@ -188,14 +185,17 @@ describe('sync with impersonation on', () => {
       ['doomed-1', 'system:serviceaccount:team-a:deployer'],
       ['doomed-2', 'system:serviceaccount:team-a:deployer'],
     ]);
-    expect(
-      await h.db
-        .withSchema('sync')
-        .selectFrom('applications')
-        .select('name')
-        .where('name', '=', 'doomed')
-        .executeTakeFirst(),
-    ).toBeUndefined();
+    const types = (await h.eventsOf(op)).map((e) => e.type);
+    expect(types.filter((t) => t === 'io.capstan.sync.resource-synced.v1')).toHaveLength(2);
+    expect(types.at(-1)).toBe('io.capstan.sync.deletion-succeeded.v1');
+    // The api removes the Application when it learns of the success; until then it is marked.
+    const row = await h.db
+      .withSchema('sync')
+      .selectFrom('applications')
+      .select('manifest')
+      .where('name', '=', 'doomed')
+      .executeTakeFirstOrThrow();
+    expect(row.manifest).toMatchObject({ metadata: { deletionTimestamp: expect.any(String) } });
   });
 
   it('given a dry run, when synced, then the server-side dry-run runs as the ServiceAccount and nothing is written', async () => {
@@ -303,5 +303,51 @@ describe('sync with impersonation on', () => {
       identity: { username: 'system:serviceaccount:team-a:deployer' },
     });
     expect(await configMapsIn(a, 'team-a')).toContain('at-c0ffee0');
+  });
+
+  it('given an object another Application took over, when the first prunes it, then it is left in place (PruneSkipped)', async () => {
+    const first = application('giver', 'team-a', { server: a.server, namespace: 'team-a' });
+    const second = application('taker', 'team-a', { server: a.server, namespace: 'team-a' });
+    await h.putApplication(first);
+    await h.putApplication(second);
+    const sync = async (name: string, objects: unknown[], prune = false) => {
+      const op = await h.requestSync({ namespace: 'argocd', name }, { objects, prune });
+      expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+      return (await h.eventsOf(op)).map((e) => e.data);
+    };
+    await sync('giver', [cm('giver-own'), cm('handed-over')]);
+    const taken = await sync('taker', [cm('handed-over')]);
+    expect(taken).toContainEqual(
+      expect.objectContaining({
+        name: 'handed-over',
+        status: 'SharedResourceWarning',
+        message: 'ConfigMap/handed-over is part of applications taker and giver',
+      }),
+    );
+    const pruned = await sync('giver', [cm('giver-own')], true);
+    expect(pruned).toContainEqual(
+      expect.objectContaining({
+        name: 'handed-over',
+        status: 'PruneSkipped',
+        message: 'ConfigMap team-a/handed-over not pruned: its tracking id names application taker',
+      }),
+    );
+    expect(await configMapsIn(a, 'team-a')).toContain('handed-over');
+    // Steady state: the taker re-applies what it applied before, nobody else records it, no warning.
+    const warnings = (data: Record<string, unknown>[]) =>
+      data.filter((d) => d.status === 'SharedResourceWarning').map((d) => d.message);
+    expect(warnings(await sync('taker', [cm('handed-over')]))).toEqual([]);
+    // The giver declares it again (read live: tracked by the taker), then the taker re-applies it
+    // (its own record: the giver's record says the giver applied it since).
+    expect(warnings(await sync('giver', [cm('giver-own'), cm('handed-over')]))).toEqual([
+      'ConfigMap/handed-over is part of applications giver and taker',
+    ]);
+    expect(warnings(await sync('taker', [cm('handed-over')]))).toEqual([
+      'ConfigMap/handed-over is part of applications taker and giver',
+    ]);
+    await a
+      .kubeconfigFor('admin')
+      .makeApiClient(CoreV1Api)
+      .deleteNamespacedConfigMap({ name: 'handed-over', namespace: 'team-a' });
   });
 });

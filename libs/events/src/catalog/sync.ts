@@ -120,10 +120,45 @@ export const syncImpersonationIgnored = defineEvent({
   }),
 });
 
+/**
+ * One attempt of a cascade deletion failed (a refusal, an unreachable cluster); the deletion is
+ * retried with backoff and the api shows the reason as the Application's DeletionError condition.
+ */
+export const syncDeletionFailed = defineEvent({
+  type: 'io.capstan.sync.deletion-failed.v1',
+  description:
+    'an attempt to delete the resources of an Application being deleted failed; it is retried after retryInMs (subject applications/<namespace>/<name>)',
+  data: z.object({
+    operationId: z.string(),
+    application: applicationRef,
+    reason: z.string(),
+    identity: identity.nullable(),
+    attempt: z.number().int().positive(),
+    retryInMs: z.number().int().nonnegative(),
+  }),
+});
+
+/** Terminal: every object the Application owned is gone; the api now removes the Application. */
+export const syncDeletionSucceeded = defineEvent({
+  type: 'io.capstan.sync.deletion-succeeded.v1',
+  description:
+    'terminal: every resource an Application being deleted owned is gone (deleted as its ServiceAccount, or left because another Application tracks it)',
+  data: z.object({
+    operationId: z.string(),
+    application: applicationRef,
+    identity,
+    deleted: z.number().int().nonnegative(),
+    /** Recorded objects that were left: tracked by another Application or by none. */
+    skipped: z.number().int().nonnegative(),
+  }),
+});
+
 export const syncEvents = [
   syncStarted,
   syncResourceSynced,
   syncSucceeded,
   syncFailed,
   syncImpersonationIgnored,
+  syncDeletionFailed,
+  syncDeletionSucceeded,
 ] as const;

@@ -183,7 +183,7 @@ describe('app list: RBAC and freshness', () => {
 
     await unary(
       c.applications.delete.bind(c.applications),
-      { name: 'a4', appNamespace: '', cascade: false },
+      { name: 'a4', appNamespace: '', cascade: false, propagationPolicy: '' },
       admin,
     );
     expect(await list('dave')).not.toContain('team-c/a4');

@@ -1,18 +1,36 @@
 // The Application aggregate: pure decide/evolve. The manifest is validated before a command is built
 // (application.validation.ts); decide holds existence and optimistic concurrency.
-import { AlreadyExistsError, NotFoundError } from '@capstan/service';
+import { AlreadyExistsError, FailedPreconditionError, NotFoundError } from '@capstan/service';
 import { DEFAULT_CONTROL_NAMESPACE, type Application } from '@capstan/policy';
 import { changedFields, sameManifest } from '../support/canonical.js';
 import { VersionMismatchError } from '../support/errors.js';
-import { applicationCreated, applicationUpdated, applicationDeleted } from '@capstan/events';
+import {
+  applicationCreated,
+  applicationUpdated,
+  applicationDeleted,
+  applicationDeletionRequested,
+} from '@capstan/events';
+import {
+  deletionTimestampOf,
+  finalizersAfterDelete,
+  markedForDeletion,
+  resourcesFinalizerOf,
+  type DeleteOptions,
+  type PropagationPolicy,
+} from './application-deletion.js';
 
 export const APPLICATION_CREATED = applicationCreated.type;
 export const APPLICATION_UPDATED = applicationUpdated.type;
+export const APPLICATION_DELETION_REQUESTED = applicationDeletionRequested.type;
 export const APPLICATION_DELETED = applicationDeleted.type;
 
 export type ApplicationEvent =
   | { type: typeof APPLICATION_CREATED; data: { application: Application; uid: string } }
   | { type: typeof APPLICATION_UPDATED; data: { application: Application; changed: string[] } }
+  | {
+      type: typeof APPLICATION_DELETION_REQUESTED;
+      data: { application: Application; operationId: string; propagationPolicy: PropagationPolicy };
+    }
   | {
       type: typeof APPLICATION_DELETED;
       data: { name: string; namespace: string; project: string; cascade: boolean };
@@ -28,7 +46,17 @@ export const initialApplicationState = (): ApplicationState => ({ application: u
 export type ApplicationCommand =
   | { type: 'create'; application: Application; upsert: boolean; uid: string }
   | { type: 'update'; application: Application; expectedVersion: number }
-  | { type: 'delete'; name: string; namespace: string; cascade: boolean };
+  | {
+      type: 'delete';
+      name: string;
+      namespace: string;
+      options: DeleteOptions;
+      /** The cascade's operation id, and when the deletion was asked for (deletionTimestamp). */
+      operationId: string;
+      at: Date;
+    }
+  /** The sync service deleted every owned resource: the Application goes (once). */
+  | { type: 'finalize'; name: string; namespace: string };
 
 const label = (a: Application) => `${a.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${a.metadata.name}`;
 
@@ -37,6 +65,10 @@ export function decideApplication(
   state: ApplicationState,
   version: number,
 ): ApplicationEvent[] {
+  if ((command.type === 'create' || command.type === 'update') && deletionTimestampOf(state.application))
+    throw new FailedPreconditionError(
+      `application ${label(command.application)} is being deleted (since ${deletionTimestampOf(state.application)})`,
+    );
   switch (command.type) {
     case 'create': {
       if (state.application === undefined) {
@@ -80,22 +112,54 @@ export function decideApplication(
         },
       ];
     }
-    case 'delete': {
-      if (state.application === undefined)
-        throw new NotFoundError(`application ${command.namespace}/${command.name} not found`);
-      return [
-        {
-          type: APPLICATION_DELETED,
-          data: {
-            name: command.name,
-            namespace: command.namespace,
-            project: state.application.spec.project,
-            cascade: command.cascade,
-          },
-        },
-      ];
+    case 'delete':
+      return decideDelete(command, state.application);
+    case 'finalize': {
+      if (!deletionTimestampOf(state.application)) return [];
+      return [deleted(command, state.application!, true)];
     }
   }
+}
+
+function deleted(
+  ref: { name: string; namespace: string },
+  app: Application,
+  cascade: boolean,
+): ApplicationEvent {
+  return {
+    type: APPLICATION_DELETED,
+    data: { name: ref.name, namespace: ref.namespace, project: app.spec.project, cascade },
+  };
+}
+
+/**
+ * With a resources finalizer (after the request's cascade), the Application is marked and stays
+ * until its resources are gone; without one it goes at once. A repeated delete of an Application
+ * being deleted changes nothing, unless it asks to orphan (cascade=false removes the finalizer).
+ */
+function decideDelete(
+  command: Extract<ApplicationCommand, { type: 'delete' }>,
+  app: Application | undefined,
+): ApplicationEvent[] {
+  if (app === undefined)
+    throw new NotFoundError(`application ${command.namespace}/${command.name} not found`);
+  const finalizers = finalizersAfterDelete(app, command.options);
+  const policy = resourcesFinalizerOf({
+    ...app,
+    metadata: { ...app.metadata, finalizers } as Application['metadata'],
+  });
+  if (policy === undefined) return [deleted(command, app, false)];
+  if (deletionTimestampOf(app)) return [];
+  return [
+    {
+      type: APPLICATION_DELETION_REQUESTED,
+      data: {
+        application: markedForDeletion(app, finalizers, command.at),
+        operationId: command.operationId,
+        propagationPolicy: policy,
+      },
+    },
+  ];
 }
 
 export function evolveApplication(state: ApplicationState, event: ApplicationEvent): ApplicationState {
@@ -103,6 +167,7 @@ export function evolveApplication(state: ApplicationState, event: ApplicationEve
     case APPLICATION_CREATED:
       return { application: event.data.application, uid: event.data.uid };
     case APPLICATION_UPDATED:
+    case APPLICATION_DELETION_REQUESTED:
       return { ...state, application: event.data.application };
     case APPLICATION_DELETED:
       return initialApplicationState();

@@ -21,6 +21,14 @@ export interface StoredApplication {
   operationId: string | null;
   revision: string | null;
   reconciledAt: Date | null;
+  /** Argo CD's status.conditions (DeletionError while a cascade deletion fails). */
+  conditions: ApplicationCondition[];
+}
+
+export interface ApplicationCondition {
+  type: string;
+  message: string;
+  lastTransitionTime: string;
 }
 
 const toStored = (r: Selectable<ApiDatabase['applications']>): StoredApplication => ({
@@ -35,6 +43,7 @@ const toStored = (r: Selectable<ApiDatabase['applications']>): StoredApplication
   operationId: r.operation_id,
   revision: r.revision,
   reconciledAt: r.reconciled_at,
+  conditions: Array.isArray(r.conditions) ? (r.conditions as ApplicationCondition[]) : [],
 });
 
 export async function upsertApplicationRow(
@@ -130,6 +139,24 @@ export async function deleteApplicationRow(db: Db, namespace: string, name: stri
     .execute();
 }
 
+/** Replaces the Application's conditions of `type` with `condition` (none: removes them). */
+export async function setApplicationCondition(
+  db: Db,
+  key: { namespace: string; name: string },
+  type: string,
+  condition: ApplicationCondition | undefined,
+): Promise<void> {
+  await db
+    .withSchema('api')
+    .updateTable('applications')
+    .set({
+      conditions: sql`coalesce((select jsonb_agg(c) from jsonb_array_elements(conditions) c where c->>'type' <> ${type}), '[]'::jsonb) || ${JSON.stringify(condition ? [condition] : [])}::jsonb`,
+    })
+    .where('namespace', '=', key.namespace)
+    .where('name', '=', key.name)
+    .execute();
+}
+
 export async function findApplication(
   db: Db,
   namespace: string,
@@ -157,7 +184,7 @@ export interface ApplicationPageQuery {
  * manifest change), identity and creation time (a recreated application, a projection rebuild) and
  * status columns (written by the sync-status consumer on whichever replica applied the event).
  */
-const STAMP = sql<string>`concat_ws('|', version, uid, created_at, sync_status, health_status, coalesce(operation_id, ''), coalesce(revision, ''), coalesce(reconciled_at::text, ''))`;
+const STAMP = sql<string>`concat_ws('|', version, uid, created_at, sync_status, health_status, coalesce(operation_id, ''), coalesce(revision, ''), coalesce(reconciled_at::text, ''), md5(conditions::text))`;
 
 /** An application's key and project with its stamp. */
 export interface ApplicationStamp {

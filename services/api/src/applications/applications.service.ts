@@ -2,7 +2,7 @@
 // @capstan/policy, the aggregate for writes, the projection for reads, and sync requests that go to
 // the sync service as a command through the outbox (committed with the operation record, or not at all).
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { appendToStream, newEvent, syncRequest } from '@capstan/events';
 import {
   FailedPreconditionError,
@@ -24,6 +24,7 @@ import { listProjects } from '../projects/project.repository.js';
 import { findCluster } from '../clusters/cluster.repository.js';
 import {
   APPLICATION_DELETED,
+  APPLICATION_DELETION_REQUESTED,
   decideApplication,
   evolveApplication,
   initialApplicationState,
@@ -32,6 +33,7 @@ import {
   type ApplicationState,
 } from './application.aggregate.js';
 import { validateApplication } from './application.validation.js';
+import { deletionTimestampOf, type DeleteOptions } from './application-deletion.js';
 import { ApplicationCache } from './application-cache.js';
 import { ApplicationVisibility } from './application-visibility.js';
 import { ApplicationStampPages } from './application-stamp-pages.js';
@@ -41,6 +43,7 @@ import {
   deleteApplicationRow,
   deleteApplicationRows,
   findApplication,
+  findApplications,
   findSyncOperation,
   insertSyncOperation,
   type ApplicationStamp,
@@ -106,8 +109,19 @@ export class ApplicationsService {
     return validateApplication(manifest, prefix);
   }
 
-  private async run(
+  private run(
     ctx: RequestContext,
+    namespace: string,
+    name: string,
+    command: ApplicationCommand,
+    dryRun = false,
+  ): Promise<WriteOutcome> {
+    const meta = { actor: actorOf(ctx.principal), correlationId: ctx.correlationId };
+    return this.runAs(meta, namespace, name, command, dryRun);
+  }
+
+  private async runAs(
+    meta: { actor: string; correlationId?: string | undefined },
     namespace: string,
     name: string,
     command: ApplicationCommand,
@@ -116,14 +130,17 @@ export class ApplicationsService {
     const { events } = await runAggregate(this.deps.db, {
       dryRun,
       streamId: applicationStream(namespace, name),
-      meta: { actor: actorOf(ctx.principal), correlationId: ctx.correlationId },
+      meta,
       initial: initialApplicationState,
       evolve: evolveApplication,
       decide: (state, version) => decideApplication(command, state, version),
       project: async (trx, events, state, version, at) => {
-        if (events.length === 0) return;
-        if (events.at(-1)!.type === APPLICATION_DELETED) await deleteApplicationRow(trx, namespace, name);
-        else await upsertApplicationRow(trx, state.application!, version, state.uid!, at);
+        const last = events.at(-1);
+        if (last === undefined) return;
+        if (last.type === APPLICATION_DELETED) return deleteApplicationRow(trx, namespace, name);
+        if (last.type === APPLICATION_DELETION_REQUESTED)
+          return projectDeletionRequested(trx, last.data, state, version, at, meta.actor);
+        await upsertApplicationRow(trx, state.application!, version, state.uid!, at);
       },
     });
     return outcomeOf(events, APPLICATION_CREATED);
@@ -308,14 +325,22 @@ export class ApplicationsService {
     return { items, nextPageToken };
   }
 
-  async delete(ctx: RequestContext, namespace: string, name: string, cascade: boolean): Promise<void> {
+  /**
+   * Argo CD's ApplicationService.Delete: with a resources finalizer (set by cascade, or written in the
+   * manifest) the Application is marked and stays until the sync service has deleted its resources;
+   * otherwise (cascade=false) it goes at once and its resources stay.
+   */
+  async delete(ctx: RequestContext, namespace: string, name: string, options: DeleteOptions): Promise<void> {
     requireNotDelivered(await this.loadAuthorized(ctx, namespace, name, 'delete'));
-    await this.run(ctx, namespace || DEFAULT_CONTROL_NAMESPACE, name, {
-      type: 'delete',
-      name,
-      namespace: namespace || DEFAULT_CONTROL_NAMESPACE,
-      cascade,
-    });
+    await this.deleteChecked(ctx, namespace || DEFAULT_CONTROL_NAMESPACE, name, options);
+  }
+
+  /** The sync service deleted every resource of an Application being deleted: it goes now. */
+  async finalizeDeletion(
+    meta: { actor: string; correlationId?: string | undefined },
+    app: { namespace: string; name: string },
+  ): Promise<void> {
+    await this.runAs(meta, app.namespace, app.name, { type: 'finalize', ...app });
   }
 
   async sync(
@@ -327,6 +352,9 @@ export class ApplicationsService {
   ): Promise<{ operationId: string; application: StoredApplication }> {
     const app = await this.loadAuthorized(ctx, namespace, name, 'sync');
     const ns = namespace || DEFAULT_CONTROL_NAMESPACE;
+    const deleting = deletionTimestampOf(app.application);
+    if (deleting)
+      throw new FailedPreconditionError(`application ${ns}/${name} is being deleted (since ${deleting})`);
     const operationId = opts.operationId ?? randomUUID();
     if (opts.operationId && (await findSyncOperation(this.deps.db, operationId)))
       return { operationId, application: await this.load(ns, name) };
@@ -479,22 +507,29 @@ export class ApplicationsService {
    * outbox rows of its own write (a put as an upserting create, a delete as a delete).
    */
   async writeCheckedAll(ctx: RequestContext, writes: readonly CheckedWrite[]): Promise<void> {
-    if (writes.length === 0) return;
     const meta = { actor: actorOf(ctx.principal), correlationId: ctx.correlationId };
+    // As Argo CD's ApplicationSet controller: an Application being deleted is left to finish.
+    const deleting = await this.beingDeleted(writes);
+    const todo = writes.filter((w) => w.kind !== 'put' || !deleting.has(keyOfWrite(w)));
+    if (todo.length === 0) return;
     await runAggregates(this.deps.db, {
       meta,
       initial: initialApplicationState,
       evolve: evolveApplication,
-      commands: writes.map((w) => {
+      commands: todo.map((w) => {
         const command: ApplicationCommand =
           w.kind === 'put'
             ? { type: 'create', application: w.app, upsert: true, uid: randomUUID() }
-            : { type: 'delete', name: w.name, namespace: w.namespace, cascade: w.cascade };
-        const namespace =
-          w.kind === 'put' ? (w.app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE) : w.namespace;
-        const name = w.kind === 'put' ? w.app.metadata.name : w.name;
+            : {
+                type: 'delete',
+                name: w.name,
+                namespace: w.namespace,
+                options: { cascade: w.cascade, propagationPolicy: undefined },
+                operationId: randomUUID(),
+                at: new Date(),
+              };
         return {
-          streamId: applicationStream(namespace, name),
+          streamId: applicationStream(...(keyOfWrite(w).split('/') as [string, string])),
           decide: (state: ApplicationState, version: number) => decideApplication(command, state, version),
         };
       }),
@@ -506,11 +541,48 @@ export class ApplicationsService {
           if (!last) continue;
           if (last.type === APPLICATION_DELETED)
             deleted.push({ namespace: last.data.namespace, name: last.data.name });
+          else if (last.type === APPLICATION_DELETION_REQUESTED)
+            await projectDeletionRequested(trx, last.data, w.state, w.version, w.at, meta.actor);
           else kept.push({ app: w.state.application!, version: w.version, uid: w.state.uid!, at: w.at });
         }
         await deleteApplicationRows(trx, deleted);
         await upsertApplicationRows(trx, kept);
       },
+    });
+  }
+
+  /** The keys (`namespace/name`) of the written Applications that are being deleted. */
+  private async beingDeleted(writes: readonly CheckedWrite[]): Promise<Set<string>> {
+    const keys = writes.filter((w) => w.kind === 'put').map((w) => keyOfWrite(w).split('/'));
+    if (keys.length === 0) return new Set();
+    const found = await findApplications(
+      this.deps.db,
+      keys.map(([namespace, name]) => ({ namespace: namespace!, name: name! })),
+    );
+    return new Set(
+      found
+        .filter((a) => deletionTimestampOf(a.application))
+        .map(
+          (a) =>
+            `${a.application.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${a.application.metadata.name}`,
+        ),
+    );
+  }
+
+  /** Deletes an Application whose delete the caller has already authorised and audited. */
+  async deleteChecked(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    options: DeleteOptions,
+  ): Promise<void> {
+    await this.run(ctx, namespace, name, {
+      type: 'delete',
+      name,
+      namespace,
+      options,
+      operationId: randomUUID(),
+      at: new Date(),
     });
   }
 }
@@ -524,6 +596,45 @@ function requireNotDelivered(existing: StoredApplication | undefined): void {
     );
 }
 
-/** A write of writeCheckedAll: an Application to create or update, or one to delete. */
+/**
+ * A write of writeCheckedAll: an Application to create or update, or one to delete (cascade
+ * undefined: the Application's own finalizers decide, as for any other path).
+ */
 export type CheckedWrite =
-  { kind: 'put'; app: Application } | { kind: 'delete'; namespace: string; name: string; cascade: boolean };
+  | { kind: 'put'; app: Application }
+  | { kind: 'delete'; namespace: string; name: string; cascade: boolean | undefined };
+
+/**
+ * An Application marked for a cascade deletion keeps its status; the deletion is an operation of the
+ * Application, shown by get and history like a sync's.
+ */
+async function projectDeletionRequested(
+  trx: Transaction<ApiDatabase>,
+  data: { operationId: string; propagationPolicy: string },
+  state: ApplicationState,
+  version: number,
+  at: Date,
+  actor: string,
+): Promise<void> {
+  const app = state.application!;
+  await upsertApplicationRow(trx, app, version, state.uid!, at, { keepStatus: true });
+  await insertSyncOperation(trx, {
+    id: data.operationId,
+    appNamespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
+    appName: app.metadata.name,
+    project: app.spec.project,
+    phase: 'Pending',
+    message: `deleting the resources (${data.propagationPolicy} propagation)`,
+    revision: '',
+    dryRun: false,
+    prune: true,
+    initiatedBy: actor,
+    requestedAt: at,
+  });
+}
+
+function keyOfWrite(w: CheckedWrite): string {
+  return w.kind === 'put'
+    ? `${w.app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${w.app.metadata.name}`
+    : `${w.namespace}/${w.name}`;
+}

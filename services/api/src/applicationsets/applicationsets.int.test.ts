@@ -244,6 +244,12 @@ describe('ApplicationSets forwarded to the appset service', () => {
       ['a-one', 'delete'],
       ['a-two', 'delete'],
     ]);
-    expect((await http('GET', '/api/v1/applications/a-one', admin)).status).toBe(404);
+    // Not preserved: each Application stays, marked for a cascade deletion, until the sync service
+    // (absent here) has deleted its resources.
+    const marked = await http('GET', '/api/v1/applications/a-one', admin);
+    expect(marked.body.metadata).toMatchObject({
+      finalizers: ['resources-finalizer.argocd.argoproj.io'],
+      deletionTimestamp: expect.any(String),
+    });
   });
 });

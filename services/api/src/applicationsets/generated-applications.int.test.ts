@@ -296,7 +296,8 @@ describe('Apply: generated Applications, all or nothing', () => {
       ['applications/argocd/w-one', 2, 2, 'io.capstan.application.updated.v1'],
       ['applications/argocd/w-three', 1, 1, 'io.capstan.application.created.v1'],
       ['applications/argocd/w-two', 1, 1, 'io.capstan.application.created.v1'],
-      ['applications/argocd/w-two', 2, 2, 'io.capstan.application.deleted.v1'],
+      // Not preserved: the deletion cascades (the sync service removes it once its resources are gone).
+      ['applications/argocd/w-two', 2, 2, 'io.capstan.application.deletion-requested.v1'],
     ]);
     expect(new Set(events.map((e) => e.envelope.actor))).toEqual(new Set(['user:alice via service:appset']));
     const outbox = (await h.api.services.db
@@ -309,7 +310,7 @@ describe('Apply: generated Applications, all or nothing', () => {
     expect(new Set(outbox.map((o) => o.event_id)).size).toBe(outbox.length);
     expect((await stored('w-one')).spec.destination.namespace).toBe('team-a-staging');
     expect(await stored('w-three')).toBeDefined();
-    expect(await stored('w-two')).toBeUndefined();
+    expect((await stored('w-two')).metadata.deletionTimestamp).toEqual(expect.any(String));
   });
 
   it('deletes every owned Application when the set is deleted, only with delete rights on each', async () => {
@@ -320,7 +321,14 @@ describe('Apply: generated Applications, all or nothing', () => {
     const res = await applyAs(await asAppset('alice'), { applicationSet: 'argocd/set-a', deleteAll: true });
     expect(res.applied).toBe(true);
     expect(res.applications).toMatchObject([{ name: 'a-one', action: 'delete', allowed: true }]);
-    expect(await stored('a-one')).toBeUndefined();
+    // Not preserved: the deletion cascades, so the Application stays (deleting) until the sync
+    // service has deleted its resources (there is none in this test).
+    expect(await stored('a-one')).toMatchObject({
+      metadata: {
+        finalizers: ['resources-finalizer.argocd.argoproj.io'],
+        deletionTimestamp: expect.any(String),
+      },
+    });
   });
 
   it('refuses Applications outside the set namespace or with bad fields, naming each path', async () => {

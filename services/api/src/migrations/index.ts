@@ -5,6 +5,7 @@ import { initialSchema } from './2026_11_20_0001_api.js';
 import { loginFailures } from './2026_11_24_0001_login_failures.js';
 import { delegationGrants } from './2026_11_24_0010_delegation_grants.js';
 import { applicationOwners } from './2026_11_25_0001_application_owners.js';
+import { applicationConditions } from './2026_11_25_0020_application_conditions.js';
 
 export const API_SCHEMA = 'api';
 
@@ -14,4 +15,5 @@ export const apiSchemaMigrations: Migrations = {
   '2026_11_24_0001_login_failures': loginFailures,
   '2026_11_24_0010_delegation_grants': delegationGrants,
   '2026_11_25_0001_application_owners': applicationOwners,
+  '2026_11_25_0020_application_conditions': applicationConditions,
 };

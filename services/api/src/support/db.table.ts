@@ -26,6 +26,8 @@ export interface ApplicationsTable {
   operation_id: string | null;
   revision: string | null;
   reconciled_at: Date | null;
+  /** Argo CD's status.conditions: [{ type, message, lastTransitionTime }]. */
+  conditions: Generated<unknown>;
 }
 
 export interface SyncOperationsTable {

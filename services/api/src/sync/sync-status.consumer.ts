@@ -4,6 +4,8 @@
 import {
   applyOnce,
   assertNever,
+  syncDeletionFailed,
+  syncDeletionSucceeded,
   syncFailed,
   syncImpersonationIgnored,
   syncResourceSynced,
@@ -17,6 +19,8 @@ import type { Logger } from '@capstan/service';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ApiDatabase } from '../support/db.table.js';
 import { API_SCHEMA } from '../migrations/index.js';
+import type { ApplicationsService } from '../applications/applications.service.js';
+import { applyDeletionEvent } from '../applications/deletion-outcome.js';
 
 const DURABLE = 'api-sync-status';
 
@@ -26,6 +30,8 @@ const definitions = [
   syncSucceeded,
   syncFailed,
   syncImpersonationIgnored,
+  syncDeletionFailed,
+  syncDeletionSucceeded,
 ] as const;
 
 /** The sync lifecycle events the api follows, their data as the bus decoded it against the catalog. */
@@ -40,6 +46,8 @@ type Patch = {
   startedAt?: Date;
   finishedAt?: Date;
   resource?: Record<string, unknown>;
+  /** A cascade deletion's operation: the Application's sync and health status are not its to change. */
+  deletion?: boolean;
 };
 
 /** What an event changes in its operation. */
@@ -100,6 +108,36 @@ export function patchOf(event: SyncStatusEvent): { operationId: string; patch: P
         },
       };
     }
+    case syncDeletionFailed.type: {
+      const d = event.data;
+      return {
+        operationId: d.operationId,
+        patch: {
+          phase: 'Running',
+          startedAt: at,
+          message: `DeletionError: ${d.reason} (attempt ${d.attempt}, retrying in ${Math.round(d.retryInMs / 1000)} s)`,
+          ...(d.identity
+            ? { identity: d.identity.username ?? '', impersonated: d.identity.impersonation }
+            : {}),
+          deletion: true,
+        },
+      };
+    }
+    case syncDeletionSucceeded.type: {
+      const d = event.data;
+      return {
+        operationId: d.operationId,
+        patch: {
+          phase: 'Succeeded',
+          startedAt: at,
+          finishedAt: at,
+          message: `${d.deleted} resources deleted${d.skipped > 0 ? `, ${d.skipped} left (not this application's)` : ''}`,
+          identity: d.identity.username ?? '',
+          impersonated: d.identity.impersonation,
+          deletion: true,
+        },
+      };
+    }
     case syncImpersonationIgnored.type: {
       const d = event.data;
       return {
@@ -140,7 +178,7 @@ async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p:
     })
     .where('id', '=', operationId)
     .execute();
-  if (terminal && !op.dry_run) {
+  if (terminal && !op.dry_run && !p.deletion) {
     await trx
       .withSchema('api')
       .updateTable('applications')
@@ -166,12 +204,17 @@ export async function applySyncEvent(db: Kysely<ApiDatabase>, event: SyncStatusE
 export async function startSyncStatusConsumer(opts: {
   bus: Bus;
   db: Kysely<ApiDatabase>;
+  /** A cascade deletion's outcome: DeletionError, or the Application removed (deletion-outcome.ts). */
+  applications: ApplicationsService;
   logger: Logger;
 }): Promise<{ stop(): Promise<void> }> {
   const consumer: RunningConsumer = await opts.bus.consume({
     durable: DURABLE,
     events: definitions,
-    handle: (event) => applySyncEvent(opts.db, event),
+    handle: async (event) => {
+      await applySyncEvent(opts.db, event);
+      await applyDeletionEvent(opts.db, opts.applications, event);
+    },
     onError: (err, info) => opts.logger.warn({ err, ...info }, 'sync status event not applied'),
   });
   return { stop: () => consumer.stop() };

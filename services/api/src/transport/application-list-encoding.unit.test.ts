@@ -31,6 +31,7 @@ function stored(name: string, extra: Partial<StoredApplication> = {}, labelBytes
     operationId: null,
     revision: 'abc123',
     reconciledAt: new Date('2026-11-20T12:00:00Z'),
+    conditions: [],
     ...extra,
   };
 }

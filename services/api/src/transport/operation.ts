@@ -54,6 +54,12 @@ export const int = z
   .pipe(z.number().int())
   .default(0);
 
+/** A boolean the caller may leave out (undefined), in the same spellings as `bool`. */
+export const optionalBool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
+  .transform((v) => v === true || v === 'true' || v === '1')
+  .optional();
+
 export const str = z.string().default('');
 
 /** A repeated query parameter is an array; a single one a string. */

@@ -9,6 +9,8 @@ import type { ResourceResult } from '../decision/audit.js';
 import type { KubeObject } from '../manifests/manifest-source.js';
 import { httpStatusOf, isUnreachable, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
 import { describeRef, groupOf, type ObjectRef, type PlannedObject, type SyncPlan } from './plan.js';
+import { withTracking } from './tracking.js';
+import { deleteIfOwned, findSharedResources, type SyncTracking } from './ownership.js';
 
 export interface ExecuteOptions {
   dryRun: boolean;
@@ -27,11 +29,18 @@ export interface ExecuteOptions {
   concurrency?: number;
   /** CreateNamespace=true: applied before anything else, not tracked for prune. */
   createNamespace?: KubeObject;
+  /**
+   * Argo CD's resource tracking: every applied object carries this Application's tracking id; objects
+   * live and tracked by another Application are reported (SharedResourceWarning) and, with
+   * `FailOnSharedResource=true`, fail the sync before anything is written; prune deletes only what
+   * this Application's tracking id marks.
+   */
+  tracking?: SyncTracking;
 }
 
 export type ExecuteOutcome =
   | { ok: true; applied: number; pruned: number }
-  | { ok: false; phase: 'apply' | 'hook' | 'prune'; reason: string };
+  | { ok: false; phase: 'decision' | 'apply' | 'hook' | 'prune'; reason: string };
 
 class PhaseFailure extends Error {
   constructor(
@@ -81,13 +90,19 @@ export async function executePlan(
     message,
   });
 
+  const tracking = options.tracking;
+  // The namespace of CreateNamespace=true is not the Application's (never pruned): no tracking id.
+  let namespaceStep: PlannedObject | undefined;
+  const tracked = (o: PlannedObject): KubeObject =>
+    tracking && o !== namespaceStep ? withTracking(o.object, tracking.context, o.ref) : o.object;
+
   const apply = async (o: PlannedObject): Promise<string | undefined> => {
     try {
       if (options.dryRun) {
         // What would change: the live object (read as the sync identity) against the server's own
         // dry-run result of the apply, both without the fields the server maintains.
         const live = await cluster.read(o.ref);
-        const after = await cluster.apply(o.object as never, { dryRun: true });
+        const after = await cluster.apply(tracked(o) as never, { dryRun: true });
         const change =
           live === undefined ? 'would be created' : sameContent(live, after) ? 'unchanged' : 'would change';
         options.record(
@@ -101,7 +116,7 @@ export async function executePlan(
         );
         return undefined;
       }
-      await cluster.apply(o.object as never, { dryRun: false });
+      await cluster.apply(tracked(o) as never, { dryRun: false });
       options.record(
         result(o, 'apply', 'Synced', 200, `${describeRef(o.ref)} applied as ${cluster.identityName}`),
       );
@@ -188,16 +203,33 @@ export async function executePlan(
     }
   };
 
+  if (tracking) {
+    const shared = await findSharedResources(
+      cluster,
+      plan.resources.map((o) => o.ref),
+      tracking,
+      options.concurrency ?? 8,
+    );
+    for (const s of shared)
+      options.record(result({ ref: s.ref }, 'check', 'SharedResourceWarning', null, s.message));
+    if (tracking.failOnShared && shared.length > 0)
+      return {
+        ok: false,
+        phase: 'decision',
+        reason: `Shared resource found: ${shared.map((s) => s.message).join('; ')}`,
+      };
+  }
+
   try {
     if (options.createNamespace) {
       const ns = options.createNamespace;
-      const planned: PlannedObject = {
+      namespaceStep = {
         object: ns,
         ref: { apiVersion: 'v1', kind: 'Namespace', name: ns.metadata.name },
         group: '',
         wave: 0,
       };
-      await runWaves([[planned]], 'apply');
+      await runWaves([[namespaceStep]], 'apply');
     }
     await runWaves(plan.preSync, 'hook');
     await runWaves(plan.sync, 'apply');
@@ -240,14 +272,29 @@ async function prune(
   stale.sort((a, b) => (a.kind === 'Namespace' ? 1 : 0) - (b.kind === 'Namespace' ? 1 : 0));
   for (const ref of stale) {
     try {
-      const r = await cluster.delete(ref, { dryRun: options.dryRun });
+      const r = options.tracking
+        ? await deleteIfOwned(cluster, ref, options.tracking.context, { dryRun: options.dryRun })
+        : { outcome: await cluster.delete(ref, { dryRun: options.dryRun }) };
+      if (r.outcome === 'not-owned') {
+        options.record(
+          result(
+            { ref },
+            'delete',
+            'PruneSkipped',
+            null,
+            `${describeRef(ref)} not pruned: ${r.owner ? `its tracking id names application ${r.owner}` : 'it carries no tracking id of this application'}`,
+          ),
+        );
+        continue;
+      }
       pruned++;
+      const gone = r.outcome === 'absent';
       options.record(
         result(
           { ref },
           'delete',
-          r === 'deleted' ? 'Pruned' : 'PrunedAlreadyGone',
-          r === 'deleted' ? 200 : 404,
+          gone ? 'PrunedAlreadyGone' : 'Pruned',
+          gone ? 404 : 200,
           `${describeRef(ref)} pruned as ${cluster.identityName}`,
         ),
       );

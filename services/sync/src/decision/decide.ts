@@ -84,6 +84,13 @@ export async function decideSync(
     if (err instanceof ManifestError) return { allowed: false, reason: err.message, application: undefined };
     throw err;
   }
+  const deleting = (application.metadata as { deletionTimestamp?: unknown }).deletionTimestamp;
+  if (deleting && !request.cascadeDelete)
+    return {
+      allowed: false,
+      reason: `Application ${namespace}/${name} is being deleted (since ${String(deleting)}): it is not synced`,
+      application,
+    };
 
   const projectRows = new Map(inputs.projects.map((r) => [r.name, r.manifest]));
   const decodedProjects = new Map<string, AppProject>();

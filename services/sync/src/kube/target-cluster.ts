@@ -244,7 +244,11 @@ export class TargetCluster {
     }
   }
 
-  async delete(ref: ObjectRef, options: { dryRun: boolean }): Promise<'deleted' | 'absent'> {
+  /** Deletes with `propagationPolicy` (default Background: dependents are collected afterwards). */
+  async delete(
+    ref: ObjectRef,
+    options: { dryRun: boolean; propagationPolicy?: 'Foreground' | 'Background' },
+  ): Promise<'deleted' | 'absent'> {
     try {
       await this.bounded(
         `delete of ${ref.kind} ${ref.name}`,
@@ -258,7 +262,7 @@ export class TargetCluster {
           options.dryRun ? 'All' : undefined,
           undefined,
           undefined,
-          'Background',
+          options.propagationPolicy ?? 'Background',
         ),
       );
       return 'deleted';

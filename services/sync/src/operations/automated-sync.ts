@@ -24,6 +24,8 @@ export function applicationsToSync(apps: readonly Application[], change: Revisio
   return apps.filter((app) => {
     const automated = app.spec.syncPolicy?.automated;
     if (!automated || automated.enabled === false) return false;
+    // An Application being deleted is never synced again (Argo CD's controller skips it too).
+    if ((app.metadata as { deletionTimestamp?: unknown }).deletionTimestamp) return false;
     // The project whose credential resolved the revision must be this Application's ('' = unscoped).
     if (change.project !== '' && change.project !== app.spec.project) return false;
     return applicationSources(app).some(

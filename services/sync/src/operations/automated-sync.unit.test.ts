@@ -56,6 +56,12 @@ describe('which Applications a new revision syncs automatically', () => {
     expect(applicationsToSync(apps, { ...change, project: '' })).toHaveLength(1);
   });
 
+  it('given an automated Application being deleted, when its revision changes, then it is not synced again', () => {
+    const deleting = app('auto', { ...src(change.repoURL, 'main'), syncPolicy: { automated: {} } });
+    (deleting.metadata as Record<string, unknown>).deletionTimestamp = '2026-11-25T08:00:00Z';
+    expect(applicationsToSync([deleting], change)).toEqual([]);
+  });
+
   it('given HEAD and an empty targetRevision, when HEAD changes, then both are the same revision', () => {
     const apps = [app('auto', { ...src(change.repoURL), syncPolicy: { automated: {} } })];
     expect(applicationsToSync(apps, { ...change, revision: 'HEAD' })).toHaveLength(1);

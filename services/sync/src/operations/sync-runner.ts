@@ -27,6 +27,7 @@ import { ImpersonationError, isUnreachable, type SyncIdentity } from '../kube/ta
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
 import { planSync, PlanError, refKey, type ObjectRef } from '../apply/plan.js';
 import { executePlan } from '../apply/execute.js';
+import { syncTracking } from '../apply/ownership.js';
 import { preflight, pruneCandidates } from '../apply/preflight.js';
 import { replaceApplied } from '../apply/applied-resources.repository.js';
 import { loadSyncInputs } from '../decision/sync-inputs.repository.js';
@@ -317,6 +318,11 @@ export async function runOperation(
       record,
       flush,
       ...(createNamespace ? { createNamespace } : {}),
+      tracking: syncTracking(app, deps.settings.controlNamespace, destNamespace, syncPolicy?.syncOptions, {
+        db: deps.db,
+        server,
+        previouslyApplied,
+      }),
     });
     if (!outcome.ok) return await fail(outcome.phase, outcome.reason);
 

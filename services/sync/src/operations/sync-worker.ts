@@ -19,6 +19,7 @@ import {
   type ClaimedOperation,
 } from './operations.repository.js';
 import { runOperation, type SyncRunnerDeps } from './sync-runner.js';
+import { isDeletionRequest, runDeletion } from './deletion-runner.js';
 import { allApplications } from '../read-model/read-model.repository.js';
 import { applicationsToSync, automatedOperationId } from './automated-sync.js';
 
@@ -155,7 +156,9 @@ export function startWorkers(
         Math.max(1_000, options.leaseMs / 3),
       );
       try {
-        await runOperation(deps, claimed);
+        // One queue, two kinds of operation: a cascade deletion has its own runner.
+        if (isDeletionRequest(claimed.request)) await runDeletion(deps, claimed);
+        else await runOperation(deps, claimed);
       } catch (err) {
         // The database went away mid-sync: the lease expires and the operation is retried.
         deps.logger.error({ err, operationId: claimed.operationId }, 'sync attempt aborted');

@@ -4,6 +4,7 @@
 import {
   applicationCreated,
   applicationDeleted,
+  applicationDeletionRequested,
   applicationUpdated,
   applyOnce,
   assertNever,
@@ -21,8 +22,9 @@ import {
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { SyncDb } from '../sync.table.js';
 import { enqueueOperation } from '../operations/operations.repository.js';
+import type { DeletionRequestData } from '../operations/deletion-runner.js';
+import { forgetApplied } from '../apply/applied-resources.repository.js';
 import {
-  findApplication,
   deleteApplication,
   deleteCluster,
   deleteProject,
@@ -39,6 +41,7 @@ const definitions = [
   projectDeleted,
   applicationCreated,
   applicationUpdated,
+  applicationDeletionRequested,
   applicationDeleted,
   clusterRegistered,
   clusterUpdated,
@@ -66,32 +69,34 @@ export async function applyReadModelEvent(db: SyncDb, event: ReadModelEvent): Pr
         await upsertApplication(trx, a.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE, a.metadata.name, a);
         break;
       }
-      case applicationDeleted.type: {
-        const { namespace, name, cascade } = event.data;
-        const manifest = await findApplication(trx, namespace, name);
-        if (cascade && manifest !== undefined) {
-          // Cascade: an operation that applies nothing and prunes everything the Application applied,
-          // under the identity its project resolves, queued in the same transaction as the deletion.
-          const operationId = `delete:${event.id}`;
-          await enqueueOperation(trx, {
-            operationId,
-            appNamespace: namespace,
-            appName: name,
-            request: {
-              operationId,
-              application: { namespace, name },
-              dryRun: false,
-              prune: true,
-              cascadeDelete: { application: manifest },
-            },
-            triggerEventId: event.id,
-            actor: event.actor,
-            correlationId: event.correlationid ?? null,
-          });
-        }
-        await deleteApplication(trx, namespace, name);
+      case applicationDeletionRequested.type: {
+        // The Application stays (marked) while its resources are deleted: an operation of the
+        // durable queue, queued in the same transaction (deletion-runner.ts runs it).
+        const { application: a, operationId, propagationPolicy } = event.data;
+        const app = { namespace: a.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE, name: a.metadata.name };
+        await upsertApplication(trx, app.namespace, app.name, a);
+        const request: DeletionRequestData = {
+          operationId,
+          application: app,
+          deletion: { propagationPolicy },
+        };
+        await enqueueOperation(trx, {
+          operationId,
+          appNamespace: app.namespace,
+          appName: app.name,
+          request,
+          triggerEventId: event.id,
+          actor: event.actor,
+          correlationId: event.correlationid ?? null,
+        });
         break;
       }
+      case applicationDeleted.type:
+        // Removed: after its cascade finished, or without cascade (its resources stay, with their
+        // tracking ids). The record of what it applied goes: it claims nothing any more.
+        await deleteApplication(trx, event.data.namespace, event.data.name);
+        await forgetApplied(trx, event.data);
+        break;
       case clusterRegistered.type:
       case clusterUpdated.type: {
         const c = event.data.cluster;

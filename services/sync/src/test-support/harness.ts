@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { startService, type RunningService } from '@capstan/service';
 import {
   applicationCreated,
-  applicationDeleted,
+  applicationDeletionRequested,
   applicationUpdated,
   clusterRegistered,
   connectBus,
@@ -42,10 +42,13 @@ export interface SyncHarness {
   registerCluster(cluster: { server: string }, name: string): Promise<void>;
   putProject(manifest: Record<string, unknown>): Promise<void>;
   putApplication(manifest: Record<string, unknown>): Promise<void>;
-  /** Publishes application.deleted; returns the event id (a cascade queues operation `delete:<id>`). */
-  deleteApplication(
-    app: { namespace: string; name: string },
-    options: { project: string; cascade: boolean },
+  /**
+   * Publishes application.deletion-requested for this manifest (marked with deletionTimestamp and
+   * the finalizer, as the api does); returns the deletion's operation id.
+   */
+  requestDeletion(
+    manifest: { metadata: { name: string; namespace: string } },
+    propagationPolicy?: 'foreground' | 'background',
   ): Promise<string>;
   requestSync(
     app: { namespace: string; name: string },
@@ -226,14 +229,26 @@ export async function startSyncHarness(
         return row !== undefined && isDeepStrictEqual(row.manifest, manifest);
       });
     },
-    async deleteApplication(app, o) {
-      const event = newEvent(
-        applicationDeleted.type,
-        { name: app.name, namespace: app.namespace, project: o.project, cascade: o.cascade },
-        meta(`applications/${app.namespace}/${app.name}`),
+    async requestDeletion(manifest, propagationPolicy = 'background') {
+      const operationId = randomUUID();
+      const { namespace, name } = manifest.metadata;
+      const finalizer = `resources-finalizer.argocd.argoproj.io${propagationPolicy === 'background' ? '/background' : ''}`;
+      const marked = {
+        ...manifest,
+        metadata: {
+          ...manifest.metadata,
+          finalizers: [finalizer],
+          deletionTimestamp: new Date().toISOString(),
+        },
+      };
+      await bus.publish(
+        newEvent(
+          applicationDeletionRequested.type,
+          { application: marked as never, operationId, propagationPolicy },
+          meta(`applications/${namespace}/${name}`),
+        ),
       );
-      await bus.publish(event);
-      return event.id;
+      return operationId;
     },
     async requestSync(app, o = {}) {
       const operationId = o.operationId ?? randomUUID();

@@ -1,7 +1,8 @@
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
-import { bool, int, op, resource, str, strList } from '../operation.js';
+import { bool, int, op, optionalBool, resource, str, strList } from '../operation.js';
+import { parseDeleteOptions } from '../../applications/application-deletion.js';
 import { applicationView, operationView } from '../views.js';
 import { invalid } from '../../support/validation.js';
 import { findApplication, findSyncOperation } from '../../applications/application.repository.js';
@@ -95,12 +96,23 @@ export const applicationOperations = [
     grpcMethod: 'delete',
     http: { method: 'DELETE', path: '/api/v1/applications/:name' },
     auth: 'user',
-    summary: 'delete an Application (cascade: its resources too)',
-    input: z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, cascade: bool }),
+    summary:
+      'delete an Application; cascade (default true) deletes its resources first, as its ServiceAccount, while the Application shows deletionTimestamp',
+    input: z.strictObject({
+      name: z.string().min(1, 'required'),
+      appNamespace: str,
+      cascade: optionalBool,
+      propagationPolicy: str,
+    }),
     request: apiv1.ApplicationDeleteRequest,
     response: apiv1.Empty,
     run: async (s, ctx, i) => {
-      await s.applications.delete(ctx, i.appNamespace, i.name, i.cascade);
+      const options = parseDeleteOptions(i.cascade, i.propagationPolicy);
+      await s.applications.delete(ctx, i.appNamespace, i.name, {
+        ...options,
+        // Argo CD's CLI and UI send cascade=true unless told otherwise; so does an API call without it.
+        cascade: options.cascade ?? true,
+      });
       return {};
     },
   }),

@@ -101,6 +101,14 @@ export interface SyncOperation {
   resources: ResourceResult[];
 }
 
+/** ApplicationCondition is Argo CD's: DeletionError, SharedResourceWarning, ... */
+export interface ApplicationCondition {
+  type: string;
+  message: string;
+  /** RFC 3339. */
+  lastTransitionTime: string;
+}
+
 export interface ApplicationStatus {
   /** Synced, OutOfSync, Unknown. */
   syncStatus: string;
@@ -109,6 +117,7 @@ export interface ApplicationStatus {
   operation?: SyncOperation | undefined;
   revision: string;
   reconciledAt: string;
+  conditions: ApplicationCondition[];
 }
 
 export interface Application {
@@ -150,8 +159,15 @@ export interface ApplicationList {
 export interface ApplicationDeleteRequest {
   name: string;
   appNamespace: string;
-  /** Delete the Application's resources too (argocd app delete --cascade). */
-  cascade: boolean;
+  /**
+   * Delete the Application's resources too (argocd app delete --cascade); true when unset.
+   * false orphans them, also when the Application carries the resources finalizer.
+   */
+  cascade?:
+    | boolean
+    | undefined;
+  /** foreground (default) or background, as Argo CD; orphan is cascade=false. */
+  propagationPolicy: string;
 }
 
 export interface ApplicationSyncRequest {
@@ -1287,8 +1303,113 @@ export const SyncOperation: MessageFns<SyncOperation> = {
   },
 };
 
+function createBaseApplicationCondition(): ApplicationCondition {
+  return { type: "", message: "", lastTransitionTime: "" };
+}
+
+export const ApplicationCondition: MessageFns<ApplicationCondition> = {
+  encode(message: ApplicationCondition, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.lastTransitionTime !== "") {
+      writer.uint32(26).string(message.lastTransitionTime);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplicationCondition {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplicationCondition();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lastTransitionTime = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplicationCondition {
+    return {
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      lastTransitionTime: isSet(object.lastTransitionTime)
+        ? globalThis.String(object.lastTransitionTime)
+        : isSet(object.last_transition_time)
+        ? globalThis.String(object.last_transition_time)
+        : "",
+    };
+  },
+
+  toJSON(message: ApplicationCondition): unknown {
+    const obj: any = {};
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.lastTransitionTime !== "") {
+      obj.lastTransitionTime = message.lastTransitionTime;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplicationCondition>, I>>(base?: I): ApplicationCondition {
+    return ApplicationCondition.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplicationCondition>, I>>(object: I): ApplicationCondition {
+    const message = createBaseApplicationCondition();
+    message.type = object.type ?? "";
+    message.message = object.message ?? "";
+    message.lastTransitionTime = object.lastTransitionTime ?? "";
+    return message;
+  },
+};
+
 function createBaseApplicationStatus(): ApplicationStatus {
-  return { syncStatus: "", healthStatus: "", operation: undefined, revision: "", reconciledAt: "" };
+  return { syncStatus: "", healthStatus: "", operation: undefined, revision: "", reconciledAt: "", conditions: [] };
 }
 
 export const ApplicationStatus: MessageFns<ApplicationStatus> = {
@@ -1307,6 +1428,9 @@ export const ApplicationStatus: MessageFns<ApplicationStatus> = {
     }
     if (message.reconciledAt !== "") {
       writer.uint32(42).string(message.reconciledAt);
+    }
+    for (const v of message.conditions) {
+      ApplicationCondition.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1364,6 +1488,14 @@ export const ApplicationStatus: MessageFns<ApplicationStatus> = {
             message.reconciledAt = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.conditions.push(ApplicationCondition.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1395,6 +1527,9 @@ export const ApplicationStatus: MessageFns<ApplicationStatus> = {
         : isSet(object.reconciled_at)
         ? globalThis.String(object.reconciled_at)
         : "",
+      conditions: globalThis.Array.isArray(object?.conditions)
+        ? object.conditions.map((e: any) => ApplicationCondition.fromJSON(e))
+        : [],
     };
   },
 
@@ -1415,6 +1550,9 @@ export const ApplicationStatus: MessageFns<ApplicationStatus> = {
     if (message.reconciledAt !== "") {
       obj.reconciledAt = message.reconciledAt;
     }
+    if (message.conditions?.length) {
+      obj.conditions = message.conditions.map((e) => ApplicationCondition.toJSON(e));
+    }
     return obj;
   },
 
@@ -1430,6 +1568,7 @@ export const ApplicationStatus: MessageFns<ApplicationStatus> = {
       : undefined;
     message.revision = object.revision ?? "";
     message.reconciledAt = object.reconciledAt ?? "";
+    message.conditions = object.conditions?.map((e) => ApplicationCondition.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2013,7 +2152,7 @@ export const ApplicationList: MessageFns<ApplicationList> = {
 };
 
 function createBaseApplicationDeleteRequest(): ApplicationDeleteRequest {
-  return { name: "", appNamespace: "", cascade: false };
+  return { name: "", appNamespace: "", cascade: undefined, propagationPolicy: "" };
 }
 
 export const ApplicationDeleteRequest: MessageFns<ApplicationDeleteRequest> = {
@@ -2024,8 +2163,11 @@ export const ApplicationDeleteRequest: MessageFns<ApplicationDeleteRequest> = {
     if (message.appNamespace !== "") {
       writer.uint32(18).string(message.appNamespace);
     }
-    if (message.cascade !== false) {
+    if (message.cascade !== undefined) {
       writer.uint32(24).bool(message.cascade);
+    }
+    if (message.propagationPolicy !== "") {
+      writer.uint32(34).string(message.propagationPolicy);
     }
     return writer;
   },
@@ -2067,6 +2209,14 @@ export const ApplicationDeleteRequest: MessageFns<ApplicationDeleteRequest> = {
             message.cascade = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.propagationPolicy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2087,7 +2237,12 @@ export const ApplicationDeleteRequest: MessageFns<ApplicationDeleteRequest> = {
         : isSet(object.app_namespace)
         ? globalThis.String(object.app_namespace)
         : "",
-      cascade: isSet(object.cascade) ? globalThis.Boolean(object.cascade) : false,
+      cascade: isSet(object.cascade) ? globalThis.Boolean(object.cascade) : undefined,
+      propagationPolicy: isSet(object.propagationPolicy)
+        ? globalThis.String(object.propagationPolicy)
+        : isSet(object.propagation_policy)
+        ? globalThis.String(object.propagation_policy)
+        : "",
     };
   },
 
@@ -2099,8 +2254,11 @@ export const ApplicationDeleteRequest: MessageFns<ApplicationDeleteRequest> = {
     if (message.appNamespace !== "") {
       obj.appNamespace = message.appNamespace;
     }
-    if (message.cascade !== false) {
+    if (message.cascade !== undefined) {
       obj.cascade = message.cascade;
+    }
+    if (message.propagationPolicy !== "") {
+      obj.propagationPolicy = message.propagationPolicy;
     }
     return obj;
   },
@@ -2112,7 +2270,8 @@ export const ApplicationDeleteRequest: MessageFns<ApplicationDeleteRequest> = {
     const message = createBaseApplicationDeleteRequest();
     message.name = object.name ?? "";
     message.appNamespace = object.appNamespace ?? "";
-    message.cascade = object.cascade ?? false;
+    message.cascade = object.cascade ?? undefined;
+    message.propagationPolicy = object.propagationPolicy ?? "";
     return message;
   },
 };

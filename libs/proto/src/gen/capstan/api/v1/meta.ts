@@ -28,6 +28,13 @@ export interface ObjectMeta {
    * has the set as its controller. Set by the server only; ignored on writes.
    */
   ownerReferences: OwnerReference[];
+  /**
+   * Kubernetes finalizers. On an Application, resources-finalizer.argocd.argoproj.io (or its
+   * /background variant) makes deletion cascade to the Application's resources, as in Argo CD.
+   */
+  finalizers: string[];
+  /** RFC 3339; set by the server when a deletion is waiting for its finalizers (state "deleting"). */
+  deletionTimestamp: string;
 }
 
 export interface ObjectMeta_LabelsEntry {
@@ -77,6 +84,8 @@ function createBaseObjectMeta(): ObjectMeta {
     creationTimestamp: "",
     uid: "",
     ownerReferences: [],
+    finalizers: [],
+    deletionTimestamp: "",
   };
 }
 
@@ -105,6 +114,12 @@ export const ObjectMeta: MessageFns<ObjectMeta> = {
     }
     for (const v of message.ownerReferences) {
       OwnerReference.encode(v!, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.finalizers) {
+      writer.uint32(74).string(v!);
+    }
+    if (message.deletionTimestamp !== "") {
+      writer.uint32(82).string(message.deletionTimestamp);
     }
     return writer;
   },
@@ -192,6 +207,22 @@ export const ObjectMeta: MessageFns<ObjectMeta> = {
             message.ownerReferences.push(OwnerReference.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.finalizers.push(reader.string());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.deletionTimestamp = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -252,6 +283,14 @@ export const ObjectMeta: MessageFns<ObjectMeta> = {
         : globalThis.Array.isArray(object?.owner_references)
         ? object.owner_references.map((e: any) => OwnerReference.fromJSON(e))
         : [],
+      finalizers: globalThis.Array.isArray(object?.finalizers)
+        ? object.finalizers.map((e: any) => globalThis.String(e))
+        : [],
+      deletionTimestamp: isSet(object.deletionTimestamp)
+        ? globalThis.String(object.deletionTimestamp)
+        : isSet(object.deletion_timestamp)
+        ? globalThis.String(object.deletion_timestamp)
+        : "",
     };
   },
 
@@ -293,6 +332,12 @@ export const ObjectMeta: MessageFns<ObjectMeta> = {
     if (message.ownerReferences?.length) {
       obj.ownerReferences = message.ownerReferences.map((e) => OwnerReference.toJSON(e));
     }
+    if (message.finalizers?.length) {
+      obj.finalizers = message.finalizers;
+    }
+    if (message.deletionTimestamp !== "") {
+      obj.deletionTimestamp = message.deletionTimestamp;
+    }
     return obj;
   },
 
@@ -325,6 +370,8 @@ export const ObjectMeta: MessageFns<ObjectMeta> = {
     message.creationTimestamp = object.creationTimestamp ?? "";
     message.uid = object.uid ?? "";
     message.ownerReferences = object.ownerReferences?.map((e) => OwnerReference.fromPartial(e)) || [];
+    message.finalizers = object.finalizers?.map((e) => e) || [];
+    message.deletionTimestamp = object.deletionTimestamp ?? "";
     return message;
   },
 };
