@@ -2,7 +2,7 @@
 // @capstan/policy, the aggregate for writes, the projection for reads, and sync requests that go to
 // the sync service as a command through the outbox (committed with the operation record, or not at all).
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { appendToStream, newEvent, syncRequest } from '@capstan/events';
 import {
   FailedPreconditionError,
@@ -10,18 +10,16 @@ import {
   ValidationError,
   type FieldViolation,
 } from '@capstan/service';
-import { DEFAULT_CONTROL_NAMESPACE, ProjectChain, type Application, type AppProject } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, type Application, type AppProject } from '@capstan/policy';
 import type { RbacEnforcer } from '@capstan/rbac';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
-import { outcomeOf, runAggregate, runAggregates, type WriteOutcome } from '../support/aggregate.js';
+import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
 import type { PendingObjects, WriteOptions } from '../support/write-options.js';
 import { invalid } from '../support/validation.js';
 import { API_SCHEMA } from '../migrations/index.js';
-import { listProjects } from '../projects/project.repository.js';
-import { findCluster } from '../clusters/cluster.repository.js';
 import {
   APPLICATION_DELETED,
   APPLICATION_DELETION_REQUESTED,
@@ -30,9 +28,16 @@ import {
   initialApplicationState,
   APPLICATION_CREATED,
   type ApplicationCommand,
-  type ApplicationState,
 } from './application.aggregate.js';
 import { validateApplication } from './application.validation.js';
+import { projectsByName, projectViolations } from './application-project-rules.js';
+import {
+  projectDeletionRequested,
+  writeApplications,
+  type CheckedWrite,
+} from './application-batch-writes.js';
+
+export type { CheckedWrite } from './application-batch-writes.js';
 import { deletionTimestampOf, type DeleteOptions } from './application-deletion.js';
 import { ApplicationCache } from './application-cache.js';
 import { ApplicationVisibility } from './application-visibility.js';
@@ -41,15 +46,12 @@ import { keepOwnership } from '../applicationsets/ownership.js';
 import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/tracking.js';
 import {
   deleteApplicationRow,
-  deleteApplicationRows,
   findApplication,
-  findApplications,
   findSyncOperation,
   insertSyncOperation,
   type ApplicationStamp,
   syncHistory,
   upsertApplicationRow,
-  upsertApplicationRows,
   type StoredApplication,
   type SyncOperationRecord,
 } from './application.repository.js';
@@ -432,141 +434,32 @@ export class ApplicationsService {
   }
 
   /** Every project, by name: one read for checking many Applications (projectViolations' `projects`). */
-  async projectsByName(): Promise<Map<string, AppProject>> {
-    return new Map((await listProjects(this.deps.db)).map((p) => [p.project.metadata.name, p.project]));
+  projectsByName(): Promise<Map<string, AppProject>> {
+    return projectsByName(this.deps.db);
   }
 
   /**
    * What the project chain refuses of this Application, as field violations (none: permitted). The
    * check of every write of an Application, whoever makes it (a user, apply, an ApplicationSet).
    */
-  async projectViolations(
+  projectViolations(
     app: Application,
     opts: { pending?: PendingObjects | undefined; projects?: Map<string, AppProject> } = {},
   ): Promise<FieldViolation[]> {
-    const { pending } = opts;
-    const projects = new Map(opts.projects ?? (await this.projectsByName()));
-    for (const [name, p] of pending?.projects ?? []) projects.set(name, p);
-    const resolved = ProjectChain.resolve(app.spec.project, (name) => projects.get(name));
-    if (!resolved.ok) return [{ field: 'spec.project', description: resolved.reason }];
-    const violations: FieldViolation[] = [];
-    const control = this.deps.controlNamespace ?? DEFAULT_CONTROL_NAMESPACE;
-    const inNamespace = resolved.chain.permitsApplicationNamespace(
-      app.metadata.namespace ?? control,
-      control,
+    return projectViolations(
+      this.deps.db,
+      this.deps.controlNamespace ?? DEFAULT_CONTROL_NAMESPACE,
+      app,
+      opts,
     );
-    if (!inNamespace.allowed)
-      violations.push({ field: 'metadata.namespace', description: inNamespace.reason });
-    const sources = app.spec.sources ?? (app.spec.source ? [app.spec.source] : []);
-    sources.forEach((source, i) => {
-      const check = resolved.chain.permitsSource(source.repoURL);
-      if (!check.allowed)
-        violations.push({
-          field: app.spec.sources ? `spec.sources[${i}].repoURL` : 'spec.source.repoURL',
-          description: check.reason,
-        });
-    });
-    const d = app.spec.destination;
-    // The cluster by either of its names, so that a project listing it by `name` permits an
-    // Application naming it by `server` (and the other way round), as the sync's ClusterDirectory does.
-    const cluster = await this.destinationCluster(d, pending);
-    if (d.name && !d.server && !cluster)
-      violations.push({
-        field: 'spec.destination.name',
-        description: `cluster ${d.name} is not registered`,
-      });
-    const server = d.server || cluster?.server || '';
-    if (server) {
-      const check = resolved.chain.permitsDestination({
-        server,
-        name: cluster?.name ?? d.name,
-        namespace: d.namespace ?? '',
-        project: cluster?.project,
-      });
-      if (!check.allowed) violations.push({ field: 'spec.destination', description: check.reason });
-    }
-    return violations;
-  }
-
-  private async destinationCluster(
-    d: Application['spec']['destination'],
-    pending: PendingObjects | undefined,
-  ): Promise<{ server: string; name: string; project?: string | undefined } | undefined> {
-    for (const [name, server] of pending?.clusters ?? []) {
-      if ((d.name && name === d.name) || (d.server && server === d.server)) return { server, name };
-    }
-    if (!d.name && !d.server) return undefined;
-    const found = await findCluster(this.deps.db, d.name ? { name: d.name } : { server: d.server! });
-    return found?.cluster;
   }
 
   /**
    * Writes Applications whose RBAC and project checks (or delete authorisation) the caller has
-   * already made and audited (an ApplicationSet's generated Applications, decided all together before
-   * any is written): all in one transaction or none, each Application with exactly the events and
-   * outbox rows of its own write (a put as an upserting create, a delete as a delete).
+   * already made and audited: all in one transaction or none (application-batch-writes.ts).
    */
-  async writeCheckedAll(ctx: RequestContext, writes: readonly CheckedWrite[]): Promise<void> {
-    const meta = { actor: actorOf(ctx.principal), correlationId: ctx.correlationId };
-    // As Argo CD's ApplicationSet controller: an Application being deleted is left to finish.
-    const deleting = await this.beingDeleted(writes);
-    const todo = writes.filter((w) => w.kind !== 'put' || !deleting.has(keyOfWrite(w)));
-    if (todo.length === 0) return;
-    await runAggregates(this.deps.db, {
-      meta,
-      initial: initialApplicationState,
-      evolve: evolveApplication,
-      commands: todo.map((w) => {
-        const command: ApplicationCommand =
-          w.kind === 'put'
-            ? { type: 'create', application: w.app, upsert: true, uid: randomUUID() }
-            : {
-                type: 'delete',
-                name: w.name,
-                namespace: w.namespace,
-                options: { cascade: w.cascade, propagationPolicy: undefined },
-                operationId: randomUUID(),
-                at: new Date(),
-              };
-        return {
-          streamId: applicationStream(...(keyOfWrite(w).split('/') as [string, string])),
-          decide: (state: ApplicationState, version: number) => decideApplication(command, state, version),
-        };
-      }),
-      project: async (trx, written) => {
-        const deleted: { namespace: string; name: string }[] = [];
-        const kept: Parameters<typeof upsertApplicationRows>[1][number][] = [];
-        for (const w of written) {
-          const last = w.events.at(-1);
-          if (!last) continue;
-          if (last.type === APPLICATION_DELETED)
-            deleted.push({ namespace: last.data.namespace, name: last.data.name });
-          else if (last.type === APPLICATION_DELETION_REQUESTED)
-            await projectDeletionRequested(trx, last.data, w.state, w.version, w.at, meta.actor);
-          else kept.push({ app: w.state.application!, version: w.version, uid: w.state.uid!, at: w.at });
-        }
-        await deleteApplicationRows(trx, deleted);
-        await upsertApplicationRows(trx, kept);
-      },
-    });
-  }
-
-  /** The keys (`namespace/name`) of the written Applications that are being deleted. */
-  private async beingDeleted(writes: readonly CheckedWrite[]): Promise<Set<string>> {
-    const keys = writes.filter((w) => w.kind === 'put').map((w) => keyOfWrite(w).split('/'));
-    if (keys.length === 0) return new Set();
-    const found = await findApplications(
-      this.deps.db,
-      keys.map(([namespace, name]) => ({ namespace: namespace!, name: name! })),
-    );
-    return new Set(
-      found
-        .filter((a) => deletionTimestampOf(a.application))
-        .map(
-          (a) =>
-            `${a.application.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${a.application.metadata.name}`,
-        ),
-    );
+  writeCheckedAll(ctx: RequestContext, writes: readonly CheckedWrite[]): Promise<void> {
+    return writeApplications(this.deps.db, ctx, writes);
   }
 
   /** Deletes an Application whose delete the caller has already authorised and audited. */
@@ -594,47 +487,4 @@ function requireNotDelivered(existing: StoredApplication | undefined): void {
     throw new FailedPreconditionError(
       deliveredRefusal('Application', existing!.application.metadata.name, owner),
     );
-}
-
-/**
- * A write of writeCheckedAll: an Application to create or update, or one to delete (cascade
- * undefined: the Application's own finalizers decide, as for any other path).
- */
-export type CheckedWrite =
-  | { kind: 'put'; app: Application }
-  | { kind: 'delete'; namespace: string; name: string; cascade: boolean | undefined };
-
-/**
- * An Application marked for a cascade deletion keeps its status; the deletion is an operation of the
- * Application, shown by get and history like a sync's.
- */
-async function projectDeletionRequested(
-  trx: Transaction<ApiDatabase>,
-  data: { operationId: string; propagationPolicy: string },
-  state: ApplicationState,
-  version: number,
-  at: Date,
-  actor: string,
-): Promise<void> {
-  const app = state.application!;
-  await upsertApplicationRow(trx, app, version, state.uid!, at, { keepStatus: true });
-  await insertSyncOperation(trx, {
-    id: data.operationId,
-    appNamespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
-    appName: app.metadata.name,
-    project: app.spec.project,
-    phase: 'Pending',
-    message: `deleting the resources (${data.propagationPolicy} propagation)`,
-    revision: '',
-    dryRun: false,
-    prune: true,
-    initiatedBy: actor,
-    requestedAt: at,
-  });
-}
-
-function keyOfWrite(w: CheckedWrite): string {
-  return w.kind === 'put'
-    ? `${w.app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${w.app.metadata.name}`
-    : `${w.namespace}/${w.name}`;
 }
