@@ -26,7 +26,7 @@ import type { Delegations } from '../auth/delegations.js';
 import { sameManifest } from '../support/canonical.js';
 import type { WriteOutcome } from '../support/aggregate.js';
 import { APPLICATIONSETS, applicationSetLinesRefusal } from './appset-policy.js';
-import { ownedBySet, setOwners, type OwnedSummary } from './owned-applications.repository.js';
+import { ownedBySet, setOwner, setOwners, type OwnedSummary } from './owned-applications.repository.js';
 import type { SetRef } from './ownership.js';
 import type { Verdict } from './generated-applications.service.js';
 import { delivererRef } from '../delivery/deliverer-rights.js';
@@ -230,7 +230,7 @@ export class ApplicationSetsService {
    * Applications) is refused; its delivering Application is its recorded owner.
    */
   private async requireNotDelivered(ctx: RequestContext, ref: SetRef): Promise<void> {
-    const owner = (await setOwners(this.deps.db)).get(`${ref.namespace}/${ref.name}`);
+    const owner = await setOwner(this.deps.db, ref);
     const app = owner ? delivererRef(owner) : undefined;
     if (app && owner !== ctx.principal.name)
       throw new FailedPreconditionError(deliveredRefusal('ApplicationSet', ref.name, app));

@@ -89,3 +89,15 @@ export async function setOwners(db: Kysely<ApiDatabase>): Promise<Map<string, st
     .execute();
   return new Map(rows.map((r) => [r.resource.slice('applicationsets/'.length), r.owner]));
 }
+
+/** The recorded owner of one set (none recorded: undefined). */
+export async function setOwner(db: Kysely<ApiDatabase>, set: SetRef): Promise<string | undefined> {
+  const row = await db
+    .withSchema('api')
+    .selectFrom('delegation_grants')
+    .select('owner')
+    .where('holder', '=', 'appset')
+    .where('resource', '=', `applicationsets/${set.namespace}/${set.name}`)
+    .executeTakeFirst();
+  return row?.owner;
+}

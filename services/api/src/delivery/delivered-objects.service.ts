@@ -11,7 +11,7 @@ import {
   NotFoundError,
   PermissionDeniedError,
 } from '@capstan/service';
-import { DEFAULT_CONTROL_NAMESPACE, type Application, type AppProject } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, type AppProject } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { RequestContext } from '../support/request.js';
@@ -20,7 +20,7 @@ import type { ProjectsService } from '../projects/projects.service.js';
 import type { ApplicationsService } from '../applications/applications.service.js';
 import { findApplication, findApplications } from '../applications/application.repository.js';
 import { listProjects } from '../projects/project.repository.js';
-import { findCluster, listClusters } from '../clusters/cluster.repository.js';
+import { listClusters } from '../clusters/cluster.repository.js';
 import {
   decideDelivery,
   decidePrune,
@@ -163,19 +163,22 @@ export class DeliveredObjectsService {
         );
     }
     const owners = await setOwners(this.deps.db);
+    const clusters = (await listClusters(this.deps.db)).map((c) => ({
+      name: c.cluster.name,
+      server: c.cluster.server,
+      ...(c.cluster.project ? { project: c.cluster.project } : {}),
+    }));
+    const d = deliverer.spec.destination;
+    const server = d.server || clusters.find((c) => c.name === d.name)?.server || '';
     const verdicts = decideDelivery({
-      deliverer: { ref, application: deliverer, server: await this.serverOf(deliverer) },
+      deliverer: { ref, application: deliverer, server },
       controlNamespace: DEFAULT_CONTROL_NAMESPACE,
       objects,
       projects: (name) => projects.get(name),
       applications: new Map(existingApps.map((a) => [objectKey(keyOf(a.application)), a.application])),
       applicationViolations: violations,
       setOwners: owners,
-      clusters: (await listClusters(this.deps.db)).map((c) => ({
-        name: c.cluster.name,
-        server: c.cluster.server,
-        ...(c.cluster.project ? { project: c.cluster.project } : {}),
-      })),
+      clusters,
     });
     verdicts.push(...invalid);
     if (!input.prune) return verdicts;
@@ -242,12 +245,6 @@ export class DeliveredObjectsService {
       );
     }
     return out;
-  }
-
-  private async serverOf(app: Application): Promise<string> {
-    const d = app.spec.destination;
-    if (d.server) return d.server;
-    return d.name ? ((await findCluster(this.deps.db, { name: d.name }))?.cluster.server ?? '') : '';
   }
 }
 

@@ -3,19 +3,17 @@
 // wave; then what is pruned: sets, Applications, projects. All as the delivering Application.
 import type { Kysely } from 'kysely';
 import { CapstanError } from '@capstan/service';
-import type { AppProject } from '@capstan/policy';
+import { DEFAULT_CONTROL_NAMESPACE, type AppProject } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { RequestContext } from '../support/request.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { ApplicationsService } from '../applications/applications.service.js';
 import type { ApplicationSetsService } from '../applicationsets/applicationsets.service.js';
-import { findApplication } from '../applications/application.repository.js';
+import { findApplications } from '../applications/application.repository.js';
 import { findProject } from '../projects/project.repository.js';
 import { objectKey, type DeliveredObject, type DeliveryVerdict } from './delivery-checks.js';
 import { parentsFirst, parseDelivered, type Validators } from './delivered-manifests.js';
 import { withTracking, type AppRef } from './tracking.js';
-
-const RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
 
 export interface DeliveryWriteInput {
   application: AppRef;
@@ -138,20 +136,18 @@ export class DeliveredWrites {
         if (!(err instanceof CapstanError && err.code === 'NOT_FOUND')) throw err;
       }
     }
-    const deletes = [];
-    for (const v of pruned.filter((p) => p.kind === 'Application')) {
-      const found = await findApplication(this.deps.db, v.namespace, v.name);
-      const cascade = (
-        found?.application.metadata as { finalizers?: string[] } | undefined
-      )?.finalizers?.some((f) => f.startsWith(RESOURCES_FINALIZER));
-      if (found)
-        deletes.push({
-          kind: 'delete' as const,
-          namespace: v.namespace,
-          name: v.name,
-          cascade: cascade === true,
-        });
-    }
+    // Pruned Applications still there (one read), deleted by their own finalizers' rules
+    // (cascade undefined), as Argo CD prunes an Application object.
+    const stillThere = await findApplications(
+      this.deps.db,
+      pruned.filter((p) => p.kind === 'Application').map((v) => ({ namespace: v.namespace, name: v.name })),
+    );
+    const deletes = stillThere.map((a) => ({
+      kind: 'delete' as const,
+      namespace: a.application.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
+      name: a.application.metadata.name,
+      cascade: undefined,
+    }));
     await this.deps.applications.writeCheckedAll(as, deletes);
     for (const v of pruned.filter((p) => p.kind === 'AppProject'))
       if (await findProject(this.deps.db, v.name)) await this.deps.projects.deleteDelivered(as, v.name);
