@@ -18,17 +18,13 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
-import { capstan, startApiProcess, type ApiProcess, type CliResult } from './api-harness.js';
+import { capstan, type ApiProcess, type CliResult } from './api-harness.js';
 import { appSet, configMap, eventually, listSet, ok } from './appset-story-fixtures.js';
 import { appsetCliChapter } from './appset-cli-steps.js';
-import {
-  appsetTokens,
-  reserveAppsetAddress,
-  startAppsetProcess,
-  type AppsetProcess,
-} from './appset-harness.js';
-import { startRepoProcess, type RepoProcess } from './repo-harness.js';
-import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
+import type { AppsetProcess } from './appset-harness.js';
+import type { RepoProcess } from './repo-harness.js';
+import { startControlPlane, type ControlPlane } from './control-plane.js';
+import type { ServiceProcess } from '../src/infra/index.js';
 import { collectForegroundDeletions } from './garbage-collector.js';
 
 const GIT_PASSWORD = `git-${randomBytes(8).toString('hex')}`;
@@ -46,6 +42,7 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
   let api: ApiProcess;
   let appset: AppsetProcess;
   let sync: ServiceProcess;
+  let plane: ControlPlane;
   let config: string;
   const as = (ctx: string, args: string[], input?: string) =>
     capstan(config, ['--context', ctx, ...args], input);
@@ -54,8 +51,7 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
     await writeFile(p, content);
     return p;
   };
-  const services = () =>
-    [api, repo, appset, sync].map((s) => s?.output().slice(-4000) ?? '').join('\n-----\n');
+  const services = () => plane?.output() ?? '';
 
   beforeAll(async () => {
     cluster = await startCluster({ name: 'appset-story', log: () => {} });
@@ -83,44 +79,15 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
     bus = await createTestBus('appsetstory');
     dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-appset-story-'));
     config = path.join(dir, 'contexts');
-    repo = await startRepoProcess({
+    // The test git server publishes no push events: repo's polling detects the new commit.
+    plane = await startControlPlane({
       databaseUrl: db.url,
       bus,
       cacheDir: path.join(dir, 'cache'),
-      // The test git server publishes no push events: repo's polling detects the new commit.
-      env: { CAPSTAN_POLL_INTERVAL_MS: '2000' },
+      repoEnv: { CAPSTAN_POLL_INTERVAL_MS: '2000' },
+      appsetEnv: { CAPSTAN_RECONCILE_TICK_MS: '1000' },
     });
-    const appsetAddress = await reserveAppsetAddress();
-    const tokens = appsetTokens();
-    api = await startApiProcess({
-      databaseUrl: db.url,
-      bus,
-      appset: { address: appsetAddress, tokens },
-      env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('api') },
-    });
-    appset = await startAppsetProcess({
-      databaseUrl: db.url,
-      bus,
-      address: appsetAddress,
-      tokens,
-      apiAddress: api.grpcAddress,
-      repoAddress: repo.grpcAddress,
-      repoToken: repo.serviceToken('appset'),
-      env: { CAPSTAN_RECONCILE_TICK_MS: '1000' },
-    });
-    sync = await startServiceProcess(
-      'sync',
-      {
-        DATABASE_URL: db.url,
-        ...bus.env('sync'),
-        CAPSTAN_API_ADDRESS: api.grpcAddress,
-        CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
-        CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
-        CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('sync'),
-        ...repo.pki.env('sync'),
-      },
-      ['--enable-impersonation'],
-    );
+    ({ repo, api, appset, sync } = plane);
 
     const login = (user: string, password: string) =>
       capstan(
@@ -173,10 +140,7 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
   }, 300_000);
 
   afterAll(async () => {
-    await sync?.stop();
-    await appset?.stop();
-    await api?.stop();
-    await repo?.stop();
+    await plane?.stop();
     await git?.close();
     await bus?.cleanup();
     await db?.drop();

@@ -16,16 +16,12 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
-import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
+import { capstan, type ApiProcess } from './api-harness.js';
 import { eventually, ok } from './appset-story-fixtures.js';
-import { startRepoProcess, type RepoProcess } from './repo-harness.js';
-import {
-  appsetTokens,
-  reserveAppsetAddress,
-  startAppsetProcess,
-  type AppsetProcess,
-} from './appset-harness.js';
-import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
+import type { RepoProcess } from './repo-harness.js';
+import { startControlPlane, type ControlPlane } from './control-plane.js';
+import type { AppsetProcess } from './appset-harness.js';
+import type { ServiceProcess } from '../src/infra/index.js';
 import { collectForegroundDeletions } from './garbage-collector.js';
 import {
   addonSet,
@@ -54,6 +50,7 @@ describe('self-service story: AppProjects and Applications delivered from git, b
   let repo: RepoProcess;
   let api: ApiProcess;
   let sync: ServiceProcess;
+  let plane: ControlPlane;
   let appset: AppsetProcess;
   let config: string;
   const as = (ctx: string, args: string[], input?: string) =>
@@ -63,8 +60,7 @@ describe('self-service story: AppProjects and Applications delivered from git, b
     await writeFile(p, content);
     return p;
   };
-  const services = () =>
-    [api, repo, sync, appset].map((s) => s?.output().slice(-4000) ?? '').join('\n-----\n');
+  const services = () => plane?.output() ?? '';
   /** A sync to completion as `ctx`: the operation, whatever its phase. */
   const syncApp = async (ctx: string, name: string, extra: string[] = []) => {
     const r = await as(ctx, ['app', 'sync', name, '--timeout', '120', '-o', 'json', ...extra]);
@@ -110,42 +106,13 @@ describe('self-service story: AppProjects and Applications delivered from git, b
     dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-self-service-'));
     config = path.join(dir, 'contexts');
     // Every sync reads the branch afresh: a push is seen at once (no push events from the test server).
-    repo = await startRepoProcess({
+    plane = await startControlPlane({
       databaseUrl: db.url,
       bus,
       cacheDir: path.join(dir, 'cache'),
-      env: { CAPSTAN_REVISION_CACHE_TTL_MS: '0' },
+      repoEnv: { CAPSTAN_REVISION_CACHE_TTL_MS: '0' },
     });
-    const appsetAddress = await reserveAppsetAddress();
-    const tokens = appsetTokens();
-    api = await startApiProcess({
-      databaseUrl: db.url,
-      bus,
-      appset: { address: appsetAddress, tokens },
-      env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('api') },
-    });
-    appset = await startAppsetProcess({
-      databaseUrl: db.url,
-      bus,
-      address: appsetAddress,
-      tokens,
-      apiAddress: api.grpcAddress,
-      repoAddress: repo.grpcAddress,
-      repoToken: repo.serviceToken('appset'),
-    });
-    sync = await startServiceProcess(
-      'sync',
-      {
-        DATABASE_URL: db.url,
-        ...bus.env('sync'),
-        CAPSTAN_API_ADDRESS: api.grpcAddress,
-        CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
-        CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
-        CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('sync'),
-        ...repo.pki.env('sync'),
-      },
-      ['--enable-impersonation'],
-    );
+    ({ repo, api, appset, sync } = plane);
     const login = (user: string, password: string) =>
       capstan(
         config,
@@ -187,10 +154,7 @@ describe('self-service story: AppProjects and Applications delivered from git, b
   }, 300_000);
 
   afterAll(async () => {
-    await sync?.stop();
-    await appset?.stop();
-    await api?.stop();
-    await repo?.stop();
+    await plane?.stop();
     await git?.close();
     await bus?.cleanup();
     await db?.drop();

@@ -1,0 +1,85 @@
+// The four services as their own processes, wired to each other as in production (mutual TLS, the
+// api's delegations, each service's tokens): repo, then the api (which knows appset's address before
+// appset starts), appset, and sync with impersonation on. For the stories that need the whole
+// control plane (appset-story, self-service-story); `stop` stops them in reverse order.
+import type { TestBus } from '@capstan/test/infra';
+import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
+import { startApiProcess, type ApiProcess } from './api-harness.js';
+import {
+  appsetTokens,
+  reserveAppsetAddress,
+  startAppsetProcess,
+  type AppsetProcess,
+} from './appset-harness.js';
+import { startRepoProcess, type RepoProcess } from './repo-harness.js';
+
+export interface ControlPlane {
+  repo: RepoProcess;
+  api: ApiProcess;
+  appset: AppsetProcess;
+  sync: ServiceProcess;
+  /** The last lines of each service's output, for assertion messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function startControlPlane(opts: {
+  databaseUrl: string;
+  bus: TestBus;
+  cacheDir: string;
+  /** Extra environment of the repo and appset processes (e.g. polling and reconcile intervals). */
+  repoEnv?: Record<string, string>;
+  appsetEnv?: Record<string, string>;
+}): Promise<ControlPlane> {
+  const { databaseUrl, bus } = opts;
+  const repo = await startRepoProcess({
+    databaseUrl,
+    bus,
+    cacheDir: opts.cacheDir,
+    ...(opts.repoEnv ? { env: opts.repoEnv } : {}),
+  });
+  const appsetAddress = await reserveAppsetAddress();
+  const tokens = appsetTokens();
+  const api = await startApiProcess({
+    databaseUrl,
+    bus,
+    appset: { address: appsetAddress, tokens },
+    env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('api') },
+  });
+  const appset = await startAppsetProcess({
+    databaseUrl,
+    bus,
+    address: appsetAddress,
+    tokens,
+    apiAddress: api.grpcAddress,
+    repoAddress: repo.grpcAddress,
+    repoToken: repo.serviceToken('appset'),
+    ...(opts.appsetEnv ? { env: opts.appsetEnv } : {}),
+  });
+  const sync = await startServiceProcess(
+    'sync',
+    {
+      DATABASE_URL: databaseUrl,
+      ...bus.env('sync'),
+      CAPSTAN_API_ADDRESS: api.grpcAddress,
+      CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
+      CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
+      CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('sync'),
+      ...repo.pki.env('sync'),
+    },
+    ['--enable-impersonation'],
+  );
+  return {
+    repo,
+    api,
+    appset,
+    sync,
+    output: () => [api, repo, appset, sync].map((s) => s.output().slice(-4000)).join('\n-----\n'),
+    async stop() {
+      await sync.stop();
+      await appset.stop();
+      await api.stop();
+      await repo.stop();
+    },
+  };
+}
