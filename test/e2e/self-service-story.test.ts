@@ -18,10 +18,7 @@ import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } fr
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, type ApiProcess } from './api-harness.js';
 import { eventually, ok } from './appset-story-fixtures.js';
-import type { RepoProcess } from './repo-harness.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
-import type { AppsetProcess } from './appset-harness.js';
-import type { ServiceProcess } from '../src/infra/index.js';
 import { collectForegroundDeletions } from './garbage-collector.js';
 import {
   addonSet,
@@ -47,11 +44,8 @@ describe('self-service story: AppProjects and Applications delivered from git, b
   let db: TestDatabase;
   let bus: TestBus;
   let dir: string;
-  let repo: RepoProcess;
   let api: ApiProcess;
-  let sync: ServiceProcess;
   let plane: ControlPlane;
-  let appset: AppsetProcess;
   let config: string;
   const as = (ctx: string, args: string[], input?: string) =>
     capstan(config, ['--context', ctx, ...args], input);
@@ -112,7 +106,7 @@ describe('self-service story: AppProjects and Applications delivered from git, b
       cacheDir: path.join(dir, 'cache'),
       repoEnv: { CAPSTAN_REVISION_CACHE_TTL_MS: '0' },
     });
-    ({ repo, api, appset, sync } = plane);
+    ({ api } = plane);
     const login = (user: string, password: string) =>
       capstan(
         config,
