@@ -52,6 +52,17 @@ export const syncCommands = [syncRequest, extSyncRequest] as const;
 /** Who a sync writes as: the impersonated ServiceAccount, or the control-plane credentials (username null). */
 const identity = z.object({ impersonation: z.boolean(), username: z.string().nullable() });
 
+/**
+ * What started a sync, as `capstan app history` shows it: a user (through the api), another system
+ * (an ext sync request, authorised as its account), automation (a new revision or a new Application),
+ * self-heal (drift), a retry of a failed sync (syncPolicy.retry) or a rollback. `actor` is the
+ * principal for user/bus/rollback and `automation` otherwise.
+ */
+export const syncTrigger = z.object({
+  kind: z.enum(['user', 'bus', 'automated', 'self-heal', 'retry', 'rollback']),
+  actor: z.string(),
+});
+
 export const syncStarted = defineEvent({
   type: 'io.capstan.sync.started.v1',
   description: 'a sync operation started (subject applications/<namespace>/<name>)',
@@ -60,6 +71,10 @@ export const syncStarted = defineEvent({
     application: applicationRef,
     dryRun: z.boolean(),
     attempt: z.number().int().positive(),
+    /** Absent on events from before triggers were recorded. */
+    trigger: syncTrigger.optional(),
+    /** The revision the operation syncs to, when known at start (a rollback's, a pinned request's). */
+    revision: z.string().optional(),
   }),
 });
 
@@ -153,6 +168,55 @@ export const syncDeletionSucceeded = defineEvent({
   }),
 });
 
+const healthStatus = z.object({
+  status: z.enum(['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown']),
+  message: z.string().optional(),
+});
+
+/**
+ * The reconciler's verdict on an Application changed: its sync status (live vs git at the resolved
+ * revision, read as the project's ServiceAccount), its health, or a resource's. Published only on a
+ * change, so other systems (notifications) can react to every transition. Subject
+ * applications/<namespace>/<name>; the sync service owns it.
+ */
+export const syncStatusChanged = defineEvent({
+  type: 'io.capstan.sync.status-changed.v1',
+  description:
+    "an Application's live status changed: sync status (Synced, OutOfSync, Unknown), health, or a resource's status",
+  data: z.object({
+    application: applicationRef,
+    sync: z.object({
+      status: z.enum(['Synced', 'OutOfSync', 'Unknown']),
+      /** The revision git was compared at (commit SHA), when it resolved. */
+      revision: z.string().optional(),
+    }),
+    health: healthStatus,
+    /** Why the status is Unknown (a read the ServiceAccount may not do, a manifest that failed). */
+    message: z.string().optional(),
+    resources: z
+      .array(
+        z.object({
+          group: z.string(),
+          version: z.string(),
+          kind: z.string(),
+          namespace: z.string(),
+          name: z.string(),
+          status: z.enum(['Synced', 'OutOfSync', 'Unknown']),
+          health: healthStatus.optional(),
+          /** Live but no longer in git: a prune would delete it. */
+          requiresPruning: z.boolean().optional(),
+          message: z.string().optional(),
+        }),
+      )
+      .max(10_000),
+    reconciledAt: z.string(),
+    /** What the previous verdict was, so a consumer sees the transition without keeping state. */
+    previous: z
+      .object({ sync: z.enum(['Synced', 'OutOfSync', 'Unknown']), health: healthStatus.shape.status })
+      .optional(),
+  }),
+});
+
 export const syncEvents = [
   syncStarted,
   syncResourceSynced,
@@ -161,4 +225,5 @@ export const syncEvents = [
   syncImpersonationIgnored,
   syncDeletionFailed,
   syncDeletionSucceeded,
+  syncStatusChanged,
 ] as const;
