@@ -9,6 +9,17 @@ import { defineEvent } from './define.js';
 
 const applicationRef = z.object({ name: z.string().min(1), namespace: z.string().min(1) });
 
+/**
+ * What started a sync, as `capstan app history` shows it: a user (through the api), another system
+ * (an ext sync request, authorised as its account), automation (a new revision or a new Application),
+ * self-heal (drift), a retry of a failed sync (syncPolicy.retry) or a rollback. `actor` is the
+ * principal for user/bus/rollback and `automation` otherwise.
+ */
+export const syncTrigger = z.object({
+  kind: z.enum(['user', 'bus', 'automated', 'self-heal', 'retry', 'rollback']),
+  actor: z.string(),
+});
+
 export const syncRequest = defineEvent({
   type: 'io.capstan.cmd.sync.request.v1',
   description: 'please sync this Application (subject applications/<namespace>/<name>)',
@@ -22,6 +33,8 @@ export const syncRequest = defineEvent({
     revision: z.string().optional(),
     dryRun: z.boolean().default(false),
     prune: z.boolean().default(false),
+    /** Who asked (user, bus, rollback); absent: a user, the envelope's actor. */
+    trigger: syncTrigger.optional(),
   }),
 });
 
@@ -51,17 +64,6 @@ export const syncCommands = [syncRequest, extSyncRequest] as const;
 
 /** Who a sync writes as: the impersonated ServiceAccount, or the control-plane credentials (username null). */
 const identity = z.object({ impersonation: z.boolean(), username: z.string().nullable() });
-
-/**
- * What started a sync, as `capstan app history` shows it: a user (through the api), another system
- * (an ext sync request, authorised as its account), automation (a new revision or a new Application),
- * self-heal (drift), a retry of a failed sync (syncPolicy.retry) or a rollback. `actor` is the
- * principal for user/bus/rollback and `automation` otherwise.
- */
-export const syncTrigger = z.object({
-  kind: z.enum(['user', 'bus', 'automated', 'self-heal', 'retry', 'rollback']),
-  actor: z.string(),
-});
 
 export const syncStarted = defineEvent({
   type: 'io.capstan.sync.started.v1',
