@@ -257,6 +257,50 @@ describe('api: authentication, RBAC and validation', () => {
     expect(unchanged.metadata?.resourceVersion).toBe(teamB.metadata?.resourceVersion);
   });
 
+  it("keeps Argo CD's ignoreDifferences, retry, allowEmpty and managedNamespaceMetadata over gRPC and HTTP", async () => {
+    const manifest = guestbook('team-a', 'tuned');
+    const spec = {
+      ...manifest.spec,
+      ignoreDifferences: [
+        {
+          group: 'apps',
+          kind: 'Deployment',
+          jsonPointers: ['/spec/replicas'],
+          managedFieldsManagers: ['hpa'],
+        },
+      ],
+      syncPolicy: {
+        automated: { prune: true, selfHeal: true, allowEmpty: true },
+        syncOptions: ['CreateNamespace=true'],
+        managedNamespaceMetadata: { labels: { team: 'a' } },
+        retry: { limit: 3, backoff: { duration: '5s', factor: 2, maxDuration: '1m' } },
+      },
+    };
+    const created = await unary(
+      c.applications.create.bind(c.applications),
+      { application: apiv1.Application.fromJSON({ ...manifest, spec }), upsert: false },
+      { metadata: bearer(admin) },
+    );
+    const json = apiv1.Application.toJSON(created) as { spec: Record<string, unknown> };
+    expect(json.spec.ignoreDifferences).toEqual(spec.ignoreDifferences);
+    expect(json.spec.syncPolicy).toEqual(spec.syncPolicy);
+    const read = await http('GET', '/api/v1/applications/tuned', admin);
+    expect(read.body.spec.syncPolicy.retry).toEqual(spec.syncPolicy.retry);
+    const bad = await http('POST', '/api/v1/applications', admin, {
+      application: {
+        ...manifest,
+        metadata: { ...manifest.metadata, name: 'bad' },
+        spec: { ...spec, ignoreDifferences: [{ jsonPointers: ['x'] }] },
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.map((d: { field: string }) => d.field)).toEqual(
+      expect.arrayContaining(['spec.ignoreDifferences[0].kind', 'spec.ignoreDifferences[0].jsonPointers[0]']),
+    );
+    // Out of the way of the listing below.
+    expect((await http('DELETE', '/api/v1/applications/tuned?cascade=false', admin)).status).toBe(200);
+  });
+
   it('refuses unknown fields, bad types and oversized bodies over HTTP, writing nothing', async () => {
     const unknown = await http('POST', '/api/v1/applications', admin, {
       application: guestbook('team-a', 'x'),

@@ -39,3 +39,5 @@ export {
   type AuditEvent,
   type WaitForAuditOptions,
 } from './audit-log.js';
+export { startWorkloadControllers, type WorkloadControllers } from './workload-controllers.js';
+export { controllerStatus, unpullable, MANUAL_ANNOTATION, EXIT_CODE_ANNOTATION } from './workload-status.js';

@@ -3,12 +3,15 @@
 //   <name>.admin.kubeconfig          system:masters, for looking around with kubectl
 //   <name>.control-plane.kubeconfig  the identity Capstan registers the cluster with
 //   clusters.json                    [{ name, server, caData, controlPlaneToken, auditLogPath }]
+// These API servers run no kube-controller-manager and no kubelet, so each gets the workload
+// controllers' stand-in (workload-controllers.ts): Deployments become available, Jobs complete.
 //
 // Usage: node test/dist/kube/up.js [--clusters in-cluster,remote] [--out .capstan/kube]
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startCluster, type KubeCluster } from './cluster.js';
+import { startWorkloadControllers, type WorkloadControllers } from './workload-controllers.js';
 
 const { values } = parseArgs({
   options: {
@@ -24,13 +27,19 @@ const out = resolve(values.out ?? '.capstan/kube');
 mkdirSync(out, { recursive: true });
 
 const clusters: KubeCluster[] = [];
+const controllers: WorkloadControllers[] = [];
 const stopAll = async () => {
+  await Promise.all(controllers.map((c) => c.stop()));
   await Promise.all(clusters.map((c) => c.stop()));
   rmSync(join(out, 'clusters.json'), { force: true });
 };
 
 try {
-  for (const name of names) clusters.push(await startCluster({ name }));
+  for (const name of names) {
+    const cluster = await startCluster({ name });
+    clusters.push(cluster);
+    controllers.push(await startWorkloadControllers(cluster.adminKubeconfig, { log: console.error }));
+  }
 } catch (err) {
   await stopAll();
   console.error(err instanceof Error ? err.message : err);

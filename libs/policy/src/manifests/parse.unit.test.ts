@@ -107,6 +107,53 @@ data: { name: ${Buffer.from('stage').toString('base64')}, server: ${Buffer.from(
     expect(msg).toContain('spec.destinationServiceAcounts: unknown field');
   });
 
+  it('given ignoreDifferences and retry written wrong, when parsing, then each field path says what was expected', () => {
+    const errors = errorsOf(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: { name: web, namespace: argocd }
+spec:
+  project: team-a
+  source: { repoURL: 'https://git.example.com/a.git', path: web }
+  destination: { server: 'https://kubernetes.default.svc', namespace: a }
+  ignoreDifferences:
+    - { group: apps, jsonPointers: [spec/replicas], jqPathExpression: ['.x'] }
+  syncPolicy:
+    retry: { limit: 5, backoff: { duration: 5 minutes, factor: 0 } }
+`).join('\n');
+    expect(errors).toContain('spec.ignoreDifferences[0].kind: required');
+    expect(errors).toContain('spec.ignoreDifferences[0].jsonPointers[0]: a JSON pointer starts with "/"');
+    expect(errors).toContain('spec.ignoreDifferences[0].jqPathExpression: unknown field');
+    expect(errors).toMatch(/spec\.syncPolicy\.retry\.backoff\.duration/);
+    expect(errors).toMatch(/spec\.syncPolicy\.retry\.backoff\.factor: must be at least 1/);
+  });
+
+  it("given Argo CD's ignoreDifferences, retry and managedNamespaceMetadata, when parsing, then they are read as written", () => {
+    const m = parseArgoManifests(
+      `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: { name: web, namespace: argocd }
+spec:
+  project: team-a
+  source: { repoURL: 'https://git.example.com/a.git', path: web }
+  destination: { server: 'https://kubernetes.default.svc', namespace: a }
+  ignoreDifferences:
+    - { group: apps, kind: Deployment, jsonPointers: [/spec/replicas], managedFieldsManagers: [kube-controller-manager] }
+  syncPolicy:
+    syncOptions: [CreateNamespace=true]
+    managedNamespaceMetadata: { labels: { team: a } }
+    retry: { limit: 5, backoff: { duration: 5s, factor: 2, maxDuration: 3m } }
+`,
+      'in.yaml',
+    );
+    const spec = m.applications[0]!.spec;
+    expect(spec.ignoreDifferences?.[0]).toMatchObject({
+      kind: 'Deployment',
+      jsonPointers: ['/spec/replicas'],
+    });
+    expect(spec.syncPolicy?.retry?.backoff).toEqual({ duration: '5s', factor: 2, maxDuration: '3m' });
+    expect(spec.syncPolicy?.managedNamespaceMetadata?.labels).toEqual({ team: 'a' });
+  });
+
   it('given the proposal\'s `destinations: ["*"]`, when parsing, then it is refused: Argo CD destinations are objects', () => {
     const [msg] = errorsOf(project("  destinations: ['*']"));
     expect(msg).toContain('spec.destinations[0]: expected object, got string');

@@ -95,6 +95,23 @@ export const ApplicationSourceSchema = z.looseObject({
   name: optional(z.string()),
 });
 
+/** A Go duration as Argo CD's retry backoff writes it: "5s", "3m", "1h30m", "500ms". */
+const GoDurationSchema = z
+  .string()
+  .regex(/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/, 'expected a duration such as "5s", "3m" or "1h30m"');
+
+export const RetryStrategySchema = z.looseObject({
+  /** Argo CD: a negative limit retries without end. */
+  limit: optional(z.number().int()),
+  backoff: optional(
+    z.looseObject({
+      duration: optional(z.union([GoDurationSchema, z.number().int().nonnegative()])),
+      factor: optional(z.number().int().positive('must be at least 1')),
+      maxDuration: optional(GoDurationSchema),
+    }),
+  ),
+});
+
 export const SyncPolicySchema = z.looseObject({
   automated: optional(
     z.looseObject({
@@ -105,7 +122,24 @@ export const SyncPolicySchema = z.looseObject({
     }),
   ),
   syncOptions: optional(stringList),
-  retry: optional(z.looseObject({ limit: optional(z.number().int()) })),
+  retry: optional(RetryStrategySchema),
+  managedNamespaceMetadata: optional(
+    z.looseObject({
+      labels: optional(z.record(z.string(), z.string())),
+      annotations: optional(z.record(z.string(), z.string())),
+    }),
+  ),
+});
+
+/** Argo CD's spec.ignoreDifferences entry (what a comparison leaves out, for which resources). */
+export const IgnoreDifferencesSchema = z.strictObject({
+  group: optional(z.string()),
+  kind: z.string().min(1, 'must not be empty'),
+  name: optional(z.string()),
+  namespace: optional(z.string()),
+  jsonPointers: optional(z.array(z.string().regex(/^(\/.*)?$/, 'a JSON pointer starts with "/"'))),
+  jqPathExpressions: optional(stringList),
+  managedFieldsManagers: optional(stringList),
 });
 
 export const ApplicationSpecSchema = z.strictObject({
@@ -115,7 +149,7 @@ export const ApplicationSpecSchema = z.strictObject({
   sources: optional(z.array(ApplicationSourceSchema)),
   sourceHydrator: optional(z.looseObject({})),
   syncPolicy: optional(SyncPolicySchema),
-  ignoreDifferences: optional(z.array(z.looseObject({}))),
+  ignoreDifferences: optional(z.array(IgnoreDifferencesSchema).max(100)),
   info: optional(z.array(z.looseObject({}))),
   revisionHistoryLimit: optional(z.number().int()),
   allowedParentProjects: optional(stringList),
@@ -148,6 +182,8 @@ export type ApplicationDestination = z.output<typeof ApplicationDestinationSchem
 export type DestinationServiceAccount = z.output<typeof DestinationServiceAccountSchema>;
 export type GroupKind = z.output<typeof GroupKindSchema>;
 export type SyncWindow = z.output<typeof SyncWindowSchema>;
+export type IgnoreDifferences = z.output<typeof IgnoreDifferencesSchema>;
+export type RetryStrategy = z.output<typeof RetryStrategySchema>;
 
 /** Every source of an Application: `source` and `sources`, in that order. */
 export function applicationSources(app: Application): ApplicationSource[] {

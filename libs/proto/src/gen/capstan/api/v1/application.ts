@@ -42,11 +42,57 @@ export interface ApplicationSource {
 export interface SyncPolicyAutomated {
   prune: boolean;
   selfHeal: boolean;
+  /** Allow an automated sync to leave the Application with no resources (Argo CD's allowEmpty). */
+  allowEmpty: boolean;
+  /** false turns automation off without removing its settings (Argo CD 2.14+); unset: on. */
+  enabled?: boolean | undefined;
+}
+
+/** Argo CD's syncPolicy.retry.backoff; durations as Go writes them ("5s", "3m"). */
+export interface Backoff {
+  duration: string;
+  factor?: number | undefined;
+  maxDuration: string;
+}
+
+/** Argo CD's syncPolicy.retry: how often a failed sync is retried, and how long apart. */
+export interface RetryStrategy {
+  limit: number;
+  backoff?: Backoff | undefined;
+}
+
+/** Labels and annotations of the namespace CreateNamespace=true creates. */
+export interface ManagedNamespaceMetadata {
+  labels: { [key: string]: string };
+  annotations: { [key: string]: string };
+}
+
+export interface ManagedNamespaceMetadata_LabelsEntry {
+  key: string;
+  value: string;
+}
+
+export interface ManagedNamespaceMetadata_AnnotationsEntry {
+  key: string;
+  value: string;
 }
 
 export interface SyncPolicy {
   automated?: SyncPolicyAutomated | undefined;
   syncOptions: string[];
+  retry?: RetryStrategy | undefined;
+  managedNamespaceMetadata?: ManagedNamespaceMetadata | undefined;
+}
+
+/** Argo CD's spec.ignoreDifferences entry: which fields of which resources a comparison ignores. */
+export interface ResourceIgnoreDifferences {
+  group: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  jsonPointers: string[];
+  jqPathExpressions: string[];
+  managedFieldsManagers: string[];
 }
 
 export interface ApplicationSpec {
@@ -58,6 +104,8 @@ export interface ApplicationSpec {
     | undefined;
   /** Only for Applications that deliver AppProjects: the parents those projects may name. */
   allowedParentProjects: string[];
+  ignoreDifferences: ResourceIgnoreDifferences[];
+  revisionHistoryLimit?: number | undefined;
 }
 
 /** ResourceResult is one resource operation of a sync. */
@@ -439,7 +487,7 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
 };
 
 function createBaseSyncPolicyAutomated(): SyncPolicyAutomated {
-  return { prune: false, selfHeal: false };
+  return { prune: false, selfHeal: false, allowEmpty: false, enabled: undefined };
 }
 
 export const SyncPolicyAutomated: MessageFns<SyncPolicyAutomated> = {
@@ -449,6 +497,12 @@ export const SyncPolicyAutomated: MessageFns<SyncPolicyAutomated> = {
     }
     if (message.selfHeal !== false) {
       writer.uint32(16).bool(message.selfHeal);
+    }
+    if (message.allowEmpty !== false) {
+      writer.uint32(24).bool(message.allowEmpty);
+    }
+    if (message.enabled !== undefined) {
+      writer.uint32(32).bool(message.enabled);
     }
     return writer;
   },
@@ -482,6 +536,22 @@ export const SyncPolicyAutomated: MessageFns<SyncPolicyAutomated> = {
             message.selfHeal = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.allowEmpty = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -502,6 +572,12 @@ export const SyncPolicyAutomated: MessageFns<SyncPolicyAutomated> = {
         : isSet(object.self_heal)
         ? globalThis.Boolean(object.self_heal)
         : false,
+      allowEmpty: isSet(object.allowEmpty)
+        ? globalThis.Boolean(object.allowEmpty)
+        : isSet(object.allow_empty)
+        ? globalThis.Boolean(object.allow_empty)
+        : false,
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
     };
   },
 
@@ -513,6 +589,12 @@ export const SyncPolicyAutomated: MessageFns<SyncPolicyAutomated> = {
     if (message.selfHeal !== false) {
       obj.selfHeal = message.selfHeal;
     }
+    if (message.allowEmpty !== false) {
+      obj.allowEmpty = message.allowEmpty;
+    }
+    if (message.enabled !== undefined) {
+      obj.enabled = message.enabled;
+    }
     return obj;
   },
 
@@ -523,12 +605,529 @@ export const SyncPolicyAutomated: MessageFns<SyncPolicyAutomated> = {
     const message = createBaseSyncPolicyAutomated();
     message.prune = object.prune ?? false;
     message.selfHeal = object.selfHeal ?? false;
+    message.allowEmpty = object.allowEmpty ?? false;
+    message.enabled = object.enabled ?? undefined;
+    return message;
+  },
+};
+
+function createBaseBackoff(): Backoff {
+  return { duration: "", factor: undefined, maxDuration: "" };
+}
+
+export const Backoff: MessageFns<Backoff> = {
+  encode(message: Backoff, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.duration !== "") {
+      writer.uint32(10).string(message.duration);
+    }
+    if (message.factor !== undefined) {
+      writer.uint32(16).int64(message.factor);
+    }
+    if (message.maxDuration !== "") {
+      writer.uint32(26).string(message.maxDuration);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Backoff {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBackoff();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.duration = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.factor = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.maxDuration = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Backoff {
+    return {
+      duration: isSet(object.duration) ? globalThis.String(object.duration) : "",
+      factor: isSet(object.factor) ? globalThis.Number(object.factor) : undefined,
+      maxDuration: isSet(object.maxDuration)
+        ? globalThis.String(object.maxDuration)
+        : isSet(object.max_duration)
+        ? globalThis.String(object.max_duration)
+        : "",
+    };
+  },
+
+  toJSON(message: Backoff): unknown {
+    const obj: any = {};
+    if (message.duration !== "") {
+      obj.duration = message.duration;
+    }
+    if (message.factor !== undefined) {
+      obj.factor = Math.round(message.factor);
+    }
+    if (message.maxDuration !== "") {
+      obj.maxDuration = message.maxDuration;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Backoff>, I>>(base?: I): Backoff {
+    return Backoff.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Backoff>, I>>(object: I): Backoff {
+    const message = createBaseBackoff();
+    message.duration = object.duration ?? "";
+    message.factor = object.factor ?? undefined;
+    message.maxDuration = object.maxDuration ?? "";
+    return message;
+  },
+};
+
+function createBaseRetryStrategy(): RetryStrategy {
+  return { limit: 0, backoff: undefined };
+}
+
+export const RetryStrategy: MessageFns<RetryStrategy> = {
+  encode(message: RetryStrategy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int64(message.limit);
+    }
+    if (message.backoff !== undefined) {
+      Backoff.encode(message.backoff, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetryStrategy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetryStrategy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.backoff = Backoff.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RetryStrategy {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      backoff: isSet(object.backoff) ? Backoff.fromJSON(object.backoff) : undefined,
+    };
+  },
+
+  toJSON(message: RetryStrategy): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.backoff !== undefined) {
+      obj.backoff = Backoff.toJSON(message.backoff);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RetryStrategy>, I>>(base?: I): RetryStrategy {
+    return RetryStrategy.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RetryStrategy>, I>>(object: I): RetryStrategy {
+    const message = createBaseRetryStrategy();
+    message.limit = object.limit ?? 0;
+    message.backoff = (object.backoff !== undefined && object.backoff !== null)
+      ? Backoff.fromPartial(object.backoff)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseManagedNamespaceMetadata(): ManagedNamespaceMetadata {
+  return { labels: {}, annotations: {} };
+}
+
+export const ManagedNamespaceMetadata: MessageFns<ManagedNamespaceMetadata> = {
+  encode(message: ManagedNamespaceMetadata, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.labels).forEach(([key, value]: [string, string]) => {
+      ManagedNamespaceMetadata_LabelsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    globalThis.Object.entries(message.annotations).forEach(([key, value]: [string, string]) => {
+      ManagedNamespaceMetadata_AnnotationsEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ManagedNamespaceMetadata {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseManagedNamespaceMetadata();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = ManagedNamespaceMetadata_LabelsEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.labels[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = ManagedNamespaceMetadata_AnnotationsEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.annotations[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ManagedNamespaceMetadata {
+    return {
+      labels: isObject(object.labels)
+        ? (globalThis.Object.entries(object.labels) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      annotations: isObject(object.annotations)
+        ? (globalThis.Object.entries(object.annotations) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: ManagedNamespaceMetadata): unknown {
+    const obj: any = {};
+    if (message.labels) {
+      const entries = globalThis.Object.entries(message.labels) as [string, string][];
+      if (entries.length > 0) {
+        obj.labels = {};
+        entries.forEach(([k, v]) => {
+          obj.labels[k] = v;
+        });
+      }
+    }
+    if (message.annotations) {
+      const entries = globalThis.Object.entries(message.annotations) as [string, string][];
+      if (entries.length > 0) {
+        obj.annotations = {};
+        entries.forEach(([k, v]) => {
+          obj.annotations[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ManagedNamespaceMetadata>, I>>(base?: I): ManagedNamespaceMetadata {
+    return ManagedNamespaceMetadata.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ManagedNamespaceMetadata>, I>>(object: I): ManagedNamespaceMetadata {
+    const message = createBaseManagedNamespaceMetadata();
+    message.labels = (globalThis.Object.entries(object.labels ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.annotations = (globalThis.Object.entries(object.annotations ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseManagedNamespaceMetadata_LabelsEntry(): ManagedNamespaceMetadata_LabelsEntry {
+  return { key: "", value: "" };
+}
+
+export const ManagedNamespaceMetadata_LabelsEntry: MessageFns<ManagedNamespaceMetadata_LabelsEntry> = {
+  encode(message: ManagedNamespaceMetadata_LabelsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ManagedNamespaceMetadata_LabelsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseManagedNamespaceMetadata_LabelsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ManagedNamespaceMetadata_LabelsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ManagedNamespaceMetadata_LabelsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ManagedNamespaceMetadata_LabelsEntry>, I>>(
+    base?: I,
+  ): ManagedNamespaceMetadata_LabelsEntry {
+    return ManagedNamespaceMetadata_LabelsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ManagedNamespaceMetadata_LabelsEntry>, I>>(
+    object: I,
+  ): ManagedNamespaceMetadata_LabelsEntry {
+    const message = createBaseManagedNamespaceMetadata_LabelsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseManagedNamespaceMetadata_AnnotationsEntry(): ManagedNamespaceMetadata_AnnotationsEntry {
+  return { key: "", value: "" };
+}
+
+export const ManagedNamespaceMetadata_AnnotationsEntry: MessageFns<ManagedNamespaceMetadata_AnnotationsEntry> = {
+  encode(message: ManagedNamespaceMetadata_AnnotationsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ManagedNamespaceMetadata_AnnotationsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseManagedNamespaceMetadata_AnnotationsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ManagedNamespaceMetadata_AnnotationsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ManagedNamespaceMetadata_AnnotationsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ManagedNamespaceMetadata_AnnotationsEntry>, I>>(
+    base?: I,
+  ): ManagedNamespaceMetadata_AnnotationsEntry {
+    return ManagedNamespaceMetadata_AnnotationsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ManagedNamespaceMetadata_AnnotationsEntry>, I>>(
+    object: I,
+  ): ManagedNamespaceMetadata_AnnotationsEntry {
+    const message = createBaseManagedNamespaceMetadata_AnnotationsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
 
 function createBaseSyncPolicy(): SyncPolicy {
-  return { automated: undefined, syncOptions: [] };
+  return { automated: undefined, syncOptions: [], retry: undefined, managedNamespaceMetadata: undefined };
 }
 
 export const SyncPolicy: MessageFns<SyncPolicy> = {
@@ -538,6 +1137,12 @@ export const SyncPolicy: MessageFns<SyncPolicy> = {
     }
     for (const v of message.syncOptions) {
       writer.uint32(18).string(v!);
+    }
+    if (message.retry !== undefined) {
+      RetryStrategy.encode(message.retry, writer.uint32(26).fork()).join();
+    }
+    if (message.managedNamespaceMetadata !== undefined) {
+      ManagedNamespaceMetadata.encode(message.managedNamespaceMetadata, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -571,6 +1176,22 @@ export const SyncPolicy: MessageFns<SyncPolicy> = {
             message.syncOptions.push(reader.string());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.retry = RetryStrategy.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.managedNamespaceMetadata = ManagedNamespaceMetadata.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -591,6 +1212,12 @@ export const SyncPolicy: MessageFns<SyncPolicy> = {
         : globalThis.Array.isArray(object?.sync_options)
         ? object.sync_options.map((e: any) => globalThis.String(e))
         : [],
+      retry: isSet(object.retry) ? RetryStrategy.fromJSON(object.retry) : undefined,
+      managedNamespaceMetadata: isSet(object.managedNamespaceMetadata)
+        ? ManagedNamespaceMetadata.fromJSON(object.managedNamespaceMetadata)
+        : isSet(object.managed_namespace_metadata)
+        ? ManagedNamespaceMetadata.fromJSON(object.managed_namespace_metadata)
+        : undefined,
     };
   },
 
@@ -601,6 +1228,12 @@ export const SyncPolicy: MessageFns<SyncPolicy> = {
     }
     if (message.syncOptions?.length) {
       obj.syncOptions = message.syncOptions;
+    }
+    if (message.retry !== undefined) {
+      obj.retry = RetryStrategy.toJSON(message.retry);
+    }
+    if (message.managedNamespaceMetadata !== undefined) {
+      obj.managedNamespaceMetadata = ManagedNamespaceMetadata.toJSON(message.managedNamespaceMetadata);
     }
     return obj;
   },
@@ -614,12 +1247,212 @@ export const SyncPolicy: MessageFns<SyncPolicy> = {
       ? SyncPolicyAutomated.fromPartial(object.automated)
       : undefined;
     message.syncOptions = object.syncOptions?.map((e) => e) || [];
+    message.retry = (object.retry !== undefined && object.retry !== null)
+      ? RetryStrategy.fromPartial(object.retry)
+      : undefined;
+    message.managedNamespaceMetadata =
+      (object.managedNamespaceMetadata !== undefined && object.managedNamespaceMetadata !== null)
+        ? ManagedNamespaceMetadata.fromPartial(object.managedNamespaceMetadata)
+        : undefined;
+    return message;
+  },
+};
+
+function createBaseResourceIgnoreDifferences(): ResourceIgnoreDifferences {
+  return {
+    group: "",
+    kind: "",
+    name: "",
+    namespace: "",
+    jsonPointers: [],
+    jqPathExpressions: [],
+    managedFieldsManagers: [],
+  };
+}
+
+export const ResourceIgnoreDifferences: MessageFns<ResourceIgnoreDifferences> = {
+  encode(message: ResourceIgnoreDifferences, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.group !== "") {
+      writer.uint32(10).string(message.group);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(34).string(message.namespace);
+    }
+    for (const v of message.jsonPointers) {
+      writer.uint32(42).string(v!);
+    }
+    for (const v of message.jqPathExpressions) {
+      writer.uint32(50).string(v!);
+    }
+    for (const v of message.managedFieldsManagers) {
+      writer.uint32(58).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResourceIgnoreDifferences {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResourceIgnoreDifferences();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.group = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.jsonPointers.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.jqPathExpressions.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.managedFieldsManagers.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResourceIgnoreDifferences {
+    return {
+      group: isSet(object.group) ? globalThis.String(object.group) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      jsonPointers: globalThis.Array.isArray(object?.jsonPointers)
+        ? object.jsonPointers.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.json_pointers)
+        ? object.json_pointers.map((e: any) => globalThis.String(e))
+        : [],
+      jqPathExpressions: globalThis.Array.isArray(object?.jqPathExpressions)
+        ? object.jqPathExpressions.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.jq_path_expressions)
+        ? object.jq_path_expressions.map((e: any) => globalThis.String(e))
+        : [],
+      managedFieldsManagers: globalThis.Array.isArray(object?.managedFieldsManagers)
+        ? object.managedFieldsManagers.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.managed_fields_managers)
+        ? object.managed_fields_managers.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ResourceIgnoreDifferences): unknown {
+    const obj: any = {};
+    if (message.group !== "") {
+      obj.group = message.group;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.jsonPointers?.length) {
+      obj.jsonPointers = message.jsonPointers;
+    }
+    if (message.jqPathExpressions?.length) {
+      obj.jqPathExpressions = message.jqPathExpressions;
+    }
+    if (message.managedFieldsManagers?.length) {
+      obj.managedFieldsManagers = message.managedFieldsManagers;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResourceIgnoreDifferences>, I>>(base?: I): ResourceIgnoreDifferences {
+    return ResourceIgnoreDifferences.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResourceIgnoreDifferences>, I>>(object: I): ResourceIgnoreDifferences {
+    const message = createBaseResourceIgnoreDifferences();
+    message.group = object.group ?? "";
+    message.kind = object.kind ?? "";
+    message.name = object.name ?? "";
+    message.namespace = object.namespace ?? "";
+    message.jsonPointers = object.jsonPointers?.map((e) => e) || [];
+    message.jqPathExpressions = object.jqPathExpressions?.map((e) => e) || [];
+    message.managedFieldsManagers = object.managedFieldsManagers?.map((e) => e) || [];
     return message;
   },
 };
 
 function createBaseApplicationSpec(): ApplicationSpec {
-  return { project: "", source: undefined, destination: undefined, syncPolicy: undefined, allowedParentProjects: [] };
+  return {
+    project: "",
+    source: undefined,
+    destination: undefined,
+    syncPolicy: undefined,
+    allowedParentProjects: [],
+    ignoreDifferences: [],
+    revisionHistoryLimit: undefined,
+  };
 }
 
 export const ApplicationSpec: MessageFns<ApplicationSpec> = {
@@ -638,6 +1471,12 @@ export const ApplicationSpec: MessageFns<ApplicationSpec> = {
     }
     for (const v of message.allowedParentProjects) {
       writer.uint32(42).string(v!);
+    }
+    for (const v of message.ignoreDifferences) {
+      ResourceIgnoreDifferences.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.revisionHistoryLimit !== undefined) {
+      writer.uint32(56).int64(message.revisionHistoryLimit);
     }
     return writer;
   },
@@ -695,6 +1534,22 @@ export const ApplicationSpec: MessageFns<ApplicationSpec> = {
             message.allowedParentProjects.push(reader.string());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.ignoreDifferences.push(ResourceIgnoreDifferences.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.revisionHistoryLimit = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -722,6 +1577,16 @@ export const ApplicationSpec: MessageFns<ApplicationSpec> = {
         : globalThis.Array.isArray(object?.allowed_parent_projects)
         ? object.allowed_parent_projects.map((e: any) => globalThis.String(e))
         : [],
+      ignoreDifferences: globalThis.Array.isArray(object?.ignoreDifferences)
+        ? object.ignoreDifferences.map((e: any) => ResourceIgnoreDifferences.fromJSON(e))
+        : globalThis.Array.isArray(object?.ignore_differences)
+        ? object.ignore_differences.map((e: any) => ResourceIgnoreDifferences.fromJSON(e))
+        : [],
+      revisionHistoryLimit: isSet(object.revisionHistoryLimit)
+        ? globalThis.Number(object.revisionHistoryLimit)
+        : isSet(object.revision_history_limit)
+        ? globalThis.Number(object.revision_history_limit)
+        : undefined,
     };
   },
 
@@ -742,6 +1607,12 @@ export const ApplicationSpec: MessageFns<ApplicationSpec> = {
     if (message.allowedParentProjects?.length) {
       obj.allowedParentProjects = message.allowedParentProjects;
     }
+    if (message.ignoreDifferences?.length) {
+      obj.ignoreDifferences = message.ignoreDifferences.map((e) => ResourceIgnoreDifferences.toJSON(e));
+    }
+    if (message.revisionHistoryLimit !== undefined) {
+      obj.revisionHistoryLimit = Math.round(message.revisionHistoryLimit);
+    }
     return obj;
   },
 
@@ -761,6 +1632,8 @@ export const ApplicationSpec: MessageFns<ApplicationSpec> = {
       ? SyncPolicy.fromPartial(object.syncPolicy)
       : undefined;
     message.allowedParentProjects = object.allowedParentProjects?.map((e) => e) || [];
+    message.ignoreDifferences = object.ignoreDifferences?.map((e) => ResourceIgnoreDifferences.fromPartial(e)) || [];
+    message.revisionHistoryLimit = object.revisionHistoryLimit ?? undefined;
     return message;
   },
 };
@@ -2936,6 +3809,21 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
