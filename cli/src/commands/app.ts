@@ -8,6 +8,7 @@ import { syncWindowLine } from './proj-windows.js';
 import { managedBy } from '../output/managed-by.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { addDeleteCommand } from './app-delete.js';
+import { addSetCommand } from './app-set.js';
 import {
   outputOption,
   printJsonOrYaml,
@@ -262,6 +263,7 @@ export function appCommand(): Command {
     );
 
   addDeleteCommand(app);
+  addSetCommand(app);
 
   const syncAction =
     (dryRunOnly: boolean) =>
