@@ -1,0 +1,120 @@
+// The trusted Lua of each VM, run once with the host's libraries before any script is compiled.
+// Scripts never see the host's globals: each run gets a fresh environment (Argo CD builds a new
+// LState per run) holding copies of the libraries Argo CD grants:
+// - default: base functions, `table` and a safe `os` (time, date), as util/lua/lua.go opens them;
+// - useOpenLibs: also `string`, `math`, `utf8`, `coroutine`, the rest of `os` and a virtual `io`,
+//   without what would escape the sandbox or its bounds (debug, load*, require, os.execute/exit,
+//   io.popen/read/stdin/stdout, os.getenv).
+// Time is bounded by an instruction budget counted by a hook every STEP instructions: once spent,
+// every further hook raises the same error object, and the pcall/xpcall/coroutine the script sees
+// re-raise it, so a script cannot catch its way past the bound.
+export const STEP = 1000;
+
+export const SANDBOX_LUA = `
+local STEP = ${STEP}
+local host_pcall, host_xpcall, host_error, host_type = pcall, xpcall, error, type
+local host_select, host_rawget, host_setmetatable, host_tostring = select, rawget, setmetatable, tostring
+local host_pairs, host_load, host_collect = pairs, load, collectgarbage
+local sethook, setupvalue = debug.sethook, debug.setupvalue
+local pack, unpack = table.pack, table.unpack
+
+local budget = host_setmetatable({}, { __tostring = function() return "instruction limit exceeded" end })
+local used, limit = 0, 0
+local function hook()
+  used = used + STEP
+  if used > limit then host_error(budget, 0) end
+end
+
+local function rethrow(...)
+  if (...) == false and host_select(2, ...) == budget then host_error(budget, 0) end
+  return ...
+end
+local function pcall_(f, ...) return rethrow(host_pcall(f, ...)) end
+local function xpcall_(f, handler, ...)
+  return rethrow(host_xpcall(f, function(e) if e == budget then return e end return handler(e) end, ...))
+end
+local function setmetatable_(t, mt)
+  -- Finalizers would run outside the budget (after the script, during collection).
+  if host_type(mt) == "table" and host_rawget(mt, "__gc") ~= nil then
+    host_error("__gc metamethods are not allowed in health checks", 2)
+  end
+  return host_setmetatable(t, mt)
+end
+local function copy(lib, names)
+  local t = {}
+  if names then for _, n in host_pairs(names) do t[n] = lib[n] end
+  else for k, v in host_pairs(lib) do t[k] = v end end
+  return t
+end
+local function refuse(name)
+  return function() host_error(name .. " is not available to health checks", 2) end
+end
+
+local BASE = { "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "rawset",
+  "select", "tonumber", "tostring", "type", "getmetatable", "_VERSION" }
+
+local function make_env(open)
+  local env = copy(_G, BASE)
+  env.pcall, env.xpcall, env.setmetatable = pcall_, xpcall_, setmetatable_
+  env.print = function() end
+  env.unpack = unpack -- Lua 5.1's global, which gopher-lua scripts use
+  env.table = copy(table)
+  env.table.getn = function(t) return #t end -- Lua 5.1's table.getn (argo-cd's bundled scripts use it)
+  env.os = { time = os.time, date = os.date }
+  if open then
+    env.string, env.math, env.utf8 = copy(string), copy(math), copy(utf8)
+    local co = copy(coroutine)
+    -- A hook set from Lua belongs to one thread: every coroutine gets the budget's hook too.
+    co.create = function(f)
+      local c = coroutine.create(f)
+      sethook(c, hook, "", STEP)
+      return c
+    end
+    co.resume = function(c, ...) return rethrow(coroutine.resume(c, ...)) end
+    co.wrap = function(f)
+      local c = co.create(f)
+      return function(...)
+        local r = pack(rethrow(coroutine.resume(c, ...)))
+        if not r[1] then host_error(r[2], 0) end
+        return unpack(r, 2, r.n)
+      end
+    end
+    env.coroutine = co
+    env.os = copy(os, { "time", "date", "clock", "difftime", "remove", "rename", "tmpname" })
+    env.os.execute, env.os.exit = refuse("os.execute"), refuse("os.exit")
+    env.os.getenv = function() return nil end
+    env.io = copy(io, { "open", "type", "close" }) -- the VM's in-memory file system, not the host's
+  end
+  env._G = env
+  return env
+end
+
+function __capstan_compile(source, name)
+  return host_load(source, "=" .. name, "t", {})
+end
+
+-- Returns (outcome, status, message): "table" with the fields, "nil", "type" with the type name,
+-- or "error" with the message.
+function __capstan_run(fn, obj, open, instructions)
+  local env = make_env(open)
+  env.obj = obj
+  setupvalue(fn, 1, env) -- the main chunk's only upvalue is _ENV
+  used, limit = 0, instructions
+  sethook(hook, "", STEP)
+  local ok, result = host_pcall(fn)
+  sethook()
+  setupvalue(fn, 1, nil)
+  env = nil
+  host_collect("collect")
+  if not ok then
+    if result == budget then return "error", "instruction limit exceeded" end
+    local t = host_type(result)
+    -- Never a script's __tostring: it would run after the budget's hook is gone.
+    if t == "string" or t == "number" then return "error", host_tostring(result) end
+    return "error", "(error object is a " .. t .. " value)"
+  end
+  if result == nil then return "nil" end
+  if host_type(result) ~= "table" then return "type", host_type(result) end
+  return "table", host_rawget(result, "status"), host_rawget(result, "message")
+end
+`;
