@@ -31,7 +31,8 @@ export const overrideKey = (group: string, kind: string): string => (group ? `${
 
 export async function createHealthAssessor(options: HealthAssessorOptions = {}): Promise<HealthAssessor> {
   const customizations = options.customizations ?? [];
-  const lua = customizations.length > 0 ? await createLuaChecks(customizations, options.luaLimits) : undefined;
+  const lua =
+    customizations.length > 0 ? await createLuaChecks(customizations, options.luaLimits) : undefined;
   const exact = new Map<string, CompiledCheck>();
   const wildcards: { glob: Glob; check: CompiledCheck }[] = [];
   for (const c of customizations) {

@@ -14,7 +14,10 @@ export function daemonSetHealth(obj: LiveObject): HealthStatus {
   const desired = num(obj, 'status', 'desiredNumberScheduled');
   const available = num(obj, 'status', 'numberAvailable');
   if (str(obj, 'spec', 'updateStrategy', 'type') === 'OnDelete')
-    return { status: 'Healthy', message: `daemon set ${updated} out of ${desired} new pods have been updated` };
+    return {
+      status: 'Healthy',
+      message: `daemon set ${updated} out of ${desired} new pods have been updated`,
+    };
   const name = quote(nameOf(obj));
   if (updated < desired)
     return {

@@ -23,7 +23,10 @@ export function statefulSetHealth(obj: LiveObject): HealthStatus {
         status: 'Progressing',
         message: `Waiting for partitioned roll out to finish: ${updated} out of ${replicas - partition} new pods have been updated...`,
       };
-    return { status: 'Healthy', message: `partitioned roll out complete: ${updated} new pods have been updated...` };
+    return {
+      status: 'Healthy',
+      message: `partitioned roll out complete: ${updated} new pods have been updated...`,
+    };
   }
   if (strategy === 'OnDelete') return { status: 'Healthy', message: `statefulset has ${ready} ready pods` };
   const updateRevision = str(obj, 'status', 'updateRevision');

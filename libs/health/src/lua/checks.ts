@@ -85,7 +85,9 @@ function toHealth(
         return { status: 'Unknown', message: 'Lua returned a health message that is not a string' };
       if (typeof status !== 'string' || !HEALTH_CODES.includes(status as HealthStatusCode))
         return { status: 'Unknown', message: 'Lua returned an invalid health status' };
-      return message ? { status: status as HealthStatusCode, message } : { status: status as HealthStatusCode };
+      return message
+        ? { status: status as HealthStatusCode, message }
+        : { status: status as HealthStatusCode };
     }
   }
 }
