@@ -235,7 +235,7 @@ describe('bounds on untrusted scripts', () => {
     expect(a.assess(obj('Escape'))).toEqual({ status: 'Healthy', message: 'nilnilnil' });
   });
 
-  it('with useOpenLibs gets string and math, still no os.execute and no host files', async () => {
+  it('with useOpenLibs gets string and math, still no os.execute and no files', async () => {
     const open = { useOpenLibs: true };
     const a = await createHealthAssessor({
       customizations: [
@@ -245,7 +245,12 @@ describe('bounds on untrusted scripts', () => {
           open,
         ),
         check('Exec', 'os.execute("touch /tmp/capstan-pwned") return { status = "Healthy" }', open),
-        check('File', 'return { status = "Healthy", message = tostring(io.open("/etc/passwd")) }', open),
+        check('File', 'return { status = "Healthy", message = tostring(io) .. tostring(os.remove) }', open),
+        check(
+          'Meta',
+          'local ok = pcall(function() getmetatable("").__index.upper = nil end) return { status = "Healthy", message = tostring(getmetatable("")) .. ("a"):upper() }',
+          open,
+        ),
       ],
     });
     expect(a.assess(obj('Str'))).toEqual({ status: 'Healthy', message: 'AB-2' });
@@ -253,7 +258,10 @@ describe('bounds on untrusted scripts', () => {
       status: 'Unknown',
       message: 'example.com/Exec:1: os.execute is not available to health checks',
     });
-    expect(a.assess(obj('File'))).toEqual({ status: 'Healthy', message: 'nil' });
+    expect(a.assess(obj('File'))).toEqual({ status: 'Healthy', message: 'nilnil' });
+    // The strings' shared metatable is not reachable: the next run still has string methods.
+    expect(a.assess(obj('Meta'))).toEqual({ status: 'Healthy', message: 'falseA' });
+    expect(a.assess(obj('Str'))).toEqual({ status: 'Healthy', message: 'AB-2' });
   });
 
   it('each run starts from fresh globals: a script cannot leave state for the next', async () => {

@@ -2,9 +2,10 @@
 // Scripts never see the host's globals: each run gets a fresh environment (Argo CD builds a new
 // LState per run) holding copies of the libraries Argo CD grants:
 // - default: base functions, `table` and a safe `os` (time, date), as util/lua/lua.go opens them;
-// - useOpenLibs: also `string`, `math`, `utf8`, `coroutine`, the rest of `os` and a virtual `io`,
-//   without what would escape the sandbox or its bounds (debug, load*, require, os.execute/exit,
-//   io.popen/read/stdin/stdout, os.getenv).
+// - useOpenLibs: also `string`, `math`, `utf8`, `coroutine` and the clock functions of `os`, without
+//   what would escape the sandbox or its bounds: no debug, load*, require, io (files of the VM's
+//   in-memory file system would outlive a run and grow outside the memory bound), os.execute/exit,
+//   os.remove/rename/tmpname, os.getenv.
 // Time is bounded by an instruction budget counted by a hook every STEP instructions: once spent,
 // every further hook raises the same error object, and the pcall/xpcall/coroutine the script sees
 // re-raise it, so a script cannot catch its way past the bound.
@@ -80,13 +81,19 @@ local function make_env(open)
       end
     end
     env.coroutine = co
-    env.os = copy(os, { "time", "date", "clock", "difftime", "remove", "rename", "tmpname" })
+    env.os = copy(os, { "time", "date", "clock", "difftime" })
     env.os.execute, env.os.exit = refuse("os.execute"), refuse("os.exit")
     env.os.getenv = function() return nil end
-    env.io = copy(io, { "open", "type", "close" }) -- the VM's in-memory file system, not the host's
   end
   env._G = env
   return env
+end
+
+-- Shared metatables (strings') must not be reachable for writing: a script could change what the
+-- next run sees.
+do
+  local smt = getmetatable("")
+  if smt then smt.__metatable = false end
 end
 
 function __capstan_compile(source, name)
