@@ -400,6 +400,11 @@ describe('sync with impersonation on', () => {
         resources: ['deployments'],
         verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
       },
+      {
+        apiGroups: [''],
+        resources: ['pods'],
+        verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
+      },
     ]);
     await ensureRoleBinding(admin, 'team-a', 'deploy-workloads', { kind: 'Role', name: 'deploy-workloads' }, [
       { kind: 'ServiceAccount', name: 'deployer', namespace: 'team-a' },
@@ -504,5 +509,63 @@ describe('sync with impersonation on', () => {
       .kubeconfigFor('admin')
       .makeApiClient(CoreV1Api)
       .deleteNamespacedConfigMap({ name: 'on-sync-fail', namespace: 'team-a' });
+  });
+
+  it('given a PreSync hook Pod, when it fails, then the hook fails by its health, the Sync phase never runs and SyncFail hooks run', async () => {
+    await allowDeployments();
+    const core = a.kubeconfigFor('admin').makeApiClient(CoreV1Api);
+    const hookPod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'migrate', annotations: { 'argocd.argoproj.io/hook': 'PreSync' } },
+      spec: {
+        restartPolicy: 'Never',
+        containers: [{ name: 'main', image: 'registry.invalid/capstan/migrate:0', command: ['migrate'] }],
+      },
+    };
+    const onFail = cm('on-hook-fail', { annotations: { 'argocd.argoproj.io/hook': 'SyncFail' } });
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { objects: [cm('one'), cm('after-hook'), hookPod, onFail] },
+    );
+    const readPod = async () => {
+      try {
+        return await core.readNamespacedPod({ name: 'migrate', namespace: 'team-a' });
+      } catch {
+        return undefined;
+      }
+    };
+    await waitUntil(async () => (await readPod()) !== undefined);
+    // No kubelet runs it: the test writes what the kubelet would once its container exits with 1.
+    const live = (await readPod())!;
+    await core.replaceNamespacedPodStatus({
+      name: 'migrate',
+      namespace: 'team-a',
+      body: {
+        ...live,
+        status: {
+          phase: 'Failed',
+          containerStatuses: [
+            {
+              name: 'main',
+              image: 'registry.invalid/capstan/migrate:0',
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: { terminated: { exitCode: 1, reason: 'Error' } },
+            },
+          ],
+        },
+      },
+    });
+    expect(await h.waitForTerminal(op)).toEqual({
+      status: 'failed',
+      reason: 'hook Pod team-a/migrate failed: Degraded: container "main" failed with exit code 1',
+    });
+    const names = await configMapsIn(a, 'team-a');
+    expect(names).toContain('on-hook-fail');
+    expect(names).not.toContain('after-hook');
+    await core.deleteNamespacedPod({ name: 'migrate', namespace: 'team-a' });
+    await core.deleteNamespacedConfigMap({ name: 'on-hook-fail', namespace: 'team-a' });
   });
 });
