@@ -51,40 +51,54 @@ local function refuse(name)
   return function() host_error(name .. " is not available to health checks", 2) end
 end
 
-local BASE = { "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "rawset",
-  "select", "tonumber", "tostring", "type", "getmetatable", "_VERSION" }
+local BASE_NAMES = { "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen",
+  "rawset", "select", "tonumber", "tostring", "type", "getmetatable", "_VERSION" }
+
+-- Built once per VM; a run's environment reads through to them and writes into its own tables, so
+-- nothing a script assigns outlives the run (copying the libraries per run would cost more than
+-- most scripts). Their metatables are hidden (__metatable) so a script cannot reach the shared tables.
+local function base(open)
+  local b = copy(_G, BASE_NAMES)
+  b.pcall, b.xpcall, b.setmetatable = pcall_, xpcall_, setmetatable_
+  b.print = function() end
+  b.unpack = unpack -- Lua 5.1's global, which gopher-lua scripts use
+  return b
+end
+local function lib(t) return { __index = t, __metatable = false } end
+local TABLE = copy(table)
+TABLE.getn = function(t) return #t end -- Lua 5.1's table.getn (argo-cd's bundled scripts use it)
+local SAFE_OS = { time = os.time, date = os.date }
+local LIBS_CLOSED = { table = lib(TABLE), os = lib(SAFE_OS) }
+local LIBS_OPEN = { table = lib(TABLE), string = lib(copy(string)), math = lib(copy(math)), utf8 = lib(copy(utf8)) }
+do
+  local co = copy(coroutine)
+  -- A hook set from Lua belongs to one thread: every coroutine gets the budget's hook too.
+  co.create = function(f)
+    local c = coroutine.create(f)
+    sethook(c, hook, "", STEP)
+    return c
+  end
+  co.resume = function(c, ...) return rethrow(coroutine.resume(c, ...)) end
+  co.wrap = function(f)
+    local c = co.create(f)
+    return function(...)
+      local r = pack(rethrow(coroutine.resume(c, ...)))
+      if not r[1] then host_error(r[2], 0) end
+      return unpack(r, 2, r.n)
+    end
+  end
+  LIBS_OPEN.coroutine = lib(co)
+  local o = copy(os, { "time", "date", "clock", "difftime" })
+  o.execute, o.exit = refuse("os.execute"), refuse("os.exit")
+  o.getenv = function() return nil end
+  LIBS_OPEN.os = lib(o)
+end
+local ENV_CLOSED = { __index = base(false), __metatable = false }
+local ENV_OPEN = { __index = base(true), __metatable = false }
 
 local function make_env(open)
-  local env = copy(_G, BASE)
-  env.pcall, env.xpcall, env.setmetatable = pcall_, xpcall_, setmetatable_
-  env.print = function() end
-  env.unpack = unpack -- Lua 5.1's global, which gopher-lua scripts use
-  env.table = copy(table)
-  env.table.getn = function(t) return #t end -- Lua 5.1's table.getn (argo-cd's bundled scripts use it)
-  env.os = { time = os.time, date = os.date }
-  if open then
-    env.string, env.math, env.utf8 = copy(string), copy(math), copy(utf8)
-    local co = copy(coroutine)
-    -- A hook set from Lua belongs to one thread: every coroutine gets the budget's hook too.
-    co.create = function(f)
-      local c = coroutine.create(f)
-      sethook(c, hook, "", STEP)
-      return c
-    end
-    co.resume = function(c, ...) return rethrow(coroutine.resume(c, ...)) end
-    co.wrap = function(f)
-      local c = co.create(f)
-      return function(...)
-        local r = pack(rethrow(coroutine.resume(c, ...)))
-        if not r[1] then host_error(r[2], 0) end
-        return unpack(r, 2, r.n)
-      end
-    end
-    env.coroutine = co
-    env.os = copy(os, { "time", "date", "clock", "difftime" })
-    env.os.execute, env.os.exit = refuse("os.execute"), refuse("os.exit")
-    env.os.getenv = function() return nil end
-  end
+  local env = host_setmetatable({}, open and ENV_OPEN or ENV_CLOSED)
+  for name, mt in host_pairs(open and LIBS_OPEN or LIBS_CLOSED) do env[name] = host_setmetatable({}, mt) end
   env._G = env
   return env
 end
