@@ -2,10 +2,10 @@
 // deletion" (unless it is a hook holding Argo's hook finalizer); a configured custom check of its
 // group/kind (exact key first, then wildcard keys in configuration order) overrides the built-in
 // rule; then the built-in rule; kinds with neither have no health (undefined).
-import { compileGlob, type Glob } from '@capstan/glob';
+import { compileGlob, GlobSyntaxError, type Glob } from '@capstan/glob';
 import { builtinRule } from './builtin/index.js';
 import { UnsupportedVersionError } from './builtin/gvk.js';
-import { createLuaChecks, type CompiledCheck } from './lua/checks.js';
+import { createLuaChecks, HealthCheckCompileError, type CompiledCheck } from './lua/checks.js';
 import type { LuaLimits } from './lua/vm.js';
 import { field, groupVersionOf } from './object.js';
 import type { HealthCustomization, HealthStatus, LiveObject } from './types.js';
@@ -39,8 +39,16 @@ export async function createHealthAssessor(options: HealthAssessorOptions = {}):
     const key = overrideKey(c.group, c.kind);
     const check = lua!.compile(c);
     // Later entries of one key win, as later keys of argocd-cm override the block's.
-    if (key.includes('*')) wildcards.push({ glob: compileGlob(key), check });
-    else exact.set(key, check);
+    exact.set(key, check);
+    // Argo then tries every key as a glob (util/lua getWildcardHealthOverrideLua).
+    let glob: Glob;
+    try {
+      glob = compileGlob(key);
+    } catch (err) {
+      if (err instanceof GlobSyntaxError) throw new HealthCheckCompileError(c.source ?? key, err.message);
+      throw err;
+    }
+    wildcards.push({ glob, check });
   }
   const customFor = (key: string): CompiledCheck | undefined =>
     exact.get(key) ?? wildcards.find((w) => w.glob.match(key))?.check;

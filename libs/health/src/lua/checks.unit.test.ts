@@ -146,6 +146,14 @@ describe('custom health checks', () => {
     expect(a.assess(obj('Fine'))).toEqual({ status: 'Healthy' });
   });
 
+  it('a group/kind that is not a valid glob fails createHealthAssessor, naming where it was configured', async () => {
+    await expect(
+      createHealthAssessor({
+        customizations: [check('{Bad', 'return nil', { source: 'resource.customizations {Bad' })],
+      }),
+    ).rejects.toThrow(/^health check resource.customizations {Bad: /);
+  });
+
   it('a syntax error fails createHealthAssessor, naming where the script was configured', async () => {
     const made = createHealthAssessor({
       customizations: [check('Bad', 'hs = {', { source: 'resource.customizations.health.example.com_Bad' })],
