@@ -52,6 +52,18 @@ export const syncSettings = {
     default: 300_000,
     description: 'how long a hook Job or Pod may run before the hook fails',
   },
+  'sync.wave-timeout-ms': {
+    schema: z.coerce.number().int().min(1_000),
+    default: 300_000,
+    description:
+      'how long the resources of a sync wave may take to become Healthy before the sync fails (Argo CD waits without bound)',
+  },
+  'resource.customizations-file': {
+    schema: z.string(),
+    default: '',
+    description:
+      "YAML file of argocd-cm data keys (resource.customizations, resource.customizations.health.<group>_<kind>, resource.customizations.useOpenLibs.<group>_<kind>): custom Lua health checks, read at start-up; '' = built-in rules only",
+  },
   'sync.request-timeout-ms': {
     schema: z.coerce.number().int().min(100),
     default: 60_000,

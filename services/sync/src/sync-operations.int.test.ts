@@ -1,12 +1,13 @@
 // The sync service on real infrastructure — PostgreSQL, NATS JetStream and two real kube-apiservers
 // — carrying syncs through: prune, hooks, dry runs, duplicate delivery, bad input, unreachable and
-// silent clusters, automated syncs and cascade deletion, always as the resolved ServiceAccount.
-import { CoreV1Api } from '@kubernetes/client-node';
+// silent clusters, automated syncs, cascade deletion and health-driven waves, always as the resolved
+// ServiceAccount.
+import { AppsV1Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { connectBus, newEvent, repositoryRevisionChanged, syncRequest } from '@capstan/events';
 import { createServer, type Socket } from 'node:net';
-import { effectiveUser, type KubeCluster } from '@capstan/test/kube';
+import { effectiveUser, ensureRole, ensureRoleBinding, type KubeCluster } from '@capstan/test/kube';
 import { startSyncHarness, waitUntil, type SyncHarness } from './test-support/harness.js';
 import {
   application,
@@ -349,5 +350,222 @@ describe('sync with impersonation on', () => {
       .kubeconfigFor('admin')
       .makeApiClient(CoreV1Api)
       .deleteNamespacedConfigMap({ name: 'handed-over', namespace: 'team-a' });
+  });
+  // Health drives waves (gitops-engine sync_context.go: a multi-step sync goes on once a wave's
+  // resources are Healthy; a Degraded one fails the phase and SyncFail hooks run). The test API
+  // server runs no controllers (no kube-controller-manager, no kubelet): nothing ever writes a
+  // Deployment's status but this test, which writes the status subresource as the Deployment
+  // controller would, so each health the sync sees is the one the test set.
+  const deployment = (name: string, wave: number): Record<string, unknown> => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, annotations: { 'argocd.argoproj.io/sync-wave': String(wave) } },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        // A fake image: no kubelet would pull it anyway.
+        spec: { containers: [{ name: 'app', image: 'registry.invalid/capstan/never-pulled:0' }] },
+      },
+    },
+  });
+  const inWave = (name: string, wave: number) =>
+    cm(name, { annotations: { 'argocd.argoproj.io/sync-wave': String(wave) } });
+  const appsApi = () => a.kubeconfigFor('admin').makeApiClient(AppsV1Api);
+  const readDeployment = async (name: string): Promise<V1Deployment | undefined> => {
+    try {
+      return await appsApi().readNamespacedDeployment({ name, namespace: 'team-a' });
+    } catch {
+      return undefined;
+    }
+  };
+  /** What the Deployment controller writes (observedGeneration, replica counts, conditions). */
+  const setDeploymentStatus = async (
+    name: string,
+    status: (generation: number) => V1Deployment['status'],
+  ) => {
+    const live = (await readDeployment(name))!;
+    await appsApi().replaceNamespacedDeploymentStatus({
+      name,
+      namespace: 'team-a',
+      body: { ...live, status: status(live.metadata!.generation!) },
+    });
+  };
+  const allowDeployments = async () => {
+    const admin = a.kubeconfigFor('admin');
+    await ensureRole(admin, 'team-a', 'deploy-workloads', [
+      {
+        apiGroups: ['apps'],
+        resources: ['deployments'],
+        verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
+      },
+      {
+        apiGroups: [''],
+        resources: ['pods'],
+        verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
+      },
+    ]);
+    await ensureRoleBinding(admin, 'team-a', 'deploy-workloads', { kind: 'Role', name: 'deploy-workloads' }, [
+      { kind: 'ServiceAccount', name: 'deployer', namespace: 'team-a' },
+    ]);
+  };
+
+  it('given waves, when wave 0 holds a Deployment, then wave 1 is applied only once the Deployment is available', async () => {
+    await allowDeployments();
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { objects: [cm('one'), deployment('web', 0), inWave('after-web', 1)] },
+    );
+    await waitUntil(async () => (await readDeployment('web')) !== undefined);
+    // No status yet (observedGeneration 0): Progressing, so the sync holds wave 1 back.
+    await setDeploymentStatus('web', (generation) => ({
+      observedGeneration: generation,
+      replicas: 2,
+      updatedReplicas: 2,
+      availableReplicas: 1,
+      readyReplicas: 1,
+    }));
+    expect(await configMapsIn(a, 'team-a')).not.toContain('after-web');
+    expect(
+      (
+        await h.db
+          .withSchema('sync')
+          .selectFrom('operations')
+          .select('status')
+          .where('operation_id', '=', op)
+          .executeTakeFirstOrThrow()
+      ).status,
+    ).toBe('running');
+    await setDeploymentStatus('web', (generation) => ({
+      observedGeneration: generation,
+      replicas: 2,
+      updatedReplicas: 2,
+      availableReplicas: 2,
+      readyReplicas: 2,
+      conditions: [
+        {
+          type: 'Available',
+          status: 'True',
+          reason: 'MinimumReplicasAvailable',
+          message: 'Deployment has minimum availability.',
+        },
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          message: 'ReplicaSet "web-1" has successfully progressed.',
+        },
+      ],
+    }));
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    expect(await configMapsIn(a, 'team-a')).toContain('after-web');
+    expect((await h.eventsOf(op)).map((e) => e.data)).toContainEqual(
+      expect.objectContaining({ kind: 'Deployment', name: 'web', verb: 'wait', status: 'Healthy' }),
+    );
+    await appsApi().deleteNamespacedDeployment({ name: 'web', namespace: 'team-a' });
+  });
+
+  it('given waves, when a Deployment of wave 0 exceeds its progress deadline, then wave 1 never starts and SyncFail hooks run', async () => {
+    await allowDeployments();
+    const onFail = cm('on-sync-fail', { annotations: { 'argocd.argoproj.io/hook': 'SyncFail' } });
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { objects: [cm('one'), deployment('stuck', 0), inWave('never-applied', 1), onFail] },
+    );
+    await waitUntil(async () => (await readDeployment('stuck')) !== undefined);
+    // The image never pulls; after progressDeadlineSeconds the controller reports the deadline.
+    await setDeploymentStatus('stuck', (generation) => ({
+      observedGeneration: generation,
+      replicas: 2,
+      updatedReplicas: 2,
+      unavailableReplicas: 2,
+      conditions: [
+        {
+          type: 'Available',
+          status: 'False',
+          reason: 'MinimumReplicasUnavailable',
+          message: 'Deployment does not have minimum availability.',
+        },
+        {
+          type: 'Progressing',
+          status: 'False',
+          reason: 'ProgressDeadlineExceeded',
+          message: 'ReplicaSet "stuck-1" has timed out progressing.',
+        },
+      ],
+    }));
+    const terminal = await h.waitForTerminal(op);
+    expect(terminal).toEqual({
+      status: 'failed',
+      reason:
+        'one or more synchronization tasks completed unsuccessfully, reason: apps/Deployment/stuck: Deployment "stuck" exceeded its progress deadline',
+    });
+    const names = await configMapsIn(a, 'team-a');
+    expect(names).toContain('on-sync-fail');
+    expect(names).not.toContain('never-applied');
+    await appsApi().deleteNamespacedDeployment({ name: 'stuck', namespace: 'team-a' });
+    await a
+      .kubeconfigFor('admin')
+      .makeApiClient(CoreV1Api)
+      .deleteNamespacedConfigMap({ name: 'on-sync-fail', namespace: 'team-a' });
+  });
+
+  it('given a PreSync hook Pod, when it fails, then the hook fails by its health, the Sync phase never runs and SyncFail hooks run', async () => {
+    await allowDeployments();
+    const core = a.kubeconfigFor('admin').makeApiClient(CoreV1Api);
+    const hookPod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'migrate', annotations: { 'argocd.argoproj.io/hook': 'PreSync' } },
+      spec: {
+        restartPolicy: 'Never',
+        containers: [{ name: 'main', image: 'registry.invalid/capstan/migrate:0', command: ['migrate'] }],
+      },
+    };
+    const onFail = cm('on-hook-fail', { annotations: { 'argocd.argoproj.io/hook': 'SyncFail' } });
+    const op = await h.requestSync(
+      { namespace: 'argocd', name: 'guestbook' },
+      { objects: [cm('one'), cm('after-hook'), hookPod, onFail] },
+    );
+    const readPod = async () => {
+      try {
+        return await core.readNamespacedPod({ name: 'migrate', namespace: 'team-a' });
+      } catch {
+        return undefined;
+      }
+    };
+    await waitUntil(async () => (await readPod()) !== undefined);
+    // No kubelet runs it: the test writes what the kubelet would once its container exits with 1.
+    const live = (await readPod())!;
+    await core.replaceNamespacedPodStatus({
+      name: 'migrate',
+      namespace: 'team-a',
+      body: {
+        ...live,
+        status: {
+          phase: 'Failed',
+          containerStatuses: [
+            {
+              name: 'main',
+              image: 'registry.invalid/capstan/migrate:0',
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: { terminated: { exitCode: 1, reason: 'Error' } },
+            },
+          ],
+        },
+      },
+    });
+    expect(await h.waitForTerminal(op)).toEqual({
+      status: 'failed',
+      reason: 'hook Pod team-a/migrate failed: Degraded: container "main" failed with exit code 1',
+    });
+    const names = await configMapsIn(a, 'team-a');
+    expect(names).toContain('on-hook-fail');
+    expect(names).not.toContain('after-hook');
+    await core.deleteNamespacedPod({ name: 'migrate', namespace: 'team-a' });
+    await core.deleteNamespacedConfigMap({ name: 'on-hook-fail', namespace: 'team-a' });
   });
 });

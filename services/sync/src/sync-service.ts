@@ -16,6 +16,8 @@ import { repoManifests } from './manifests/repo-manifests.js';
 import { TargetClusterPool } from './kube/target-cluster-pool.js';
 import { AuditWriter } from './decision/audit-writer.js';
 import { apiDeliveredObjects, type DeliveredObjects } from './delivery/api-delivery.js';
+import type { HealthAssessor } from '@capstan/health';
+import { loadHealthAssessor } from './health-customizations.js';
 
 export type SyncConfig = ConfigOf<typeof syncSettings> & CommonConfig;
 
@@ -23,12 +25,16 @@ export interface SyncPorts {
   credentials?: ClusterCredentialsSource;
   manifests?: ManifestSource;
   delivery?: DeliveredObjects;
+  /** Health of live objects (default: built-in rules plus the checks of resource.customizations-file). */
+  health?: HealthAssessor;
 }
 
 export async function startSync(
   ctx: ServiceContext<SyncConfig>,
   ports: SyncPorts = {},
 ): Promise<{ db: Kysely<SyncDatabase & EventStoreDatabase> }> {
+  // Custom health checks compile before anything starts: a bad file fails the start, naming file and key.
+  const health = ports.health ?? (await loadHealthAssessor(ctx.config['resource.customizations-file']));
   const { db, bus } = await startBackbone<SyncDatabase>(ctx, { schema: 'sync', migrations: syncMigrations });
   const config = ctx.config;
   const impersonation = config['application.sync.impersonation.enabled'];
@@ -75,11 +81,13 @@ export async function startSync(
       credentials,
       manifests,
       delivery,
+      health,
       settings: {
         impersonation,
         strict: config['sync.strict-service-accounts'],
         controlNamespace: config['sync.control-namespace'],
         hookTimeoutMs: config['sync.hook-timeout-ms'],
+        waveTimeoutMs: config['sync.wave-timeout-ms'],
         maxAttempts: config['sync.max-attempts'],
       },
       logger: ctx.logger,

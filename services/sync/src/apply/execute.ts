@@ -11,6 +11,8 @@ import { httpStatusOf, isUnreachable, kubeMessageOf, type TargetCluster } from '
 import { describeRef, groupOf, type ObjectRef, type PlannedObject, type SyncPlan } from './plan.js';
 import { withTracking } from './tracking.js';
 import { deleteIfOwned, findSharedResources, type SyncTracking } from './ownership.js';
+import type { HealthAssessor } from '@capstan/health';
+import { builtinHealth, waitForHookHealth, waitForWaveHealth } from './health-wait.js';
 
 export interface ExecuteOptions {
   dryRun: boolean;
@@ -18,6 +20,10 @@ export interface ExecuteOptions {
   /** What prune deletes: applied by the last successful sync, no longer declared (pruneCandidates). */
   pruneCandidates: ObjectRef[];
   hookTimeoutMs: number;
+  /** Health of live objects: drives wave progression and hook completion (default: the built-in rules). */
+  health?: HealthAssessor;
+  /** How long a wave's resources may take to become Healthy (default: hookTimeoutMs). */
+  waveTimeoutMs?: number;
   /** Called for every operation as it completes. */
   record: (result: ResourceResult) => void;
   /**
@@ -91,6 +97,9 @@ export async function executePlan(
   });
 
   const tracking = options.tracking;
+  const health = options.health ?? (await builtinHealth());
+  // gitops-engine syncTasks.multiStep: more than one (phase, wave) step in the sync.
+  const multiStep = plan.preSync.length + plan.sync.length + plan.postSync.length > 1;
   // The namespace of CreateNamespace=true is not the Application's (never pruned): no tracking id.
   let namespaceStep: PlannedObject | undefined;
   const tracked = (o: PlannedObject): KubeObject =>
@@ -148,7 +157,7 @@ export async function executePlan(
     const failed = await apply(o);
     if (failed) return failed;
     if (options.dryRun) return undefined;
-    const outcome = await waitForHook(cluster, o, options.hookTimeoutMs);
+    const outcome = await waitForHookHealth(cluster, o, health, options.hookTimeoutMs);
     options.record(result(o, 'wait', outcome.ok ? 'HookSucceeded' : 'HookFailed', null, outcome.message));
     const deleteNow = outcome.ok ? policies.includes('HookSucceeded') : policies.includes('HookFailed');
     if (deleteNow) {
@@ -200,6 +209,21 @@ export async function executePlan(
         if (failed) failures.push(failed);
       }
       if (failures.length > 0) throw new PhaseFailure(phase, failures.join('; '));
+      // A sync of several steps goes on only once this wave's resources are Healthy (Argo CD).
+      if (multiStep && !options.dryRun && resources.length > 0) {
+        const waited = await waitForWaveHealth(
+          cluster,
+          resources,
+          health,
+          options.waveTimeoutMs ?? options.hookTimeoutMs,
+        );
+        for (const [o, h] of waited.seen)
+          if (h)
+            options.record(
+              result(o, 'wait', h.status, null, h.message ?? `${describeRef(o.ref)} is ${h.status}`),
+            );
+        if (waited.failure) throw new PhaseFailure(phase, waited.failure);
+      }
     }
   };
 
@@ -307,35 +331,6 @@ async function prune(
   }
   if (failures.length > 0) throw new PhaseFailure('prune', failures.join('; '));
   return pruned;
-}
-
-/** Jobs and Pods run to completion; other hook kinds are done once applied. */
-async function waitForHook(
-  cluster: TargetCluster,
-  o: PlannedObject,
-  timeoutMs: number,
-): Promise<{ ok: boolean; message: string }> {
-  if (o.ref.kind !== 'Job' && o.ref.kind !== 'Pod')
-    return { ok: true, message: `${describeRef(o.ref)} applied` };
-  const deadline = Date.now() + timeoutMs;
-  for (let delay = 200; Date.now() < deadline; delay = Math.min(delay * 2, 5_000)) {
-    const live = (await cluster.read(o.ref)) as { status?: Record<string, unknown> } | undefined;
-    if (!live) return { ok: false, message: `${describeRef(o.ref)} disappeared while running` };
-    const status = live.status ?? {};
-    if (o.ref.kind === 'Pod') {
-      if (status.phase === 'Succeeded') return { ok: true, message: `${describeRef(o.ref)} succeeded` };
-      if (status.phase === 'Failed') return { ok: false, message: `${describeRef(o.ref)} failed` };
-    } else {
-      const conditions =
-        (status.conditions as { type: string; status: string; message?: string }[] | undefined) ?? [];
-      if (conditions.some((c) => c.type === 'Complete' && c.status === 'True'))
-        return { ok: true, message: `${describeRef(o.ref)} completed` };
-      const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
-      if (failed) return { ok: false, message: `${describeRef(o.ref)} failed: ${failed.message ?? ''}` };
-    }
-    await new Promise((r) => setTimeout(r, delay));
-  }
-  return { ok: false, message: `${describeRef(o.ref)} did not finish within ${timeoutMs} ms` };
 }
 
 /** Equal apart from what the API server maintains (resourceVersion, managedFields, status, …). */

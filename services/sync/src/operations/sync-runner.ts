@@ -27,6 +27,7 @@ import { ImpersonationError, isUnreachable, type SyncIdentity } from '../kube/ta
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
 import { planSync, PlanError, refKey, type ObjectRef } from '../apply/plan.js';
 import { executePlan } from '../apply/execute.js';
+import type { HealthAssessor } from '@capstan/health';
 import { syncTracking } from '../apply/ownership.js';
 import { preflight, pruneCandidates } from '../apply/preflight.js';
 import { replaceApplied } from '../apply/applied-resources.repository.js';
@@ -51,7 +52,9 @@ export interface SyncRunnerDeps {
   db: SyncDb;
   credentials: ClusterCredentialsSource;
   manifests: ManifestSource;
-  settings: DecisionSettings & { hookTimeoutMs: number; maxAttempts: number };
+  settings: DecisionSettings & { hookTimeoutMs: number; waveTimeoutMs?: number; maxAttempts: number };
+  /** Health of live objects: sync waves and hooks wait on it (apply/health-wait.ts). */
+  health?: HealthAssessor;
   logger: Logger;
   clusters: TargetClusterPool;
   /** Group-committed audit appends. */
@@ -315,6 +318,8 @@ export async function runOperation(
       prune,
       pruneCandidates: stale,
       hookTimeoutMs: deps.settings.hookTimeoutMs,
+      ...(deps.settings.waveTimeoutMs ? { waveTimeoutMs: deps.settings.waveTimeoutMs } : {}),
+      ...(deps.health ? { health: deps.health } : {}),
       record,
       flush,
       ...(createNamespace ? { createNamespace } : {}),
