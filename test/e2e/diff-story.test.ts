@@ -10,10 +10,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
-import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
+import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, type CliResult } from './api-harness.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 
@@ -202,8 +202,8 @@ spec:
     const r = await diff();
     expect(r, r.stderr).toMatchObject({ code: 1 });
     expect(r.stdout).toContain(`===== apps/Deployment ${NS}/web ======`);
-    expect(r.stdout).toMatch(/^-\s+image: nginx:1\.26$/m);
-    expect(r.stdout).toMatch(/^\+\s+image: nginx:1\.25$/m);
+    expect(r.stdout).toMatch(/^-\s+(- )?image: nginx:1\.26$/m);
+    expect(r.stdout).toMatch(/^\+\s+(- )?image: nginx:1\.25$/m);
     expect(r.stdout.split('\n').filter((l) => /^[-+]\s/.test(l))).toHaveLength(2);
     expect(r.stdout).not.toContain('/Secret');
     // --exit-code=false: the same diff, exit 0.
@@ -239,6 +239,24 @@ spec:
       expect(r.stdout).not.toContain(value);
       expect(r.stdout).not.toContain(Buffer.from(value).toString('base64'));
     }
+  });
+
+  it('reports a read the ServiceAccount may not do as an error (exit 2), never reading as the control plane', async () => {
+    // The platform team takes Secrets away from the tenant's Role.
+    const rbac = cluster.adminKubeconfig.makeApiClient(RbacAuthorizationV1Api);
+    const role = await rbac.readNamespacedRole({ name: 'capstan-tenant', namespace: NS });
+    role.rules = (role.rules ?? []).filter((r) => !r.resources?.includes('secrets'));
+    await rbac.replaceNamespacedRole({ name: 'capstan-tenant', namespace: NS, body: role });
+    const since = await cluster.audit.mark();
+    const r = await diff();
+    expect(r).toMatchObject({ code: 2 });
+    expect(r.stderr).toContain(`/Secret ${NS}/db: system:serviceaccount:${NS}:deployer may not read it`);
+    // Every read of the Secret was made as the ServiceAccount (impersonated), none as Capstan itself.
+    const reads = (await cluster.audit.flush({ since })).filter(
+      (e) => e.objectRef?.resource === 'secrets' && e.objectRef?.name === 'db' && e.verb === 'get',
+    );
+    expect(reads.length).toBeGreaterThan(0);
+    expect(new Set(reads.map(effectiveUser))).toEqual(new Set([`system:serviceaccount:${NS}:deployer`]));
   });
 
   it("refuses another tenant's diff (PERMISSION_DENIED, exit 2), and the refusal is audited", async () => {
