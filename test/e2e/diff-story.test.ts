@@ -6,7 +6,7 @@
 // git would change back: an image, not a replica count an HPA owns (ignoreDifferences), a Secret's
 // value only masked. Another tenant cannot diff the Application: denied and audited.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -235,9 +235,26 @@ spec:
     expect(r.stdout).toContain(`===== /Secret ${NS}/db ======`);
     expect(r.stdout).toMatch(/^-\s+password: \++$/m);
     expect(r.stdout).toMatch(/^\+\s+password: \++$/m);
+    // Argo CD's HTTP endpoint gives the same items; no state in it carries a value either.
+    const token = /name: admin[\s\S]*?token: (\S+)/.exec(await readFile(config, 'utf8'))?.[1];
+    const res = await fetch(
+      `${plane.api.httpUrl}/api/v1/applications/guestbook/managed-resources?appNamespace=argocd`,
+      {
+        headers: { authorization: `Bearer ${token}` },
+      },
+    );
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    const items = (JSON.parse(body) as { items: { kind: string; name: string; modified?: boolean }[] }).items;
+    expect(items.map((i) => `${i.kind}/${i.name}:${i.modified === true}`).sort()).toEqual([
+      'Deployment/web:false',
+      'Secret/db:true',
+    ]);
     for (const value of [SECRET_VALUE, EDITED_VALUE]) {
-      expect(r.stdout).not.toContain(value);
-      expect(r.stdout).not.toContain(Buffer.from(value).toString('base64'));
+      for (const shown of [r.stdout, body]) {
+        expect(shown).not.toContain(value);
+        expect(shown).not.toContain(Buffer.from(value).toString('base64'));
+      }
     }
   });
 
