@@ -45,6 +45,7 @@ api_to_repo=$(token)
 sync_to_repo=$(token)
 appset_to_repo=$(token)
 api_to_appset=$(token)
+api_to_sync=$(token)
 k3s_token=$(token)
 # Bus passwords (deploy/nats/nats-server.conf reads them as $NATS_PASSWORD_<USER>).
 nats_api=$(token); nats_sync=$(token); nats_repo=$(token); nats_appset=$(token)
@@ -68,6 +69,7 @@ API_TO_REPO_TOKEN=${api_to_repo}
 SYNC_TO_REPO_TOKEN=${sync_to_repo}
 APPSET_TO_REPO_TOKEN=${appset_to_repo}
 API_TO_APPSET_TOKEN=${api_to_appset}
+API_TO_SYNC_TOKEN=${api_to_sync}
 K3S_TOKEN=${k3s_token}
 NATS_PASSWORD_API=${nats_api}
 NATS_PASSWORD_SYNC=${nats_sync}
@@ -87,6 +89,7 @@ CAPSTAN_API_ENCRYPTION_KEYS=${api_keyring}
 CAPSTAN_SERVICE_TOKENS=sync=${sync_to_api},appset=${appset_to_api}
 CAPSTAN_REPO_SERVICE_TOKEN=${api_to_repo}
 CAPSTAN_APPSET_SERVICE_TOKEN=${api_to_appset}
+CAPSTAN_SYNC_SERVICE_TOKEN=${api_to_sync}
 NATS_USER=api
 NATS_PASSWORD=${nats_api}
 ENV
@@ -101,6 +104,7 @@ cat >k8s/secrets/sync.env <<ENV
 DATABASE_URL=${database_url}
 CAPSTAN_API_SERVICE_TOKEN=${sync_to_api}
 CAPSTAN_REPO_SERVICE_TOKEN=${sync_to_repo}
+CAPSTAN_AUTH_SERVICE_TOKENS=api=${api_to_sync}
 NATS_USER=sync
 NATS_PASSWORD=${nats_sync}
 ENV

@@ -31,6 +31,7 @@ export async function assertPortsFree(): Promise<void> {
     ['api HTTP', ports.apiHttp],
     ['repo gRPC', ports.repoGrpc],
     ['appset gRPC', ports.appsetGrpc],
+    ['sync gRPC', ports.syncGrpc],
     ['nats', ports.nats],
     ...Object.entries(ports.ops).map(([s, p]): [string, number] => [`${s} /readyz`, p]),
   ];
@@ -194,6 +195,8 @@ export function serviceEnvironments(
       CAPSTAN_REPO_SERVICE_TOKEN: s.tokens.apiToRepo,
       CAPSTAN_APPSET_ADDRESS: appsetAddress,
       CAPSTAN_APPSET_SERVICE_TOKEN: s.tokens.apiToAppset,
+      CAPSTAN_SYNC_ADDRESS: `127.0.0.1:${ports.syncGrpc}`,
+      CAPSTAN_SYNC_SERVICE_TOKEN: s.tokens.apiToSync,
       CAPSTAN_AUTH_DELEGATION_KEY: s.delegationKey,
       ...tlsEnv(pki, 'api'),
       // A larger young generation, as services/api/README.md recommends for read latency.
@@ -207,6 +210,9 @@ export function serviceEnvironments(
       CAPSTAN_API_SERVICE_TOKEN: s.tokens.syncToApi,
       CAPSTAN_REPO_ADDRESS: repoAddress,
       CAPSTAN_REPO_SERVICE_TOKEN: s.tokens.syncToRepo,
+      // Only the api calls sync's internal gRPC (ManagedResources, `capstan app diff`).
+      CAPSTAN_GRPC_PORT: String(ports.syncGrpc),
+      CAPSTAN_AUTH_SERVICE_TOKENS: `api=${s.tokens.apiToSync}`,
       ...tlsEnv(pki, 'sync'),
     },
     appset: {

@@ -22,6 +22,7 @@ export interface StackSecrets {
     syncToRepo: string;
     appsetToRepo: string;
     apiToAppset: string;
+    apiToSync: string;
   };
   /** The api's Ed25519 delegation key (PKCS#8 PEM) and its public half for repo and appset. */
   delegationKey: string;
@@ -51,6 +52,7 @@ function generate(): StackSecrets {
       syncToRepo: token(),
       appsetToRepo: token(),
       apiToAppset: token(),
+      apiToSync: token(),
     },
     gitPassword: token(),
     natsPasswords: generatePasswords(demoBusUsers().map((u) => u.user)),

@@ -29,6 +29,7 @@ export const ports = {
   apiHttp: 8080,
   repoGrpc: 8091,
   appsetGrpc: 8092,
+  syncGrpc: 8093,
   /** Capstan's own nats-server (authenticated; the machine's plain one on 4222 is not used). */
   nats: 4229,
   ops: { api: 9180, repo: 9181, sync: 9182, appset: 9183 },

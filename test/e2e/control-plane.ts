@@ -1,7 +1,9 @@
 // The four services as their own processes, wired to each other as in production (mutual TLS, the
 // api's delegations, each service's tokens): repo, then the api (which knows appset's address before
-// appset starts), appset, and sync with impersonation on. For the stories that need the whole
-// control plane (appset-story, self-service-story); `stop` stops them in reverse order.
+// appset starts), appset, and sync with impersonation on (the api knows its internal gRPC too, for
+// ManagedResources). For the stories that need the whole control plane (appset-story,
+// self-service-story, diff-story); `stop` stops them in reverse order.
+import { randomBytes } from 'node:crypto';
 import type { TestBus } from '@capstan/test/infra';
 import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
 import { startApiProcess, type ApiProcess } from './api-harness.js';
@@ -40,11 +42,20 @@ export async function startControlPlane(opts: {
   });
   const appsetAddress = await reserveAppsetAddress();
   const tokens = appsetTokens();
+  // The sync service's internal gRPC (ManagedResources, `capstan app diff`): its address is known
+  // before the api starts, and only the api's token is accepted there.
+  const syncAddress = await reserveAppsetAddress();
+  const apiToSync = randomBytes(24).toString('hex');
   const api = await startApiProcess({
     databaseUrl,
     bus,
     appset: { address: appsetAddress, tokens },
-    env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('api') },
+    env: {
+      CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
+      CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('api'),
+      CAPSTAN_SYNC_ADDRESS: syncAddress,
+      CAPSTAN_SYNC_SERVICE_TOKEN: apiToSync,
+    },
   });
   const appset = await startAppsetProcess({
     databaseUrl,
@@ -65,6 +76,8 @@ export async function startControlPlane(opts: {
       CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
       CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
       CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('sync'),
+      CAPSTAN_GRPC_PORT: syncAddress.split(':').at(-1)!,
+      CAPSTAN_AUTH_SERVICE_TOKENS: `api=${apiToSync}`,
       ...repo.pki.env('sync'),
     },
     ['--enable-impersonation'],

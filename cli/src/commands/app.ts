@@ -9,6 +9,7 @@ import { managedBy } from '../output/managed-by.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { addDeleteCommand } from './app-delete.js';
 import { addSetCommand } from './app-set.js';
+import { addDiffCommand } from './app-diff.js';
 import {
   outputOption,
   printJsonOrYaml,
@@ -318,15 +319,7 @@ export function appCommand(): Command {
     .addOption(outputOption())
     .action(syncAction(false));
 
-  app
-    .command('diff')
-    .description('what a sync would change (a dry-run sync under the same identity)')
-    .argument('<name>')
-    .option('-N, --app-namespace <ns>', '', '')
-    .option('--revision <rev>', 'compare with this revision', '')
-    .option('--timeout <seconds>', 'give up waiting after this long', '300')
-    .addOption(outputOption())
-    .action(syncAction(true));
+  addDiffCommand(app);
 
   app
     .command('history')

@@ -61,6 +61,8 @@ export function apiConfigOf(c: ApiSettingsConfig): Omit<ApiConfig, 'backbone' | 
     appsetAddress: c['appset.address'],
     controlNamespace: c['api.control-namespace'],
     appsetServiceToken: c['appset.service-token'],
+    syncAddress: c['sync.address'],
+    syncServiceToken: c['sync.service-token'],
     rebuildProjections: c['projections.rebuild'],
     extAccounts: c['bus.ext-accounts'],
   };

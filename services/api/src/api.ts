@@ -24,6 +24,12 @@ import { PolicyStore } from './rbac/policy-store.js';
 import { Authorizer } from './rbac/authorizer.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { ApplicationsService } from './applications/applications.service.js';
+import {
+  GrpcSyncBackend,
+  ManagedResourcesService,
+  UnconfiguredSyncBackend,
+  type SyncBackend,
+} from './applications/managed-resources.js';
 import { ClustersService } from './clusters/clusters.service.js';
 import {
   RepositoriesService,
@@ -108,6 +114,9 @@ export interface ApiConfig {
   /** host:port of the appset service; empty: ApplicationSet calls answer UNAVAILABLE. */
   appsetAddress?: string;
   appsetServiceToken?: string;
+  /** host:port of the sync service; empty: ManagedResources answers UNAVAILABLE. */
+  syncAddress?: string;
+  syncServiceToken?: string;
   /** Where request metrics go (the service's /metrics registry). */
   metrics?: Registry;
   /** `bus.ext-accounts`: the Capstan account of each external source that may ask for syncs. */
@@ -211,6 +220,19 @@ export async function startApi(
     defer('appset client', () => grpcAppset.close());
     appsetBackend = grpcAppset;
   }
+  let syncBackend: SyncBackend = new UnconfiguredSyncBackend();
+  if (config.syncAddress) {
+    if (!config.tls)
+      throw new FailedPreconditionError(
+        'sync.address needs mutual TLS: set tls.ca-file, tls.cert-file and tls.key-file',
+      );
+    const grpcSync = new GrpcSyncBackend(
+      config.syncAddress,
+      new ServiceClient({ token: config.syncServiceToken ?? '', tls: config.tls }),
+    );
+    defer('sync client', () => grpcSync.close());
+    syncBackend = grpcSync;
+  }
   const throttle: LoginThrottleSettings = { ...DEFAULT_LOGIN_THROTTLE, ...config.loginThrottle };
   const accounts = new AccountsService({
     db,
@@ -254,6 +276,7 @@ export async function startApi(
       applicationSets,
       deliverers,
     }),
+    managedResources: new ManagedResourcesService({ applications, backend: syncBackend }),
     apply: new ApplyService({
       db,
       authz,

@@ -18,6 +18,7 @@ import type { GeneratedApplicationsService } from './applicationsets/generated-a
 import type { GeneratorInputsService } from './applicationsets/generator-inputs.service.js';
 import type { SetOwnersService } from './applicationsets/set-owners.service.js';
 import type { DeliveredObjectsService } from './delivery/delivered-objects.service.js';
+import type { ManagedResourcesService } from './applications/managed-resources.js';
 
 export interface ApiServices {
   /** Bounds on every request's input (dispatch) and every applied YAML document. */
@@ -43,4 +44,6 @@ export interface ApiServices {
   setOwners: SetOwnersService;
   /** Internal DeliveredObjectsService (the sync service: argoproj.io objects from git). */
   deliveredObjects: DeliveredObjectsService;
+  /** Argo CD's ManagedResources (forwarded to the sync service). */
+  managedResources: ManagedResourcesService;
 }

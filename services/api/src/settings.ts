@@ -209,4 +209,17 @@ export const apiSettings = {
     env: 'CAPSTAN_APPSET_SERVICE_TOKEN',
     description: 'token the api presents to the appset service',
   },
+  'sync.address': {
+    schema: z.string().default(''),
+    default: '',
+    description:
+      'host:port of the sync service internal gRPC (ManagedResources, `capstan app diff`; empty: unavailable)',
+  },
+  'sync.service-token': {
+    schema: z.string().default(''),
+    default: '',
+    secret: true,
+    env: 'CAPSTAN_SYNC_SERVICE_TOKEN',
+    description: 'token the api presents to the sync service',
+  },
 } satisfies Settings;

@@ -6,7 +6,7 @@
 //   > `application: { sync: { impersonation: { enabled: true } } }` in the file
 //   > default false.
 import { z } from 'zod';
-import { tlsSettings } from '@capstan/service-identity';
+import { internalServerSettings, tlsSettings } from '@capstan/service-identity';
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { booleanSetting, type Settings } from '@capstan/service';
 
@@ -82,6 +82,19 @@ export const syncSettings = {
     description: 'service token the sync service authenticates to the api with (environment or file only)',
   },
   ...tlsSettings,
+  // The internal gRPC server (SyncService.ManagedResources, behind `capstan app diff`), api only.
+  ...internalServerSettings({
+    port: 8093,
+    purpose: 'SyncService, called by the api only',
+    callers: '"api=<token>"',
+  }),
+  'auth.service-tokens': {
+    schema: z.string(),
+    default: '',
+    secret: true,
+    description:
+      'tokens of the services allowed to call the internal gRPC server, "api=<token>" (each at least 32 characters); empty: the server is off and `capstan app diff` answers UNAVAILABLE',
+  },
   'repo.address': {
     schema: z.string().min(1),
     default: '127.0.0.1:8082',

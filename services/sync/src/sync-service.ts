@@ -18,6 +18,7 @@ import { AuditWriter } from './decision/audit-writer.js';
 import { apiDeliveredObjects, type DeliveredObjects } from './delivery/api-delivery.js';
 import type { HealthAssessor } from '@capstan/health';
 import { loadHealthAssessor } from './health-customizations.js';
+import { startSyncGrpcServer } from './diff/sync-grpc-server.js';
 
 export type SyncConfig = ConfigOf<typeof syncSettings> & CommonConfig;
 
@@ -32,7 +33,7 @@ export interface SyncPorts {
 export async function startSync(
   ctx: ServiceContext<SyncConfig>,
   ports: SyncPorts = {},
-): Promise<{ db: Kysely<SyncDatabase & EventStoreDatabase> }> {
+): Promise<{ db: Kysely<SyncDatabase & EventStoreDatabase>; grpcPort: number | undefined }> {
   // Custom health checks compile before anything starts: a bad file fails the start, naming file and key.
   const health = ports.health ?? (await loadHealthAssessor(ctx.config['resource.customizations-file']));
   const { db, bus } = await startBackbone<SyncDatabase>(ctx, { schema: 'sync', migrations: syncMigrations });
@@ -75,6 +76,7 @@ export async function startSync(
   ctx.onShutdown('delivered objects client', () => delivery.close?.());
   const deadLetters = postgresDeadLetters(db, 'sync');
 
+  const clusters = new TargetClusterPool(config['sync.request-timeout-ms']);
   const workers = startWorkers(
     {
       db,
@@ -91,17 +93,19 @@ export async function startSync(
         maxAttempts: config['sync.max-attempts'],
       },
       logger: ctx.logger,
-      clusters: new TargetClusterPool(config['sync.request-timeout-ms']),
+      clusters,
       audit: new AuditWriter(db as unknown as Kysely<unknown>),
     },
     { parallelism: config['sync.parallelism'], leaseMs: config['sync.lease-ms'] },
   );
   ctx.onShutdown('sync workers', () => workers.stop());
+  // The internal gRPC server (ManagedResources for `capstan app diff`), when callers are configured.
+  const grpcPort = await startSyncGrpcServer(ctx, { db, credentials, manifests, clusters });
   const readModel = await startReadModelConsumer(db, bus, { deadLetters });
   ctx.onShutdown('read model consumer', () => readModel.stop());
   const intake = await startIntake(db, bus, workers, { deadLetters });
   ctx.onShutdown('sync request consumer', () => intake.stop());
   const automated = await startAutomatedTrigger(db, bus, workers, { deadLetters });
   ctx.onShutdown('automated sync trigger', () => automated.stop());
-  return { db };
+  return { db, grpcPort };
 }

@@ -2,3 +2,4 @@
 export * as apiv1 from './capstan/api/v1/index.js';
 export * as appsetv1 from './capstan/appset/v1/index.js';
 export * as repov1 from './capstan/repo/v1/index.js';
+export * as syncv1 from './capstan/sync/v1/index.js';

@@ -169,4 +169,25 @@ export const applicationOperations = [
     run: async (s, ctx, i) =>
       operationView(await s.applications.operation(ctx, i.appNamespace, i.name, i.id)),
   }),
+  op({
+    name: 'ApplicationService.ManagedResources',
+    grpcMethod: 'managedResources',
+    http: { method: 'GET', path: '/api/v1/applications/:applicationName/managed-resources' },
+    auth: 'user',
+    summary:
+      "git's objects against the live ones (Argo CD's ManagedResources, `capstan app diff`), read as the Application's ServiceAccount; Secrets masked",
+    input: z.strictObject({
+      applicationName: z.string().min(1, 'required'),
+      appNamespace: str,
+      project: str,
+      namespace: str,
+      name: str,
+      version: str,
+      group: str,
+      kind: str,
+    }),
+    request: apiv1.ResourcesQuery,
+    response: apiv1.ManagedResourcesResponse,
+    run: (s, ctx, i) => s.managedResources.list(ctx, i),
+  }),
 ];

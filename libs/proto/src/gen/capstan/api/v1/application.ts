@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { ManagedResourcesResponse, ResourcesQuery } from "./managed_resources.js";
 import { Empty, ObjectMeta } from "./meta.js";
 import { ApplicationDestination } from "./project.js";
 
@@ -3643,6 +3644,20 @@ export const ApplicationServiceService = {
     responseSerialize: (value: SyncOperation): Buffer => Buffer.from(SyncOperation.encode(value).finish()),
     responseDeserialize: (value: Buffer): SyncOperation => SyncOperation.decode(value),
   },
+  /**
+   * Argo CD's ManagedResources (what `argocd app diff` shows): git's objects against the live ones,
+   * read by the sync service as the Application's ServiceAccount.
+   */
+  managedResources: {
+    path: "/capstan.api.v1.ApplicationService/ManagedResources" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResourcesQuery): Buffer => Buffer.from(ResourcesQuery.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResourcesQuery => ResourcesQuery.decode(value),
+    responseSerialize: (value: ManagedResourcesResponse): Buffer =>
+      Buffer.from(ManagedResourcesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ManagedResourcesResponse => ManagedResourcesResponse.decode(value),
+  },
 } as const;
 
 export interface ApplicationServiceServer extends UntypedServiceImplementation {
@@ -3659,6 +3674,11 @@ export interface ApplicationServiceServer extends UntypedServiceImplementation {
   history: handleUnaryCall<ApplicationQuery, SyncHistory>;
   /** One sync operation by id (progress and per-resource results). */
   getOperation: handleUnaryCall<OperationQuery, SyncOperation>;
+  /**
+   * Argo CD's ManagedResources (what `argocd app diff` shows): git's objects against the live ones,
+   * read by the sync service as the Application's ServiceAccount.
+   */
+  managedResources: handleUnaryCall<ResourcesQuery, ManagedResourcesResponse>;
 }
 
 export interface ApplicationServiceClient extends Client {
@@ -3786,6 +3806,25 @@ export interface ApplicationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SyncOperation) => void,
+  ): ClientUnaryCall;
+  /**
+   * Argo CD's ManagedResources (what `argocd app diff` shows): git's objects against the live ones,
+   * read by the sync service as the Application's ServiceAccount.
+   */
+  managedResources(
+    request: ResourcesQuery,
+    callback: (error: ServiceError | null, response: ManagedResourcesResponse) => void,
+  ): ClientUnaryCall;
+  managedResources(
+    request: ResourcesQuery,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ManagedResourcesResponse) => void,
+  ): ClientUnaryCall;
+  managedResources(
+    request: ResourcesQuery,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ManagedResourcesResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -6,6 +6,7 @@ export { ApplyRequest, ApplyResponse, ApplyResult, ApplyServiceClient, type Appl
 export { AuditQuery, AuditRow, AuditRows, AuditServiceClient, type AuditServiceServer, AuditServiceService, AuditTableVerification, AuditVerifyRequest, AuditVerifyResponse } from './audit.js';
 export { Cluster, ClusterConfig, ClusterCreateRequest, ClusterCreateRequest_LabelsEntry, ClusterCredentialsClient, ClusterCredentialsResponse, type ClusterCredentialsServer, ClusterCredentialsService, ClusterList, ClusterListQuery, ClusterQuery, ClusterServiceClient, type ClusterServiceServer, ClusterServiceService, TLSClientConfig } from './cluster.js';
 export { DeliverRequest, DeliverResponse, DeliveredObjectResult, DeliveredObjectsServiceClient, type DeliveredObjectsServiceServer, DeliveredObjectsServiceService } from './delivery.js';
+export { ManagedResourcesResponse, ResourceDiff, ResourcesQuery } from './managed_resources.js';
 export { BadRequest, Empty, FieldViolation, ObjectMeta, ObjectMeta_AnnotationsEntry, ObjectMeta_LabelsEntry, OwnerReference } from './meta.js';
 export { ApplicationDestination, DestinationServiceAccount, GroupKind, Project, ProjectCreateRequest, ProjectList, ProjectListQuery, ProjectQuery, ProjectRole, ProjectServiceClient, type ProjectServiceServer, ProjectServiceService, ProjectSpec, ProjectUpdateRequest, SyncWindow } from './project.js';
 export { RepoCreateRequest, RepoListQuery, RepoQuery, Repository, RepositoryList, RepositoryServiceClient, type RepositoryServiceServer, RepositoryServiceService } from './repository.js';

@@ -1,0 +1,184 @@
+// ManagedResources (what `capstan app diff` shows): the Application's objects rendered as a sync
+// renders them, its identity resolved as a sync resolves it (decideSync), each object read fresh
+// from the cluster AS THAT IDENTITY, plus the objects it still tracks that git no longer declares,
+// compared with @capstan/diff. A read the identity may not do is an error item: never retried with
+// the control plane's credentials. Secrets' values are masked in everything returned.
+import { randomUUID } from 'node:crypto';
+import {
+  compareResource,
+  compileIgnoreDifferences,
+  hideSecretData,
+  type IgnoreDifference,
+  type KubeObjectLike,
+} from '@capstan/diff';
+import { explainSync } from '@capstan/policy';
+import { FailedPreconditionError, NotFoundError, type Logger } from '@capstan/service';
+import type { SyncDb } from '../sync.table.js';
+import { decideSync, type Decided, type DecisionSettings } from '../decision/decide.js';
+import { loadSyncInputs } from '../decision/sync-inputs.repository.js';
+import type { ManifestSource } from '../manifests/manifest-source.js';
+import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
+import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
+import {
+  FIELD_MANAGER,
+  httpStatusOf,
+  kubeMessageOf,
+  type SyncIdentity,
+  type TargetCluster,
+} from '../kube/target-cluster.js';
+import { discover } from '../apply/discover.js';
+import { partitionObjects, isControlPlaneRef } from '../delivery/control-plane-objects.js';
+import { groupOf, HOOK_ANNOTATION, refKey, type ObjectRef } from '../apply/plan.js';
+import { ownershipOf, trackingContext, withTracking } from '../apply/tracking.js';
+
+export interface ManagedResourcesDeps {
+  db: SyncDb;
+  credentials: ClusterCredentialsSource;
+  manifests: ManifestSource;
+  clusters: TargetClusterPool;
+  settings: DecisionSettings;
+  logger: Logger;
+  /** System-level ignoreDifferences (argocd-cm resource.customizations), added to the Application's. */
+  systemIgnoreDifferences?: readonly IgnoreDifference[];
+}
+
+/** Argo CD's ResourceDiff, states as JSON strings ('' when absent), plus an error for unreadable ones. */
+export interface ManagedResource {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  targetState: string;
+  liveState: string;
+  normalizedLiveState: string;
+  predictedLiveState: string;
+  hook: boolean;
+  modified: boolean;
+  resourceVersion: string;
+  error: string;
+}
+
+/** How many objects are read from the cluster at once. */
+const READ_CONCURRENCY = 8;
+
+const json = (obj: unknown): string => (obj === undefined ? '' : JSON.stringify(obj));
+
+/** The decision a sync would make, without the sync windows: a window governs syncs, not reads. */
+function identityDecision(decided: Decided) {
+  if (decided.decision.allowed) return decided.decision;
+  const { now: _now, manual: _manual, ...withoutWindows } = decided.explainInput;
+  return explainSync(withoutWindows);
+}
+
+export async function managedResources(
+  deps: ManagedResourcesDeps,
+  app: { namespace: string; name: string },
+): Promise<ManagedResource[]> {
+  const inputs = await loadSyncInputs(deps.db, app);
+  const request = { operationId: `diff-${randomUUID()}`, application: app, dryRun: true, prune: false };
+  const decided = await decideSync(inputs, request, deps.manifests, deps.settings);
+  if (!('decision' in decided)) {
+    if (!decided.application) throw new NotFoundError(decided.reason);
+    throw new FailedPreconditionError(decided.reason);
+  }
+  const decision = identityDecision(decided);
+  if (!decision.allowed) throw new FailedPreconditionError(decision.reason);
+  const identity: SyncIdentity = decision.impersonation
+    ? { kind: 'service-account', username: decision.username ?? '' }
+    : { kind: 'control-plane' };
+  const server = decision.destination.server!;
+  const clusterRef = decided.clusters.byServerUrl(server) ?? { name: server, server };
+  const cluster = deps.clusters.get(await deps.credentials.get(clusterRef), identity);
+  const destNamespace = decision.destination.namespace;
+
+  // Capstan's own objects (argoproj.io) live in the control plane, not on the cluster: not compared here.
+  const found = await discover(cluster, partitionObjects(decided.rendered.objects).cluster, {
+    destNamespace,
+    clusterName: clusterRef.name,
+  });
+  if (found.problems.length > 0) throw new FailedPreconditionError(found.problems.join('; '));
+  const tracking = trackingContext(app, deps.settings.controlNamespace, destNamespace);
+  const spec = decided.application.spec as { ignoreDifferences?: IgnoreDifference[] };
+  const ignore = await compileIgnoreDifferences([
+    ...(deps.systemIgnoreDifferences ?? []),
+    ...(spec.ignoreDifferences ?? []),
+  ]);
+
+  const work: { ref: ObjectRef; target?: KubeObjectLike; hook: boolean }[] = found.objects.map((o) => {
+    const ref: ObjectRef = {
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      name: o.metadata.name,
+      namespace: o.metadata.namespace,
+    };
+    const hook = o.metadata.annotations?.[HOOK_ANNOTATION] !== undefined;
+    return { ref, target: withTracking(o, tracking, ref) as KubeObjectLike, hook };
+  });
+  const declared = new Set(work.map((w) => refKey(w.ref)));
+  for (const ref of inputs.applied.get(server) ?? []) {
+    if (!isControlPlaneRef(ref) && !declared.has(refKey(ref))) work.push({ ref, hook: false });
+  }
+
+  const compare = async (w: (typeof work)[number]): Promise<ManagedResource | undefined> => {
+    const base = {
+      group: groupOf(w.ref.apiVersion),
+      kind: w.ref.kind,
+      namespace: w.ref.namespace ?? '',
+      name: w.ref.name,
+      hook: w.hook,
+    };
+    // Hooks are not part of the comparison (Argo CD leaves them out of the sync status).
+    if (w.hook)
+      return { ...base, ...states(w.target, undefined), modified: false, resourceVersion: '', error: '' };
+    let live: KubeObjectLike | undefined;
+    try {
+      live = await readLive(cluster, w.ref);
+    } catch (err) {
+      const status = httpStatusOf(err);
+      if (status === undefined || status >= 500) throw err;
+      const what =
+        status === 403 ? `${cluster.identityName} may not read it` : `reading it failed (${status})`;
+      return {
+        ...base,
+        ...states(w.target, undefined),
+        modified: false,
+        resourceVersion: '',
+        error: `${what}: ${kubeMessageOf(err)}`,
+      };
+    }
+    // An object git no longer declares is listed while it is still this Application's.
+    if (!w.target && (!live || ownershipOf(live, tracking, w.ref).kind !== 'owned')) return undefined;
+    const result = compareResource(w.target, live, { ignore, fieldManager: FIELD_MANAGER });
+    const modified = result.status === 'OutOfSync';
+    const resourceVersion = String(
+      (live?.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion ?? '',
+    );
+    return {
+      ...base,
+      ...states(w.target, live),
+      normalizedLiveState: json(result.normalizedLive),
+      predictedLiveState: w.target && live ? json(result.predictedLive) : '',
+      modified,
+      resourceVersion,
+      error: '',
+    };
+  };
+
+  const out: ManagedResource[] = [];
+  for (let i = 0; i < work.length; i += READ_CONCURRENCY) {
+    const batch = await Promise.all(work.slice(i, i + READ_CONCURRENCY).map(compare));
+    for (const item of batch) if (item) out.push(item);
+  }
+  return out;
+}
+
+async function readLive(cluster: TargetCluster, ref: ObjectRef): Promise<KubeObjectLike | undefined> {
+  const live = await cluster.read(ref);
+  // The client's typed objects (Dates, class instances) as the plain JSON the API server sent.
+  return live === undefined ? undefined : (JSON.parse(JSON.stringify(live)) as KubeObjectLike);
+}
+
+function states(target: KubeObjectLike | undefined, live: KubeObjectLike | undefined) {
+  const [t, l] = hideSecretData(target, live);
+  return { targetState: json(t), liveState: json(l), normalizedLiveState: '', predictedLiveState: '' };
+}

@@ -1,0 +1,47 @@
+// The sync service's internal gRPC server (mutual TLS; only the api): SyncService.ManagedResources.
+// Off, with a warning, while auth.service-tokens is empty (no caller could be accepted anyway).
+import { Server } from '@grpc/grpc-js';
+import { syncv1 } from '@capstan/proto';
+import type { ServiceContext } from '@capstan/service';
+import { internalServerAuthenticator, requireTls, serverCredentials } from '@capstan/service-identity';
+import type { SyncConfig } from '../sync-service.js';
+import type { ManagedResourcesDeps } from './managed-resources.js';
+import { syncServiceImplementation } from './sync-rpc.js';
+
+export async function startSyncGrpcServer(
+  ctx: ServiceContext<SyncConfig>,
+  deps: Omit<ManagedResourcesDeps, 'settings' | 'logger'>,
+): Promise<number | undefined> {
+  const config = ctx.config;
+  if (!config['auth.service-tokens']) {
+    ctx.logger.warn(
+      'auth.service-tokens is empty: the internal gRPC server is off (capstan app diff is unavailable)',
+    );
+    return undefined;
+  }
+  const tls = requireTls(config, 'sync');
+  const server = new Server();
+  server.addService(
+    syncv1.SyncServiceService,
+    syncServiceImplementation({
+      ...deps,
+      auth: internalServerAuthenticator(config, 'sync'),
+      logger: ctx.logger,
+      settings: {
+        impersonation: config['application.sync.impersonation.enabled'],
+        strict: config['sync.strict-service-accounts'],
+        controlNamespace: config['sync.control-namespace'],
+      },
+    }),
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(
+      `${config['grpc.host']}:${config['grpc.port']}`,
+      serverCredentials(tls, true),
+      (err, p) => (err ? reject(err) : resolve(p)),
+    ),
+  );
+  ctx.onShutdown('grpc server', () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
+  ctx.logger.info({ grpcPort: port }, 'sync gRPC listening');
+  return port;
+}

@@ -1,0 +1,42 @@
+// Who may call SyncService.ManagedResources: the api's service identity only. The handler is
+// driven directly (no server): the refusals happen before anything is read.
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { ServiceTokens } from '@capstan/service-identity';
+import type { Logger } from '@capstan/service';
+import { syncServiceImplementation } from './sync-rpc.js';
+import type { ManagedResourcesDeps } from './managed-resources.js';
+
+const API = 'a'.repeat(40);
+const REPO = 'r'.repeat(40);
+const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as unknown as Logger;
+
+function call(token: string | undefined, request = { namespace: '', name: 'guestbook' }) {
+  const impl = syncServiceImplementation({
+    // Never reached: every case here is refused before the Application is looked up.
+    ...({} as ManagedResourcesDeps),
+    auth: { tokens: new ServiceTokens(`api=${API},repo=${REPO}`), requireCertificate: false },
+    logger: silent,
+  });
+  const metadata = new Metadata();
+  if (token) metadata.set('authorization', `Bearer ${token}`);
+  return new Promise<Partial<ServiceError> | null>((resolve) => {
+    impl.managedResources({ metadata, request, getAuthContext: () => ({}) } as never, (err) =>
+      resolve(err as Partial<ServiceError> | null),
+    );
+  });
+}
+
+describe('SyncService.ManagedResources callers', () => {
+  it('refuses a call without a service token', async () => {
+    expect((await call(undefined))?.code).toBe(status.UNAUTHENTICATED);
+  });
+  it('refuses another service (repo): only the api may ask', async () => {
+    const err = await call(REPO);
+    expect(err?.code).toBe(status.PERMISSION_DENIED);
+    expect(err?.details).toContain('service repo may not call ManagedResources');
+  });
+  it('accepts the api, and then wants an Application name', async () => {
+    expect((await call(API, { namespace: '', name: '' }))?.code).toBe(status.INVALID_ARGUMENT);
+  });
+});
