@@ -7,10 +7,17 @@
 import { sameJson } from '@capstan/policy';
 import type { ResourceResult } from '../decision/audit.js';
 import type { KubeObject } from '../manifests/manifest-source.js';
-import { httpStatusOf, isUnreachable, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
+import {
+  httpStatusOf,
+  isUnreachable,
+  kubeMessageOf,
+  type TargetCluster,
+  type WriteOptions,
+} from '../kube/target-cluster.js';
 import { describeRef, groupOf, type ObjectRef, type PlannedObject, type SyncPlan } from './plan.js';
 import { withTracking } from './tracking.js';
 import { deleteIfOwned, findSharedResources, type SyncTracking } from './ownership.js';
+import type { PruneMode } from './sync-options.js';
 
 export interface ExecuteOptions {
   dryRun: boolean;
@@ -36,10 +43,28 @@ export interface ExecuteOptions {
    * this Application's tracking id marks.
    */
   tracking?: SyncTracking;
+  /** Sync options Validate, Replace, Force of one object (apply/sync-options.ts writeMode). */
+  writeMode?: (o: PlannedObject) => Omit<WriteOptions, 'dryRun'>;
+  /**
+   * ApplyOutOfSyncOnly, RespectIgnoreDifferences: the live object is read first (as the sync
+   * identity) and this decides whether the object is written at all (`skip` says why not) and what.
+   */
+  beforeWrite?: (
+    o: PlannedObject,
+    desired: KubeObject,
+    live: KubeObject | undefined,
+  ) => { skip: string } | { object: KubeObject };
+  /** Prune options of a live object no longer declared (its sync-options annotation and the Application's). */
+  pruneMode?: (live: unknown) => PruneMode;
+  /** Prune=confirm objects are pruned only when confirmed (the Application's deletion-approved). */
+  pruneConfirmed?: boolean;
+  /** PrunePropagationPolicy (default Background). */
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
 }
 
 export type ExecuteOutcome =
-  | { ok: true; applied: number; pruned: number }
+  /** kept: prune candidates left in place by their options (Prune=false, unconfirmed Prune=confirm). */
+  | { ok: true; applied: number; pruned: number; kept: ObjectRef[] }
   | { ok: false; phase: 'decision' | 'apply' | 'hook' | 'prune'; reason: string };
 
 class PhaseFailure extends Error {
@@ -98,11 +123,25 @@ export async function executePlan(
 
   const apply = async (o: PlannedObject): Promise<string | undefined> => {
     try {
+      let object = tracked(o);
+      const mode = options.writeMode?.(o) ?? {};
+      if (options.beforeWrite && !o.hook && o !== namespaceStep) {
+        const prepared = options.beforeWrite(
+          o,
+          object,
+          (await cluster.read(o.ref)) as KubeObject | undefined,
+        );
+        if ('skip' in prepared) {
+          options.record(result(o, 'apply', 'Synced', null, `${describeRef(o.ref)} ${prepared.skip}`));
+          return undefined;
+        }
+        object = prepared.object;
+      }
       if (options.dryRun) {
         // What would change: the live object (read as the sync identity) against the server's own
         // dry-run result of the apply, both without the fields the server maintains.
         const live = await cluster.read(o.ref);
-        const after = await cluster.apply(tracked(o) as never, { dryRun: true });
+        const after = await cluster.apply(object as never, { ...mode, dryRun: true });
         const change =
           live === undefined ? 'would be created' : sameContent(live, after) ? 'unchanged' : 'would change';
         options.record(
@@ -116,9 +155,10 @@ export async function executePlan(
         );
         return undefined;
       }
-      await cluster.apply(tracked(o) as never, { dryRun: false });
+      await cluster.apply(object as never, { ...mode, dryRun: false });
+      const how = mode.replace ? (mode.force ? 'replaced (deleted and created)' : 'replaced') : 'applied';
       options.record(
-        result(o, 'apply', 'Synced', 200, `${describeRef(o.ref)} applied as ${cluster.identityName}`),
+        result(o, 'apply', 'Synced', 200, `${describeRef(o.ref)} ${how} as ${cluster.identityName}`),
       );
       return undefined;
     } catch (err) {
@@ -232,11 +272,22 @@ export async function executePlan(
       await runWaves([[namespaceStep]], 'apply');
     }
     await runWaves(plan.preSync, 'hook');
+    // Prune before the Sync waves (Argo CD prunes an object before the applies of its wave), and
+    // what PruneLast marks as a final wave after them.
+    const early = options.prune
+      ? await prune(cluster, options, result, options.pruneCandidates, false)
+      : { pruned: 0, kept: [], deferred: [] };
     await runWaves(plan.sync, 'apply');
-    let pruned = 0;
-    if (options.prune) pruned = await prune(cluster, options, result);
+    const last = early.deferred.length
+      ? await prune(cluster, options, result, early.deferred, true)
+      : { pruned: 0, kept: [], deferred: [] };
     await runWaves(plan.postSync, 'hook');
-    return { ok: true, applied: plan.resources.length, pruned };
+    return {
+      ok: true,
+      applied: plan.resources.length,
+      pruned: early.pruned + last.pruned,
+      kept: [...early.kept, ...last.kept],
+    };
   } catch (err) {
     if (!(err instanceof PhaseFailure)) throw err;
     try {
@@ -253,41 +304,72 @@ export async function executePlan(
   }
 }
 
+type ResultOf = (
+  o: { ref: ObjectRef },
+  verb: string,
+  status: string,
+  httpStatus: number | null,
+  message: string,
+) => ResourceResult;
+
+/**
+ * Deletes what this Application applied and no longer declares, when its live tracking id names
+ * this Application, as its options say: Prune=false and unconfirmed Prune=confirm leave it (kept),
+ * PruneLast defers it to the final wave (unless this is that wave).
+ */
 async function prune(
   cluster: TargetCluster,
   options: ExecuteOptions,
-  result: (
-    o: { ref: ObjectRef },
-    verb: string,
-    status: string,
-    httpStatus: number | null,
-    message: string,
-  ) => ResourceResult,
-): Promise<number> {
+  result: ResultOf,
+  candidates: readonly ObjectRef[],
+  lastWave: boolean,
+): Promise<{ pruned: number; kept: ObjectRef[]; deferred: ObjectRef[] }> {
   await options.flush();
-  const stale = [...options.pruneCandidates];
+  const out = { pruned: 0, kept: [] as ObjectRef[], deferred: [] as ObjectRef[] };
   const failures: string[] = [];
-  let pruned = 0;
   // Reverse kind order would be nicer; deleting namespaced objects before namespaces is enough here.
-  stale.sort((a, b) => (a.kind === 'Namespace' ? 1 : 0) - (b.kind === 'Namespace' ? 1 : 0));
+  const stale = [...candidates].sort(
+    (a, b) => (a.kind === 'Namespace' ? 1 : 0) - (b.kind === 'Namespace' ? 1 : 0),
+  );
+  const skipped = (ref: ObjectRef, message: string) =>
+    options.record(result({ ref }, 'delete', 'PruneSkipped', null, `${describeRef(ref)} ${message}`));
+  const decide = (ref: ObjectRef) => (live: unknown) => {
+    const mode = options.pruneMode?.(live) ?? { prune: 'true', last: false };
+    if (mode.last && !lastWave) return 'defer' as const;
+    if (mode.prune === 'false') return { keep: 'ignored (no prune): Prune=false' };
+    if (mode.prune === 'confirm' && !options.pruneConfirmed)
+      return {
+        keep: `not pruned: waiting for pruning confirmation of ${ref.apiVersion}/${ref.kind}/${ref.name} (Prune=confirm): annotate the Application with argocd.argoproj.io/deletion-approved=<ISO time now> and sync again`,
+      };
+    return 'delete' as const;
+  };
+  const propagationPolicy = options.propagationPolicy ?? 'Background';
   for (const ref of stale) {
     try {
       const r = options.tracking
-        ? await deleteIfOwned(cluster, ref, options.tracking.context, { dryRun: options.dryRun })
-        : { outcome: await cluster.delete(ref, { dryRun: options.dryRun }) };
+        ? await deleteIfOwned(cluster, ref, options.tracking.context, {
+            dryRun: options.dryRun,
+            propagationPolicy,
+            decide: decide(ref),
+          })
+        : { outcome: await cluster.delete(ref, { dryRun: options.dryRun, propagationPolicy }) };
+      if (r.outcome === 'deferred') {
+        out.deferred.push(ref);
+        continue;
+      }
+      if (r.outcome === 'kept') {
+        out.kept.push(ref);
+        skipped(ref, r.reason);
+        continue;
+      }
       if (r.outcome === 'not-owned') {
-        options.record(
-          result(
-            { ref },
-            'delete',
-            'PruneSkipped',
-            null,
-            `${describeRef(ref)} not pruned: ${r.owner ? `its tracking id names application ${r.owner}` : 'it carries no tracking id of this application'}`,
-          ),
+        skipped(
+          ref,
+          `not pruned: ${r.owner ? `its tracking id names application ${r.owner}` : 'it carries no tracking id of this application'}`,
         );
         continue;
       }
-      pruned++;
+      out.pruned++;
       const gone = r.outcome === 'absent';
       options.record(
         result(
@@ -295,7 +377,7 @@ async function prune(
           'delete',
           gone ? 'PrunedAlreadyGone' : 'Pruned',
           gone ? 404 : 200,
-          `${describeRef(ref)} pruned as ${cluster.identityName}`,
+          `${describeRef(ref)} pruned as ${cluster.identityName}${lastWave ? ' (PruneLast)' : ''}${propagationPolicy === 'Background' ? '' : ` (${propagationPolicy.toLowerCase()})`}`,
         ),
       );
     } catch (err) {
@@ -306,7 +388,7 @@ async function prune(
     }
   }
   if (failures.length > 0) throw new PhaseFailure('prune', failures.join('; '));
-  return pruned;
+  return out;
 }
 
 /** Jobs and Pods run to completion; other hook kinds are done once applied. */

@@ -28,7 +28,10 @@ export interface AppSyncOptions {
   replace: boolean;
   force: boolean;
   failOnSharedResource: boolean;
-  /** PrunePropagationPolicy: foreground unless given (Argo CD's default). */
+  /**
+   * PrunePropagationPolicy. Unless given: background, Capstan's prune since its first release,
+   * where Argo CD defaults to foreground (docs/applications.md says why).
+   */
   prunePropagationPolicy: PropagationPolicy;
   respectIgnoreDifferences: boolean;
   /** Options Argo CD does not know (ignored) or values it does not accept, as messages. */
@@ -120,7 +123,7 @@ export function parseAppSyncOptions(list: readonly string[] | undefined): AppSyn
     replace: flag(values, 'Replace') === true,
     force: flag(values, 'Force') === true,
     failOnSharedResource: flag(values, 'FailOnSharedResource') === true,
-    prunePropagationPolicy: (values.get('PrunePropagationPolicy') as PropagationPolicy) ?? 'foreground',
+    prunePropagationPolicy: (values.get('PrunePropagationPolicy') as PropagationPolicy) ?? 'background',
     respectIgnoreDifferences: flag(values, 'RespectIgnoreDifferences') === true,
     warnings,
   };

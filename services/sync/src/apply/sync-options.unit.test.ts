@@ -13,7 +13,7 @@ const annotated = (value: string) => ({
 });
 
 describe('sync options', () => {
-  it("given no options, when parsed, then Argo CD's defaults apply", () => {
+  it("given no options, when parsed, then Argo CD's defaults apply (but background prune)", () => {
     expect(parseAppSyncOptions(undefined)).toEqual({
       prune: undefined,
       delete: undefined,
@@ -25,7 +25,7 @@ describe('sync options', () => {
       replace: false,
       force: false,
       failOnSharedResource: false,
-      prunePropagationPolicy: 'foreground',
+      prunePropagationPolicy: 'background',
       respectIgnoreDifferences: false,
       warnings: [],
     });
@@ -67,7 +67,7 @@ describe('sync options', () => {
   it('given unknown options and values, when parsed, then they are ignored (as Argo does) with a warning each', () => {
     const o = parseAppSyncOptions(['CreateNamspace=true', 'PrunePropagationPolicy=later', ' Replace=true ']);
     expect(o.createNamespace).toBe(false);
-    expect(o.prunePropagationPolicy).toBe('foreground');
+    expect(o.prunePropagationPolicy).toBe('background');
     expect(o.replace).toBe(true);
     expect(o.warnings).toEqual([
       'unknown sync option "CreateNamspace=true" in spec.syncPolicy.syncOptions ignored',
