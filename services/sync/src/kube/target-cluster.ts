@@ -124,18 +124,22 @@ class ObjectApi extends KubernetesObjectApi {
   }
 
   async write(
-    method: 'apply' | 'create' | 'replace',
+    method: 'apply' | 'merge' | 'create' | 'replace',
     spec: KubernetesObject,
     query: Record<string, string | undefined>,
   ): Promise<KubernetesObject> {
     const path = await this.specUriPath(spec, method === 'create' ? 'create' : 'patch');
     const http =
-      method === 'apply' ? HttpMethod.PATCH : method === 'create' ? HttpMethod.POST : HttpMethod.PUT;
+      method === 'create' ? HttpMethod.POST : method === 'replace' ? HttpMethod.PUT : HttpMethod.PATCH;
     const ctx = this.configuration.baseServer.makeRequestContext(path, http);
     ctx.setHeaderParam('Accept', 'application/json, */*;q=0.8');
     ctx.setHeaderParam(
       'Content-Type',
-      method === 'apply' ? PatchStrategy.ServerSideApply : 'application/json',
+      method === 'apply'
+        ? PatchStrategy.ServerSideApply
+        : method === 'merge'
+          ? PatchStrategy.MergePatch
+          : 'application/json',
     );
     for (const [k, v] of Object.entries(query)) if (v !== undefined) ctx.setQueryParam(k, v);
     ctx.setBody(JSON.stringify(spec));
@@ -260,7 +264,8 @@ export class TargetCluster {
       fieldManager: FIELD_MANAGER,
       fieldValidation: options.fieldValidation ?? 'Strict',
     };
-    if (!options.replace)
+    const lenient = options.fieldValidation === 'Ignore';
+    if (!options.replace && !lenient)
       return this.bounded(what, this.api.write('apply', obj, { ...query, force: 'true' }));
     const ref = {
       apiVersion: obj.apiVersion!,
@@ -270,6 +275,10 @@ export class TargetCluster {
     };
     const live = await this.read(ref);
     if (live === undefined) return this.bounded(what, this.api.write('create', obj, query));
+    // Validate=false: server-side apply refuses a field the schema does not declare whatever
+    // fieldValidation says (it needs a typed object), so the object is written as kubectl's
+    // client-side apply would: created, or merge-patched, with unknown fields dropped.
+    if (!options.replace) return this.bounded(what, this.api.write('merge', obj, query));
     if (options.force && !options.dryRun) {
       // kubectl replace --force: delete, wait until it is gone, create.
       await this.delete(ref, { dryRun: false, propagationPolicy: 'Background' });
