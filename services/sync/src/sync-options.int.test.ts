@@ -310,6 +310,26 @@ describe('sync options', () => {
     );
   });
 
+  it('given Delete=false on an object, when the Application is deleted with cascade, then that object stays and the rest goes', async () => {
+    const doomed = app('deleter');
+    await h.putApplication(doomed);
+    await sync('deleter', [cm('del-plain'), withOptions('del-keep', 'Delete=false')]);
+    const op = await h.requestDeletion(doomed);
+    expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
+    const left = await configMapsIn(a, 'team-a');
+    expect(left).toContain('del-keep');
+    expect(left).not.toContain('del-plain');
+    const events = (await h.eventsOf(op)).map((e) => e.data);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        name: 'del-keep',
+        status: 'DeleteSkipped',
+        message: 'ConfigMap team-a/del-keep left in place: Delete=false',
+      }),
+    );
+    expect(events.at(-1)).toMatchObject({ deleted: 1, skipped: 1 });
+  });
+
   it('given a user request, when synced, then sync.started carries the trigger (the envelope actor) and the revision', async () => {
     await h.putApplication(app('triggered'));
     const { events } = await sync('triggered', [cm('triggered-cm')]);
