@@ -10,14 +10,15 @@ import type { KubeObject } from '../manifests/manifest-source.js';
 import {
   httpStatusOf,
   isUnreachable,
-  kubeMessageOf,
   type TargetCluster,
   type WriteOptions,
 } from '../kube/target-cluster.js';
 import { describeRef, groupOf, type ObjectRef, type PlannedObject, type SyncPlan } from './plan.js';
 import { withTracking } from './tracking.js';
-import { deleteIfOwned, findSharedResources, type SyncTracking } from './ownership.js';
+import { findSharedResources, type SyncTracking } from './ownership.js';
 import type { PruneMode } from './sync-options.js';
+import { refusal } from './refusal.js';
+import { pruneObjects, type ResultOf } from './prune.js';
 
 export interface ExecuteOptions {
   dryRun: boolean;
@@ -74,23 +75,6 @@ class PhaseFailure extends Error {
   ) {
     super(message);
   }
-}
-
-const VERB_OF: Record<string, string> = { apply: 'patch', delete: 'delete', get: 'get' };
-
-function plural(kind: string): string {
-  const k = kind.toLowerCase();
-  return k.endsWith('s') ? `${k}es` : k.endsWith('y') ? `${k.slice(0, -1)}ies` : `${k}s`;
-}
-
-/** "system:serviceaccount:team-a:deployer may not patch configmaps "x" in namespace "team-a": ..." */
-function refusal(cluster: TargetCluster, verb: string, ref: ObjectRef, err: unknown): string {
-  const where = ref.namespace ? ` in namespace ${JSON.stringify(ref.namespace)}` : ' (cluster-scoped)';
-  const status = httpStatusOf(err);
-  const what = `${plural(ref.kind)}${groupOf(ref.apiVersion) ? `.${groupOf(ref.apiVersion)}` : ''} ${JSON.stringify(ref.name)}`;
-  if (status === 403)
-    return `${cluster.identityName} may not ${VERB_OF[verb] ?? verb} ${what}${where}: ${kubeMessageOf(err)}`;
-  return `${verb} ${what}${where} as ${cluster.identityName} failed${status ? ` (HTTP ${status})` : ''}: ${kubeMessageOf(err)}`;
 }
 
 export async function executePlan(
@@ -304,90 +288,15 @@ export async function executePlan(
   }
 }
 
-type ResultOf = (
-  o: { ref: ObjectRef },
-  verb: string,
-  status: string,
-  httpStatus: number | null,
-  message: string,
-) => ResourceResult;
-
-/**
- * Deletes what this Application applied and no longer declares, when its live tracking id names
- * this Application, as its options say: Prune=false and unconfirmed Prune=confirm leave it (kept),
- * PruneLast defers it to the final wave (unless this is that wave).
- */
 async function prune(
   cluster: TargetCluster,
   options: ExecuteOptions,
   result: ResultOf,
   candidates: readonly ObjectRef[],
   lastWave: boolean,
-): Promise<{ pruned: number; kept: ObjectRef[]; deferred: ObjectRef[] }> {
-  await options.flush();
-  const out = { pruned: 0, kept: [] as ObjectRef[], deferred: [] as ObjectRef[] };
-  const failures: string[] = [];
-  // Reverse kind order would be nicer; deleting namespaced objects before namespaces is enough here.
-  const stale = [...candidates].sort(
-    (a, b) => (a.kind === 'Namespace' ? 1 : 0) - (b.kind === 'Namespace' ? 1 : 0),
-  );
-  const skipped = (ref: ObjectRef, message: string) =>
-    options.record(result({ ref }, 'delete', 'PruneSkipped', null, `${describeRef(ref)} ${message}`));
-  const decide = (ref: ObjectRef) => (live: unknown) => {
-    const mode = options.pruneMode?.(live) ?? { prune: 'true', last: false };
-    if (mode.last && !lastWave) return 'defer' as const;
-    if (mode.prune === 'false') return { keep: 'ignored (no prune): Prune=false' };
-    if (mode.prune === 'confirm' && !options.pruneConfirmed)
-      return {
-        keep: `not pruned: waiting for pruning confirmation of ${ref.apiVersion}/${ref.kind}/${ref.name} (Prune=confirm): annotate the Application with argocd.argoproj.io/deletion-approved=<ISO time now> and sync again`,
-      };
-    return 'delete' as const;
-  };
-  const propagationPolicy = options.propagationPolicy ?? 'Background';
-  for (const ref of stale) {
-    try {
-      const r = options.tracking
-        ? await deleteIfOwned(cluster, ref, options.tracking.context, {
-            dryRun: options.dryRun,
-            propagationPolicy,
-            decide: decide(ref),
-          })
-        : { outcome: await cluster.delete(ref, { dryRun: options.dryRun, propagationPolicy }) };
-      if (r.outcome === 'deferred') {
-        out.deferred.push(ref);
-        continue;
-      }
-      if (r.outcome === 'kept') {
-        out.kept.push(ref);
-        skipped(ref, r.reason);
-        continue;
-      }
-      if (r.outcome === 'not-owned') {
-        skipped(
-          ref,
-          `not pruned: ${r.owner ? `its tracking id names application ${r.owner}` : 'it carries no tracking id of this application'}`,
-        );
-        continue;
-      }
-      out.pruned++;
-      const gone = r.outcome === 'absent';
-      options.record(
-        result(
-          { ref },
-          'delete',
-          gone ? 'PrunedAlreadyGone' : 'Pruned',
-          gone ? 404 : 200,
-          `${describeRef(ref)} pruned as ${cluster.identityName}${lastWave ? ' (PruneLast)' : ''}${propagationPolicy === 'Background' ? '' : ` (${propagationPolicy.toLowerCase()})`}`,
-        ),
-      );
-    } catch (err) {
-      if (isUnreachable(err)) throw err;
-      const message = refusal(cluster, 'delete', ref, err);
-      options.record(result({ ref }, 'delete', 'PruneFailed', httpStatusOf(err) ?? null, message));
-      failures.push(message);
-    }
-  }
-  if (failures.length > 0) throw new PhaseFailure('prune', failures.join('; '));
+) {
+  const out = await pruneObjects(cluster, options, result, candidates, lastWave);
+  if (out.failures.length > 0) throw new PhaseFailure('prune', out.failures.join('; '));
   return out;
 }
 
