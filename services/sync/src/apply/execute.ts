@@ -108,7 +108,8 @@ export async function executePlan(
   const apply = async (o: PlannedObject): Promise<string | undefined> => {
     try {
       let object = tracked(o);
-      const mode = options.writeMode?.(o) ?? {};
+      // The namespace of CreateNamespace=true is always applied (Argo never replaces a Namespace).
+      const mode = o === namespaceStep ? {} : (options.writeMode?.(o) ?? {});
       if (options.beforeWrite && !o.hook && o !== namespaceStep) {
         const prepared = options.beforeWrite(
           o,
