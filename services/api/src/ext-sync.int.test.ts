@@ -112,5 +112,15 @@ describe('api: sync requests from other systems', () => {
       return o.length > 0 ? o : undefined;
     });
     expect(ops).toEqual([{ initiated_by: 'user:ci-bot via ext:ci' }]);
+    // The command tells the sync service (and the history) that the bus asked.
+    const commands = await sql<{ data: unknown }>`
+      select envelope->'data' as data from api.events
+      where envelope->>'type' = 'io.capstan.cmd.sync.request.v1'
+        and envelope->'data'->'application'->>'name' = 'guestbook'`
+      .execute(h.api.services.db)
+      .then((r) => r.rows);
+    expect(commands.map((c) => c.data)).toEqual([
+      expect.objectContaining({ trigger: { kind: 'bus', actor: 'user:ci-bot via ext:ci' } }),
+    ]);
   });
 });

@@ -79,7 +79,12 @@ describe('api: sync, clusters, apply and projections', () => {
       expect(event).toMatchObject({
         type: 'io.capstan.cmd.sync.request.v1',
         actor: 'user:alice',
-        data: { operationId: res.operationId, dryRun: true, application: { name: 'guestbook' } },
+        data: {
+          operationId: res.operationId,
+          dryRun: true,
+          application: { name: 'guestbook' },
+          trigger: { kind: 'user', actor: 'user:alice' },
+        },
       });
       const history = await unary(
         c.applications.history.bind(c.applications),

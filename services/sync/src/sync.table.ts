@@ -41,6 +41,10 @@ export interface OperationRow {
   created_at: Timestamp;
   finished_at: Date | null;
   reason: string | null;
+  /** syncPolicy.retry: retries so far, the attempt count when the last was scheduled, the Application then. */
+  retries: Generated<number>;
+  retry_base: Generated<number>;
+  app_fingerprint: string | null;
 }
 
 export interface AppliedResourceRow {

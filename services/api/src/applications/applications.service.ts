@@ -349,8 +349,17 @@ export class ApplicationsService {
     ctx: RequestContext,
     namespace: string,
     name: string,
-    /** operationId: chosen by an idempotent caller (a redelivered request then starts nothing new). */
-    opts: { revision: string; dryRun: boolean; prune: boolean; operationId?: string },
+    /**
+     * operationId: chosen by an idempotent caller (a redelivered request then starts nothing new).
+     * trigger: what asked (default a user; the ext sync path says bus), with the caller as actor.
+     */
+    opts: {
+      revision: string;
+      dryRun: boolean;
+      prune: boolean;
+      operationId?: string;
+      trigger?: 'user' | 'bus' | 'rollback';
+    },
   ): Promise<{ operationId: string; application: StoredApplication }> {
     const app = await this.loadAuthorized(ctx, namespace, name, 'sync');
     const ns = namespace || DEFAULT_CONTROL_NAMESPACE;
@@ -384,6 +393,7 @@ export class ApplicationsService {
           ...(opts.revision ? { revision: opts.revision } : {}),
           dryRun: opts.dryRun,
           prune: opts.prune,
+          trigger: { kind: opts.trigger ?? 'user', actor },
         },
         {
           subject: applicationStream(ns, name),

@@ -95,7 +95,13 @@ export async function startExtSyncRequestConsumer(opts: {
           { principal, via: 'bus', correlationId: event.correlationid ?? event.id },
           namespace,
           data.application.name,
-          { revision: data.revision ?? '', dryRun: data.dryRun, prune: data.prune, operationId },
+          {
+            revision: data.revision ?? '',
+            dryRun: data.dryRun,
+            prune: data.prune,
+            operationId,
+            trigger: 'bus',
+          },
         );
       } catch (err) {
         if (FINAL.some((E) => err instanceof E)) {

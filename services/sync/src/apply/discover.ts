@@ -6,6 +6,7 @@ import type { KubeObject } from '../manifests/manifest-source.js';
 import type { TargetCluster } from '../kube/target-cluster.js';
 import type { ResourceRef } from '../delivery/control-plane-objects.js';
 import { groupOf } from './plan.js';
+import type { AppSyncOptions } from './sync-options.js';
 
 export interface Discovered {
   objects: KubeObject[];
@@ -52,15 +53,18 @@ export async function discover(
 }
 
 /**
- * syncOptions CreateNamespace=true: the destination namespace, created first as the sync identity
- * when the manifests do not declare it themselves (never pruned, as in Argo CD).
+ * syncOptions CreateNamespace=true: the destination namespace, applied first as the sync identity
+ * when the manifests do not declare it themselves (never pruned, as in Argo CD), with the labels and
+ * annotations of spec.syncPolicy.managedNamespaceMetadata (server-side apply: an existing
+ * namespace gets them too; a Namespace in the manifests wins, as in Argo CD).
  */
 export function managedNamespace(
+  options: Pick<AppSyncOptions, 'createNamespace'>,
   syncPolicy: Application['spec']['syncPolicy'],
   destNamespace: string,
   objects: readonly KubeObject[],
 ): KubeObject | undefined {
-  if (!syncPolicy?.syncOptions?.includes('CreateNamespace=true') || destNamespace === '') return undefined;
+  if (!options.createNamespace || destNamespace === '') return undefined;
   const declared = objects.some(
     (o) => o.kind === 'Namespace' && o.apiVersion === 'v1' && o.metadata.name === destNamespace,
   );

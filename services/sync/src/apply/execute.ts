@@ -7,12 +7,20 @@
 import { sameJson } from '@capstan/policy';
 import type { ResourceResult } from '../decision/audit.js';
 import type { KubeObject } from '../manifests/manifest-source.js';
-import { httpStatusOf, isUnreachable, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
+import {
+  httpStatusOf,
+  isUnreachable,
+  type TargetCluster,
+  type WriteOptions,
+} from '../kube/target-cluster.js';
 import { describeRef, groupOf, type ObjectRef, type PlannedObject, type SyncPlan } from './plan.js';
 import { withTracking } from './tracking.js';
-import { deleteIfOwned, findSharedResources, type SyncTracking } from './ownership.js';
+import { findSharedResources, type SyncTracking } from './ownership.js';
 import type { HealthAssessor } from '@capstan/health';
 import { builtinHealth, waitForHookHealth, waitForWaveHealth } from './health-wait.js';
+import type { PruneMode } from './sync-options.js';
+import { refusal } from './refusal.js';
+import { pruneObjects, type ResultOf } from './prune.js';
 
 export interface ExecuteOptions {
   dryRun: boolean;
@@ -42,10 +50,28 @@ export interface ExecuteOptions {
    * this Application's tracking id marks.
    */
   tracking?: SyncTracking;
+  /** Sync options Validate, Replace, Force of one object (apply/sync-options.ts writeMode). */
+  writeMode?: (o: PlannedObject) => Omit<WriteOptions, 'dryRun'>;
+  /**
+   * ApplyOutOfSyncOnly, RespectIgnoreDifferences: the live object is read first (as the sync
+   * identity) and this decides whether the object is written at all (`skip` says why not) and what.
+   */
+  beforeWrite?: (
+    o: PlannedObject,
+    desired: KubeObject,
+    live: KubeObject | undefined,
+  ) => { skip: string } | { object: KubeObject };
+  /** Prune options of a live object no longer declared (its sync-options annotation and the Application's). */
+  pruneMode?: (live: unknown) => PruneMode;
+  /** Prune=confirm objects are pruned only when confirmed (the Application's deletion-approved). */
+  pruneConfirmed?: boolean;
+  /** PrunePropagationPolicy (default Background). */
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
 }
 
 export type ExecuteOutcome =
-  | { ok: true; applied: number; pruned: number }
+  /** kept: prune candidates left in place by their options (Prune=false, unconfirmed Prune=confirm). */
+  | { ok: true; applied: number; pruned: number; kept: ObjectRef[] }
   | { ok: false; phase: 'decision' | 'apply' | 'hook' | 'prune'; reason: string };
 
 class PhaseFailure extends Error {
@@ -55,23 +81,6 @@ class PhaseFailure extends Error {
   ) {
     super(message);
   }
-}
-
-const VERB_OF: Record<string, string> = { apply: 'patch', delete: 'delete', get: 'get' };
-
-function plural(kind: string): string {
-  const k = kind.toLowerCase();
-  return k.endsWith('s') ? `${k}es` : k.endsWith('y') ? `${k.slice(0, -1)}ies` : `${k}s`;
-}
-
-/** "system:serviceaccount:team-a:deployer may not patch configmaps "x" in namespace "team-a": ..." */
-function refusal(cluster: TargetCluster, verb: string, ref: ObjectRef, err: unknown): string {
-  const where = ref.namespace ? ` in namespace ${JSON.stringify(ref.namespace)}` : ' (cluster-scoped)';
-  const status = httpStatusOf(err);
-  const what = `${plural(ref.kind)}${groupOf(ref.apiVersion) ? `.${groupOf(ref.apiVersion)}` : ''} ${JSON.stringify(ref.name)}`;
-  if (status === 403)
-    return `${cluster.identityName} may not ${VERB_OF[verb] ?? verb} ${what}${where}: ${kubeMessageOf(err)}`;
-  return `${verb} ${what}${where} as ${cluster.identityName} failed${status ? ` (HTTP ${status})` : ''}: ${kubeMessageOf(err)}`;
 }
 
 export async function executePlan(
@@ -107,11 +116,26 @@ export async function executePlan(
 
   const apply = async (o: PlannedObject): Promise<string | undefined> => {
     try {
+      let object = tracked(o);
+      // The namespace of CreateNamespace=true is always applied (Argo never replaces a Namespace).
+      const mode = o === namespaceStep ? {} : (options.writeMode?.(o) ?? {});
+      if (options.beforeWrite && !o.hook && o !== namespaceStep) {
+        const prepared = options.beforeWrite(
+          o,
+          object,
+          (await cluster.read(o.ref)) as KubeObject | undefined,
+        );
+        if ('skip' in prepared) {
+          options.record(result(o, 'apply', 'Synced', null, `${describeRef(o.ref)} ${prepared.skip}`));
+          return undefined;
+        }
+        object = prepared.object;
+      }
       if (options.dryRun) {
         // What would change: the live object (read as the sync identity) against the server's own
         // dry-run result of the apply, both without the fields the server maintains.
         const live = await cluster.read(o.ref);
-        const after = await cluster.apply(tracked(o) as never, { dryRun: true });
+        const after = await cluster.apply(object as never, { ...mode, dryRun: true });
         const change =
           live === undefined ? 'would be created' : sameContent(live, after) ? 'unchanged' : 'would change';
         options.record(
@@ -125,9 +149,10 @@ export async function executePlan(
         );
         return undefined;
       }
-      await cluster.apply(tracked(o) as never, { dryRun: false });
+      await cluster.apply(object as never, { ...mode, dryRun: false });
+      const how = mode.replace ? (mode.force ? 'replaced (deleted and created)' : 'replaced') : 'applied';
       options.record(
-        result(o, 'apply', 'Synced', 200, `${describeRef(o.ref)} applied as ${cluster.identityName}`),
+        result(o, 'apply', 'Synced', 200, `${describeRef(o.ref)} ${how} as ${cluster.identityName}`),
       );
       return undefined;
     } catch (err) {
@@ -256,11 +281,22 @@ export async function executePlan(
       await runWaves([[namespaceStep]], 'apply');
     }
     await runWaves(plan.preSync, 'hook');
+    // Prune before the Sync waves (Argo CD prunes an object before the applies of its wave), and
+    // what PruneLast marks as a final wave after them.
+    const early = options.prune
+      ? await prune(cluster, options, result, options.pruneCandidates, false)
+      : { pruned: 0, kept: [], deferred: [] };
     await runWaves(plan.sync, 'apply');
-    let pruned = 0;
-    if (options.prune) pruned = await prune(cluster, options, result);
+    const last = early.deferred.length
+      ? await prune(cluster, options, result, early.deferred, true)
+      : { pruned: 0, kept: [], deferred: [] };
     await runWaves(plan.postSync, 'hook');
-    return { ok: true, applied: plan.resources.length, pruned };
+    return {
+      ok: true,
+      applied: plan.resources.length,
+      pruned: early.pruned + last.pruned,
+      kept: [...early.kept, ...last.kept],
+    };
   } catch (err) {
     if (!(err instanceof PhaseFailure)) throw err;
     try {
@@ -280,57 +316,13 @@ export async function executePlan(
 async function prune(
   cluster: TargetCluster,
   options: ExecuteOptions,
-  result: (
-    o: { ref: ObjectRef },
-    verb: string,
-    status: string,
-    httpStatus: number | null,
-    message: string,
-  ) => ResourceResult,
-): Promise<number> {
-  await options.flush();
-  const stale = [...options.pruneCandidates];
-  const failures: string[] = [];
-  let pruned = 0;
-  // Reverse kind order would be nicer; deleting namespaced objects before namespaces is enough here.
-  stale.sort((a, b) => (a.kind === 'Namespace' ? 1 : 0) - (b.kind === 'Namespace' ? 1 : 0));
-  for (const ref of stale) {
-    try {
-      const r = options.tracking
-        ? await deleteIfOwned(cluster, ref, options.tracking.context, { dryRun: options.dryRun })
-        : { outcome: await cluster.delete(ref, { dryRun: options.dryRun }) };
-      if (r.outcome === 'not-owned') {
-        options.record(
-          result(
-            { ref },
-            'delete',
-            'PruneSkipped',
-            null,
-            `${describeRef(ref)} not pruned: ${r.owner ? `its tracking id names application ${r.owner}` : 'it carries no tracking id of this application'}`,
-          ),
-        );
-        continue;
-      }
-      pruned++;
-      const gone = r.outcome === 'absent';
-      options.record(
-        result(
-          { ref },
-          'delete',
-          gone ? 'PrunedAlreadyGone' : 'Pruned',
-          gone ? 404 : 200,
-          `${describeRef(ref)} pruned as ${cluster.identityName}`,
-        ),
-      );
-    } catch (err) {
-      if (isUnreachable(err)) throw err;
-      const message = refusal(cluster, 'delete', ref, err);
-      options.record(result({ ref }, 'delete', 'PruneFailed', httpStatusOf(err) ?? null, message));
-      failures.push(message);
-    }
-  }
-  if (failures.length > 0) throw new PhaseFailure('prune', failures.join('; '));
-  return pruned;
+  result: ResultOf,
+  candidates: readonly ObjectRef[],
+  lastWave: boolean,
+) {
+  const out = await pruneObjects(cluster, options, result, candidates, lastWave);
+  if (out.failures.length > 0) throw new PhaseFailure('prune', out.failures.join('; '));
+  return out;
 }
 
 /** Equal apart from what the API server maintains (resourceVersion, managedFields, status, …). */

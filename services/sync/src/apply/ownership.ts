@@ -21,17 +21,17 @@ export interface SyncTracking {
   record?: AppliedRecord | undefined;
 }
 
-/** What a sync of this Application tracks (executePlan's `tracking`), its sync options read as Argo CD does. */
+/** What a sync of this Application tracks (executePlan's `tracking`), FailOnSharedResource from its options. */
 export function syncTracking(
   app: { namespace: string; name: string },
   controlNamespace: string,
   destinationNamespace: string,
-  syncOptions: readonly string[] | undefined,
+  syncOptions: { failOnSharedResource: boolean },
   record?: { db: SyncDbOrTrx; server: string; previouslyApplied: readonly ObjectRef[] },
 ): SyncTracking {
   return {
     context: trackingContext(app, controlNamespace, destinationNamespace),
-    failOnShared: syncOptions?.includes('FailOnSharedResource=true') === true,
+    failOnShared: syncOptions.failOnSharedResource,
     ...(record
       ? {
           record: {
@@ -105,17 +105,26 @@ export type OwnedDeletion =
   | { outcome: 'terminating' }
   | { outcome: 'absent' }
   /** Live, but not this Application's: left alone. */
-  | { outcome: 'not-owned'; owner: string | null };
+  | { outcome: 'not-owned'; owner: string | null }
+  /** This Application's, left in place by its sync options (Prune=false, Delete=false, …). */
+  | { outcome: 'kept'; reason: string }
+  /** This Application's, to be deleted later (PruneLast). */
+  | { outcome: 'deferred' };
 
 /**
  * Reads the object and deletes it only when its live tracking id names this Application and this
- * object. Kubernetes refusals (a 403 on the read or the delete) are thrown for the caller to report.
+ * object, and `decide` (its sync options, read from the live object) lets it go now. Kubernetes
+ * refusals (a 403 on the read or the delete) are thrown for the caller to report.
  */
 export async function deleteIfOwned(
   cluster: TargetCluster,
   ref: ObjectRef,
   ctx: TrackingContext,
-  options: { dryRun: boolean; propagationPolicy?: 'Foreground' | 'Background' },
+  options: {
+    dryRun: boolean;
+    propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+    decide?: (live: unknown) => 'delete' | 'defer' | { keep: string };
+  },
 ): Promise<OwnedDeletion> {
   const live = (await cluster.read(ref)) as { metadata?: { deletionTimestamp?: unknown } } | undefined;
   if (live === undefined) return { outcome: 'absent' };
@@ -123,6 +132,9 @@ export async function deleteIfOwned(
   if (owner.kind !== 'owned')
     return { outcome: 'not-owned', owner: owner.kind === 'other' ? owner.instance : null };
   if (live.metadata?.deletionTimestamp) return { outcome: 'terminating' };
+  const verdict = options.decide?.(live) ?? 'delete';
+  if (verdict === 'defer') return { outcome: 'deferred' };
+  if (verdict !== 'delete') return { outcome: 'kept', reason: verdict.keep };
   const r = await cluster.delete(ref, options);
   return r === 'deleted' ? { outcome: 'deleted' } : { outcome: 'absent' };
 }

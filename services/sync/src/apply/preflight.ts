@@ -5,10 +5,12 @@
 // instead of half-way through a wave.
 import type { ResourceResult } from '../decision/audit.js';
 import type { TargetCluster } from '../kube/target-cluster.js';
-import { groupOf, refKey, type ObjectRef, type SyncPlan } from './plan.js';
+import { groupOf, refKey, type ObjectRef, type PlannedObject, type SyncPlan } from './plan.js';
+
+export type WriteVerb = 'patch' | 'create' | 'update' | 'delete';
 
 interface Need {
-  verb: 'patch' | 'delete';
+  verb: WriteVerb;
   group: string;
   resource: string;
   namespace: string | undefined;
@@ -21,6 +23,8 @@ export interface PreflightInput {
   createNamespace?: ObjectRef | undefined;
   /** Objects prune would delete (previously applied, no longer declared); empty without prune. */
   pruneCandidates: ObjectRef[];
+  /** The verbs writing an object takes (default patch: server-side apply; Replace=true: create, update). */
+  verbsOf?: (o: PlannedObject) => WriteVerb[];
 }
 
 export async function preflight(
@@ -49,7 +53,7 @@ export async function preflight(
     ...input.plan.syncFail,
   ].flat();
   for (const o of all) {
-    await add('patch', o.ref);
+    for (const verb of input.verbsOf?.(o) ?? ['patch']) await add(verb, o.ref);
     if (o.hook && o.hook.deletePolicies.length > 0) await add('delete', o.ref);
   }
   for (const ref of input.pruneCandidates) await add('delete', ref);

@@ -6,6 +6,7 @@
 // the control-plane identity; an empty username refuses to build the client at all (fail closed).
 import {
   AuthorizationV1Api,
+  HttpMethod,
   KubeConfig,
   KubernetesObjectApi,
   PatchStrategy,
@@ -102,10 +103,47 @@ function keepConnections(kc: KubeConfig): void {
 
 const connectionResets = new WeakMap<KubeConfig, () => void>();
 
-/** KubernetesObjectApi with its discovery (resource lookup) made callable. */
+/** How a sync writes one object (the sync options Validate, Replace, Force; see apply/sync-options.ts). */
+export interface WriteOptions {
+  dryRun: boolean;
+  /** Server-side field validation: Strict (Argo's kubectl --validate=true), Ignore (Validate=false). */
+  fieldValidation?: 'Strict' | 'Ignore';
+  /** Replace=true: PUT the whole object (create it when absent) instead of server-side apply. */
+  replace?: boolean;
+  /** Force=true with Replace=true: delete the live object and create it again. */
+  force?: boolean;
+}
+
+/**
+ * KubernetesObjectApi with its discovery (resource lookup) made callable, and the writes a sync
+ * makes with the query parameters client-node's own methods do not take (fieldValidation).
+ */
 class ObjectApi extends KubernetesObjectApi {
   describe(apiVersion: string, kind: string): Promise<V1APIResource | undefined> {
     return this.resource(apiVersion, kind);
+  }
+
+  async write(
+    method: 'apply' | 'merge' | 'create' | 'replace',
+    spec: KubernetesObject,
+    query: Record<string, string | undefined>,
+  ): Promise<KubernetesObject> {
+    const path = await this.specUriPath(spec, method === 'create' ? 'create' : 'patch');
+    const http =
+      method === 'create' ? HttpMethod.POST : method === 'replace' ? HttpMethod.PUT : HttpMethod.PATCH;
+    const ctx = this.configuration.baseServer.makeRequestContext(path, http);
+    ctx.setHeaderParam('Accept', 'application/json, */*;q=0.8');
+    ctx.setHeaderParam(
+      'Content-Type',
+      method === 'apply'
+        ? PatchStrategy.ServerSideApply
+        : method === 'merge'
+          ? PatchStrategy.MergePatch
+          : 'application/json',
+    );
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) ctx.setQueryParam(k, v);
+    ctx.setBody(JSON.stringify(spec));
+    return this.requestPromise(ctx);
   }
 }
 
@@ -214,18 +252,49 @@ export class TargetCluster {
     }
   }
 
-  async apply(obj: KubernetesObject, options: { dryRun: boolean }): Promise<KubernetesObject> {
-    return this.bounded(
-      `apply of ${obj.kind} ${obj.metadata?.name}`,
-      this.api.patch(
-        obj,
-        undefined,
-        options.dryRun ? 'All' : undefined,
-        FIELD_MANAGER,
-        true,
-        PatchStrategy.ServerSideApply,
-      ),
-    );
+  /**
+   * Server-side apply as FIELD_MANAGER, forcing conflicts (Argo's --server-side --force-conflicts),
+   * with server-side field validation (Strict unless Validate=false); or, with `replace`, a PUT of
+   * the whole object (POST when absent; with `force`, delete and create again).
+   */
+  async apply(obj: KubernetesObject, options: WriteOptions): Promise<KubernetesObject> {
+    const what = `${options.replace ? 'replace' : 'apply'} of ${obj.kind} ${obj.metadata?.name}`;
+    const query = {
+      dryRun: options.dryRun ? 'All' : undefined,
+      fieldManager: FIELD_MANAGER,
+      fieldValidation: options.fieldValidation ?? 'Strict',
+    };
+    const lenient = options.fieldValidation === 'Ignore';
+    if (!options.replace && !lenient)
+      return this.bounded(what, this.api.write('apply', obj, { ...query, force: 'true' }));
+    const ref = {
+      apiVersion: obj.apiVersion!,
+      kind: obj.kind!,
+      name: obj.metadata!.name!,
+      namespace: obj.metadata?.namespace,
+    };
+    const live = await this.read(ref);
+    if (live === undefined) return this.bounded(what, this.api.write('create', obj, query));
+    // Validate=false: server-side apply refuses a field the schema does not declare whatever
+    // fieldValidation says (it needs a typed object), so the object is written as kubectl's
+    // client-side apply would: created, or merge-patched, with unknown fields dropped.
+    if (!options.replace) return this.bounded(what, this.api.write('merge', obj, query));
+    if (options.force && !options.dryRun) {
+      // kubectl replace --force: delete, wait until it is gone, create.
+      await this.delete(ref, { dryRun: false, propagationPolicy: 'Background' });
+      const deadline = Date.now() + this.requestTimeoutMs;
+      while ((await this.read(ref)) !== undefined) {
+        if (Date.now() > deadline)
+          throw new ClusterTimeoutError(
+            `${what}: still terminating after ${this.requestTimeoutMs} ms (timeout)`,
+          );
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return this.bounded(what, this.api.write('create', obj, query));
+    }
+    // The live resourceVersion: a replace never overwrites a change it did not see.
+    const update = { ...obj, metadata: { ...obj.metadata, resourceVersion: live.metadata?.resourceVersion } };
+    return this.bounded(what, this.api.write('replace', update as KubernetesObject, query));
   }
 
   async read(ref: ObjectRef): Promise<KubernetesObject | undefined> {
@@ -247,7 +316,7 @@ export class TargetCluster {
   /** Deletes with `propagationPolicy` (default Background: dependents are collected afterwards). */
   async delete(
     ref: ObjectRef,
-    options: { dryRun: boolean; propagationPolicy?: 'Foreground' | 'Background' },
+    options: { dryRun: boolean; propagationPolicy?: 'Foreground' | 'Background' | 'Orphan' },
   ): Promise<'deleted' | 'absent'> {
     try {
       await this.bounded(

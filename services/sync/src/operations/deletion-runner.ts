@@ -20,6 +20,13 @@ import { deleteIfOwned } from '../apply/ownership.js';
 import { trackingContext, type TrackingContext } from '../apply/tracking.js';
 import { replaceApplied } from '../apply/applied-resources.repository.js';
 import { isControlPlaneRef } from '../delivery/control-plane-objects.js';
+import {
+  deleteMode,
+  deletionApproved,
+  parseAppSyncOptions,
+  parseResourceSyncOptions,
+  type AppSyncOptions,
+} from '../apply/sync-options.js';
 import { deliverControlPlane } from '../delivery/deliver.js';
 import {
   appendOperationEvents,
@@ -91,7 +98,15 @@ class DeletionAttempt {
       if (delivered !== undefined) return await this.retry(delivered);
       const owned = deletionOrder(applied.filter((r) => !isControlPlaneRef(r)));
       const policy = this.request.deletion.propagationPolicy;
-      const sweep = await deleteOwned(target.cluster, owned, target.ctx, policy, this.results);
+      const manifest = inputs.application as {
+        metadata?: { annotations?: Record<string, string> };
+        spec?: { syncPolicy?: { syncOptions?: string[] } };
+      };
+      const keep = {
+        options: parseAppSyncOptions(manifest.spec?.syncPolicy?.syncOptions),
+        approved: deletionApproved(manifest.metadata?.annotations, undefined),
+      };
+      const sweep = await deleteOwned(target.cluster, owned, target.ctx, policy, this.results, keep);
       if (sweep.failures.length > 0) return await this.retry(sweep.failures.join('; '));
       if (sweep.remaining > 0) return await this.wait(sweep.remaining);
       // Everything recorded that was not left in place is gone now (deleted by this or an earlier attempt).
@@ -256,6 +271,7 @@ async function deleteOwned(
   ctx: TrackingContext,
   policy: 'foreground' | 'background',
   results: ResourceResult[],
+  keep: { options: AppSyncOptions; approved: boolean },
 ): Promise<{ failures: string[]; remaining: number; skipped: number }> {
   const out = { failures: [] as string[], remaining: 0, skipped: 0 };
   const result = (ref: ObjectRef, status: string, httpStatus: number | null, message: string) =>
@@ -271,14 +287,33 @@ async function deleteOwned(
     });
   const propagationPolicy = policy === 'foreground' ? 'Foreground' : 'Background';
   const going: ObjectRef[] = [];
+  // Delete=false (the object's own sync-options, else the Application's) keeps it; Delete=confirm
+  // waits for the Application's deletion-approved annotation, as Argo CD does.
+  const decide = (ref: ObjectRef) => (live: unknown) => {
+    const mode = deleteMode(keep.options, parseResourceSyncOptions(live));
+    if (mode === 'false') return { keep: 'left in place: Delete=false' };
+    if (mode === 'confirm' && !keep.approved)
+      return {
+        keep: `Waiting for deletion confirmation of ${ref.apiVersion}/${ref.kind}/${ref.name} (Delete=confirm): annotate the Application with argocd.argoproj.io/deletion-approved=<ISO time now>`,
+      };
+    return 'delete' as const;
+  };
   for (const ref of refs) {
     try {
-      const r = await deleteIfOwned(cluster, ref, ctx, { dryRun: false, propagationPolicy });
+      const r = await deleteIfOwned(cluster, ref, ctx, {
+        dryRun: false,
+        propagationPolicy,
+        decide: decide(ref),
+      });
       if (r.outcome === 'deleted') {
         going.push(ref);
         result(ref, 'Deleted', 200, `${describeRef(ref)} deleted as ${cluster.identityName} (${policy})`);
       } else if (r.outcome === 'terminating') going.push(ref);
-      else if (r.outcome === 'not-owned') {
+      else if (r.outcome === 'kept') {
+        result(ref, 'DeleteSkipped', null, `${describeRef(ref)} ${r.reason}`);
+        if (r.reason.startsWith('Waiting')) out.failures.push(r.reason);
+        else out.skipped++;
+      } else if (r.outcome === 'not-owned') {
         out.skipped++;
         result(
           ref,

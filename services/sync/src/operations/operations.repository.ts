@@ -7,6 +7,7 @@
 import { sql, type Transaction } from 'kysely';
 import { appendToStream, streamVersion, type Envelope, type EventStoreDatabase } from '@capstan/events';
 import type { OperationRow, SyncDb, SyncDbOrTrx, SyncTrx } from '../sync.table.js';
+import type { SyncTrigger } from './trigger.js';
 
 export interface ClaimedOperation {
   operationId: string;
@@ -17,13 +18,23 @@ export interface ClaimedOperation {
   actor: string;
   correlationId: string | null;
   attempt: number;
+  /** syncPolicy.retry: retries scheduled so far (0: the first try, or its unreachable-cluster requeues). */
+  retries: number;
+  /** The attempt count when the last retry was scheduled (0 before any). */
+  retryBase: number;
+  /** The Application as the attempt that scheduled the last retry saw it. */
+  appFingerprint: string | null;
 }
 
 export function operationStream(operationId: string): string {
   return `sync-operations/${operationId}`;
 }
 
-/** Records a request; returns false when this operationId was seen before. */
+/**
+ * Records a request; returns false when this operationId was seen before. `trigger` says what
+ * started it (sync.started carries it; `capstan app history` shows it); absent, the request's own
+ * `trigger` applies, else `{ kind: 'user', actor }`.
+ */
 export async function enqueueOperation(
   db: SyncDbOrTrx,
   op: {
@@ -34,8 +45,13 @@ export async function enqueueOperation(
     triggerEventId: string;
     actor: string;
     correlationId: string | null;
+    trigger?: SyncTrigger | undefined;
   },
 ): Promise<boolean> {
+  const request =
+    op.trigger && op.request !== null && typeof op.request === 'object'
+      ? { ...(op.request as Record<string, unknown>), trigger: op.trigger }
+      : op.request;
   const res = await db
     .withSchema('sync')
     .insertInto('operations')
@@ -44,7 +60,7 @@ export async function enqueueOperation(
       app_namespace: op.appNamespace,
       app_name: op.appName,
       status: 'queued',
-      request: JSON.stringify(op.request),
+      request: JSON.stringify(request),
       trigger_event_id: op.triggerEventId,
       actor: op.actor,
       correlation_id: op.correlationId,
@@ -62,7 +78,7 @@ export async function enqueueOperation(
  */
 export async function claimOperation(db: SyncDb, leaseMs: number): Promise<ClaimedOperation | undefined> {
   try {
-    const claimed = await sql<OperationRow & { attempts: number }>`
+    const claimed = await sql<OperationRow & { attempts: number; retries: number; retry_base: number }>`
       with picked as (
         select o.operation_id from sync.operations o
         where o.not_before <= now()
@@ -93,6 +109,9 @@ export async function claimOperation(db: SyncDb, leaseMs: number): Promise<Claim
       actor: row.actor,
       correlationId: row.correlation_id,
       attempt: row.attempts,
+      retries: row.retries,
+      retryBase: row.retry_base,
+      appFingerprint: row.app_fingerprint,
     };
   } catch (err) {
     // Two replicas picked different operations of one Application at once: the unique index let one
@@ -139,6 +158,50 @@ export async function requeueOperation(
     .where('attempts', '=', op.attempt)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
+}
+
+/**
+ * syncPolicy.retry: puts a failed running operation back in the queue for its next retry after
+ * `delayMs`, counting it, with the Application as this attempt saw it. Returns false when the
+ * operation is not ours any more.
+ */
+export async function scheduleRetry(
+  db: SyncDbOrTrx,
+  op: ClaimedOperation,
+  delayMs: number,
+  reason: string,
+  appFingerprint: string,
+): Promise<boolean> {
+  const res = await db
+    .withSchema('sync')
+    .updateTable('operations')
+    .set({
+      status: 'queued',
+      lease_until: null,
+      reason,
+      not_before: sql`now() + make_interval(secs => ${delayMs / 1000})`,
+      retries: op.retries + 1,
+      retry_base: op.attempt,
+      app_fingerprint: appFingerprint,
+    })
+    .where('operation_id', '=', op.operationId)
+    .where('status', '=', 'running')
+    .where('attempts', '=', op.attempt)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** When the Application's last operation before this one ended (Prune=confirm's approvals count from then). */
+export async function previousOperationEnd(db: SyncDbOrTrx, op: ClaimedOperation): Promise<Date | undefined> {
+  const row = await db
+    .withSchema('sync')
+    .selectFrom('operations')
+    .select((eb) => eb.fn.max('finished_at').as('at'))
+    .where('app_namespace', '=', op.appNamespace)
+    .where('app_name', '=', op.appName)
+    .where('operation_id', '<>', op.operationId)
+    .executeTakeFirst();
+  return row?.at ? new Date(row.at as unknown as string) : undefined;
 }
 
 /**

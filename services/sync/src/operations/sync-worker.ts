@@ -22,6 +22,7 @@ import { runOperation, type SyncRunnerDeps } from './sync-runner.js';
 import { isDeletionRequest, runDeletion } from './deletion-runner.js';
 import { allApplications } from '../read-model/read-model.repository.js';
 import { applicationsToSync, automatedOperationId } from './automated-sync.js';
+import { AUTOMATION_ACTOR } from './trigger.js';
 
 export const INTAKE_CONSUMER = 'sync-requests';
 
@@ -102,6 +103,7 @@ export function startAutomatedTrigger(
           triggerEventId: event.id,
           actor: event.actor,
           correlationId: event.correlationid ?? null,
+          trigger: { kind: 'automated', actor: AUTOMATION_ACTOR },
         });
         if (fresh) queued++;
       }
