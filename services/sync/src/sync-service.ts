@@ -8,7 +8,7 @@ import type { syncSettings } from './settings.js';
 import type { SyncDatabase } from './sync.table.js';
 import { syncMigrations } from './migrations/index.js';
 import { startReadModelConsumer } from './read-model/read-model.consumer.js';
-import { startAutomatedTrigger, startIntake, startWorkers } from './operations/sync-worker.js';
+import { startIntake, startWorkers } from './operations/sync-worker.js';
 import { requireTls, ServiceClient } from '@capstan/service-identity';
 import { apiClusterCredentials, type ClusterCredentialsSource } from './kube/cluster-credentials.js';
 import type { ManifestSource } from './manifests/manifest-source.js';
@@ -16,6 +16,8 @@ import { repoManifests } from './manifests/repo-manifests.js';
 import { TargetClusterPool } from './kube/target-cluster-pool.js';
 import { AuditWriter } from './decision/audit-writer.js';
 import { apiDeliveredObjects, type DeliveredObjects } from './delivery/api-delivery.js';
+import { createHealthAssessor, type HealthAssessor } from '@capstan/health';
+import { startReconciler, type RunningReconciler } from './reconcile/start.js';
 
 export type SyncConfig = ConfigOf<typeof syncSettings> & CommonConfig;
 
@@ -23,12 +25,14 @@ export interface SyncPorts {
   credentials?: ClusterCredentialsSource;
   manifests?: ManifestSource;
   delivery?: DeliveredObjects;
+  /** Health rules of the reconciler (default: @capstan/health's built-in rules). */
+  health?: HealthAssessor;
 }
 
 export async function startSync(
   ctx: ServiceContext<SyncConfig>,
   ports: SyncPorts = {},
-): Promise<{ db: Kysely<SyncDatabase & EventStoreDatabase> }> {
+): Promise<{ db: Kysely<SyncDatabase & EventStoreDatabase>; reconciler?: RunningReconciler }> {
   const { db, bus } = await startBackbone<SyncDatabase>(ctx, { schema: 'sync', migrations: syncMigrations });
   const config = ctx.config;
   const impersonation = config['application.sync.impersonation.enabled'];
@@ -68,6 +72,14 @@ export async function startSync(
     });
   ctx.onShutdown('delivered objects client', () => delivery.close?.());
   const deadLetters = postgresDeadLetters(db, 'sync');
+  // The reconciler is told of finished syncs and read-model changes; it starts after the workers.
+  let reconciler: RunningReconciler | undefined;
+  const clusters = new TargetClusterPool(config['sync.request-timeout-ms']);
+  const decisionSettings = {
+    impersonation,
+    strict: config['sync.strict-service-accounts'],
+    controlNamespace: config['sync.control-namespace'],
+  };
 
   const workers = startWorkers(
     {
@@ -76,24 +88,54 @@ export async function startSync(
       manifests,
       delivery,
       settings: {
-        impersonation,
-        strict: config['sync.strict-service-accounts'],
-        controlNamespace: config['sync.control-namespace'],
+        ...decisionSettings,
         hookTimeoutMs: config['sync.hook-timeout-ms'],
         maxAttempts: config['sync.max-attempts'],
       },
       logger: ctx.logger,
-      clusters: new TargetClusterPool(config['sync.request-timeout-ms']),
+      clusters,
       audit: new AuditWriter(db as unknown as Kysely<unknown>),
     },
-    { parallelism: config['sync.parallelism'], leaseMs: config['sync.lease-ms'] },
+    {
+      parallelism: config['sync.parallelism'],
+      leaseMs: config['sync.lease-ms'],
+      onFinished: (app) => reconciler?.syncFinished(app),
+    },
   );
   ctx.onShutdown('sync workers', () => workers.stop());
-  const readModel = await startReadModelConsumer(db, bus, { deadLetters });
+  const readModel = await startReadModelConsumer(db, bus, {
+    deadLetters,
+    onApplied: (event) => reconciler?.readModelApplied(event),
+  });
   ctx.onShutdown('read model consumer', () => readModel.stop());
   const intake = await startIntake(db, bus, workers, { deadLetters });
   ctx.onShutdown('sync request consumer', () => intake.stop());
-  const automated = await startAutomatedTrigger(db, bus, workers, { deadLetters });
-  ctx.onShutdown('automated sync trigger', () => automated.stop());
-  return { db };
+  if (config['reconcile.enabled']) {
+    reconciler = await startReconciler(
+      {
+        db,
+        bus,
+        deadLetters,
+        logger: ctx.logger.child({ component: 'reconciler' }),
+        health: ports.health ?? (await createHealthAssessor()),
+        manifests,
+        credentials,
+        clusters,
+        settings: decisionSettings,
+        wake: (count) => workers.wake(count),
+      },
+      {
+        resyncMs: config['reconcile.resync-ms'],
+        requestTimeoutMs: config['sync.request-timeout-ms'],
+        selfHeal: {
+          backoffMs: config['reconcile.self-heal-backoff-ms'],
+          factor: config['reconcile.self-heal-backoff-factor'],
+          capMs: config['reconcile.self-heal-backoff-cap-ms'],
+          timeoutMs: config['reconcile.self-heal-timeout-ms'],
+        },
+      },
+    );
+    ctx.onShutdown('reconciler', () => reconciler!.stop());
+  }
+  return { db, ...(reconciler ? { reconciler } : {}) };
 }
