@@ -74,7 +74,6 @@ export async function startSync(
   const deadLetters = postgresDeadLetters(db, 'sync');
   // The reconciler is told of finished syncs and read-model changes; it starts after the workers.
   let reconciler: RunningReconciler | undefined;
-  const clusters = new TargetClusterPool(config['sync.request-timeout-ms']);
   const decisionSettings = {
     impersonation,
     strict: config['sync.strict-service-accounts'],
@@ -93,7 +92,7 @@ export async function startSync(
         maxAttempts: config['sync.max-attempts'],
       },
       logger: ctx.logger,
-      clusters,
+      clusters: new TargetClusterPool(config['sync.request-timeout-ms']),
       audit: new AuditWriter(db as unknown as Kysely<unknown>),
     },
     {
@@ -120,7 +119,8 @@ export async function startSync(
         health: ports.health ?? (await createHealthAssessor()),
         manifests,
         credentials,
-        clusters,
+        // Its own clients: a slow cluster's timeouts in the reconciler do not reset a sync's connections.
+        clusters: new TargetClusterPool(config['sync.request-timeout-ms']),
         settings: decisionSettings,
         wake: (count) => workers.wake(count),
       },

@@ -11,8 +11,7 @@
 // managedFieldsManagers). Roughly the object's JSON size × 2–3 in V8 (bench/results/reconcile.json
 // measures it per 1,000 objects).
 import { createHash } from 'node:crypto';
-import { makeInformer, type Informer, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import type { ObjectCache } from '@kubernetes/client-node';
+import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '@capstan/service';
 import { kubeConfigFor, type ClusterConnection, type SyncIdentity } from '../kube/target-cluster.js';
 import { apiVersionOf, collectionPath, forbiddenMessage, watchKeyText, type WatchKey } from './watch-key.js';
@@ -27,7 +26,7 @@ export interface InformerState {
 
 interface Entry {
   key: WatchKey;
-  informer: Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
+  informer: ListWatch<KubernetesObject>;
   users: Set<string>;
   state: InformerState;
   failures: number;
@@ -66,12 +65,14 @@ export class InformerRegistry {
     const kc = this.configFor(conn, identity);
     const path = collectionPath(key);
     const typeMeta = { apiVersion: apiVersionOf(key), kind: key.kind };
-    // Ready once a list succeeded: its objects are in the cache by the next turn of the event loop.
-    const informer = makeInformer<KubernetesObject>(kc, path, async () => {
-      const list = await listCollection(kc, path, typeMeta, this.requestTimeoutMs);
-      setImmediate(() => this.listed(text));
-      return list;
-    });
+    // Ready once the watch is established (after the list, whose objects are then in the cache):
+    // a list that succeeds followed by a watch that is refused is not a moment of truth.
+    const informer = new ListWatch<KubernetesObject>(
+      path,
+      new NotifyingWatch(kc, () => this.watching(text)),
+      () => listCollection(kc, path, typeMeta, this.requestTimeoutMs),
+      false,
+    );
     const entry: Entry = {
       key,
       informer,
@@ -135,7 +136,7 @@ export class InformerRegistry {
     this.entries.delete(text);
   }
 
-  private listed(text: string): void {
+  private watching(text: string): void {
     const entry = this.entries.get(text);
     if (!entry || entry.stopped) return;
     entry.failures = 0;
@@ -165,10 +166,7 @@ export class InformerRegistry {
     entry.state = { phase: 'failed', message };
     entry.retry = setTimeout(() => {
       entry.retry = undefined;
-      if (entry.stopped) return;
-      // A fresh list, not a watch from the last resource version: readiness follows a list.
-      (entry.informer as unknown as { resourceVersion: string }).resourceVersion = '';
-      void entry.informer.start();
+      if (!entry.stopped) void entry.informer.start();
     }, jittered);
     if (before.phase !== 'failed' || before.message !== message) this.events.stateChanged(text, entry.users);
   }
@@ -197,6 +195,31 @@ export class InformerRegistry {
       this.configs.set(digest, kc);
     }
     return kc;
+  }
+}
+
+/** client-node's Watch, telling when a watch request was answered 200 (the watch is established). */
+class NotifyingWatch extends Watch {
+  constructor(
+    kc: KubeConfig,
+    private readonly established: () => void,
+  ) {
+    super(kc);
+  }
+
+  override async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    let failed = false;
+    const controller = await super.watch(path, queryParams, callback, (err: unknown) => {
+      if (err) failed = true;
+      done(err);
+    });
+    if (!failed) this.established();
+    return controller;
   }
 }
 
