@@ -148,8 +148,20 @@ export class Reconciler {
     }
   }
 
-  stats(): { applications: number; informers: number; objects: number } {
-    return { applications: this.apps.size, ...this.informers.stats() };
+  /** A full resync of every Application now (desired state re-rendered, compared again). */
+  resyncAll(): void {
+    for (const [, e] of this.apps) this.refresh(e.ref);
+  }
+
+  /** Every Application compared again from the caches, nothing re-rendered. */
+  compareAll(): void {
+    this.markDirty(this.apps.keys());
+  }
+
+  stats(): { applications: number; informers: number; objects: number; synced: number } {
+    let synced = 0;
+    for (const p of this.published.values()) if (p.sync === 'Synced') synced++;
+    return { applications: this.apps.size, synced, ...this.informers.stats() };
   }
 
   /** Whether nothing is waiting to be refreshed or compared. */
@@ -163,7 +175,7 @@ export class Reconciler {
   }
 
   private startRefreshes(): void {
-    const limit = this.options.refreshConcurrency ?? 8;
+    const limit = this.options.refreshConcurrency ?? 32;
     while (this.refreshing < limit && this.refreshQueue.size > 0 && !this.stopped) {
       const key = this.refreshQueue.values().next().value!;
       this.refreshQueue.delete(key);
