@@ -76,10 +76,15 @@ export async function loadDesired(
     dryRun: false,
     prune: false,
   };
-  const decided = await decideSync(inputs, request, deps.manifests, deps.settings, { windows: false });
+  // An Application being deleted is not synced, but its status is still observed (Argo CD): the
+  // decision is made without the mark, which goes back on for automation to see.
+  const deleting = deletionTimestampOf(inputs.application);
+  const undeleted = deleting ? { ...inputs, application: withoutDeletion(inputs.application) } : inputs;
+  const decided = await decideSync(undeleted, request, deps.manifests, deps.settings, { windows: false });
   if (!('decision' in decided))
     return { ok: false, application: decided.application, specHash, message: decided.reason };
   const { decision, application, rendered } = decided;
+  if (deleting) (application.metadata as Record<string, unknown>).deletionTimestamp = deleting;
   const revision = rendered.revision ?? undefined;
   const fail = (message: string): DesiredFailure => ({ ok: false, application, specHash, message, revision });
   if (!decision.allowed) return fail(decision.reason);
@@ -142,6 +147,16 @@ export async function loadDesired(
     projectChain: decision.projectChain,
     server,
   };
+}
+
+function deletionTimestampOf(manifest: unknown): unknown {
+  return (manifest as { metadata?: { deletionTimestamp?: unknown } } | undefined)?.metadata?.deletionTimestamp;
+}
+
+function withoutDeletion(manifest: unknown): unknown {
+  const m = manifest as { metadata: Record<string, unknown> };
+  const { deletionTimestamp: _deleting, ...metadata } = m.metadata;
+  return { ...m, metadata };
 }
 
 async function watchesOf(

@@ -63,6 +63,7 @@ export class Reconciler {
   private readonly dirty = new Set<string>();
   private readonly refreshQueue = new Set<string>();
   private refreshing = 0;
+  private readonly loading = new Set<Promise<void>>();
   private pumping: Promise<void> | undefined;
   private tick: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -96,6 +97,7 @@ export class Reconciler {
     this.stopped = true;
     clearInterval(this.tick);
     this.automation.stop();
+    await Promise.allSettled([...this.loading]);
     await this.pumping;
     await this.informers.stop();
   }
@@ -181,14 +183,16 @@ export class Reconciler {
       this.refreshQueue.delete(key);
       this.refreshing++;
       const [namespace, ...rest] = key.split('/');
-      void this.load({ namespace: namespace!, name: rest.join('/') })
+      const loaded = this.load({ namespace: namespace!, name: rest.join('/') })
         .catch((err: unknown) =>
           this.deps.logger.error({ err, application: key }, 'loading desired state failed'),
         )
         .finally(() => {
+          this.loading.delete(loaded);
           this.refreshing--;
           this.startRefreshes();
         });
+      this.loading.add(loaded);
     }
   }
 
