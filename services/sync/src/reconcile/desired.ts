@@ -94,7 +94,17 @@ export async function loadDesired(
   const server = decision.destination.server!;
   const clusterRef = decided.clusters.byServerUrl(server) ?? { name: server, server };
   const connection = await deps.credentials.get(clusterRef);
-  const cluster = deps.clusters.get(connection, identity);
+  const client = deps.clusters.get(connection, identity);
+  // Discovery answers once per kind for this load (discover() and the watch keys both ask).
+  const scopes = new Map<string, ReturnType<typeof client.scope>>();
+  const cluster = {
+    scope(apiVersion: string, kind: string) {
+      const key = `${apiVersion}\u0000${kind}`;
+      let answer = scopes.get(key);
+      if (!answer) scopes.set(key, (answer = client.scope(apiVersion, kind)));
+      return answer;
+    },
+  };
   const destNamespace = decision.destination.namespace;
   const found = await discover(cluster, partitionObjects(rendered.objects).cluster, {
     destNamespace,
@@ -150,7 +160,8 @@ export async function loadDesired(
 }
 
 function deletionTimestampOf(manifest: unknown): unknown {
-  return (manifest as { metadata?: { deletionTimestamp?: unknown } } | undefined)?.metadata?.deletionTimestamp;
+  return (manifest as { metadata?: { deletionTimestamp?: unknown } } | undefined)?.metadata
+    ?.deletionTimestamp;
 }
 
 function withoutDeletion(manifest: unknown): unknown {
