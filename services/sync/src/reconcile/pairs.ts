@@ -4,7 +4,7 @@
 // longer declares.
 import type { KubeObjectLike } from '@capstan/diff';
 import { ownershipOf } from '../apply/tracking.js';
-import { groupOf } from '../apply/plan.js';
+import { groupOf, HOOK_ANNOTATION } from '../apply/plan.js';
 import type { DesiredState } from './desired.js';
 import { objectKey, splitObjectKey, type LiveIndex } from './live-index.js';
 import type { ResourcePair } from './verdict.js';
@@ -12,6 +12,13 @@ import { watchKeyText } from './watch-key.js';
 
 export interface LiveCaches {
   get(informer: string, namespace: string, name: string): unknown;
+}
+
+const HOOK_ANNOTATIONS = [HOOK_ANNOTATION, 'helm.sh/hook'];
+
+function isHook(live: KubeObjectLike): boolean {
+  const annotations = live.metadata?.annotations as Record<string, unknown> | undefined;
+  return HOOK_ANNOTATIONS.some((a) => typeof annotations?.[a] === 'string');
 }
 
 const versionOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[1]! : apiVersion);
@@ -45,7 +52,8 @@ export function livePairs(
     if (!informers.has(informer)) continue;
     const live = caches.get(informer, namespace, name) as
       (KubeObjectLike & { apiVersion: string; kind: string }) | undefined;
-    if (!live) continue;
+    // Hooks carry the tracking id too but are not resources (Argo CD does not compare them).
+    if (!live || isHook(live)) continue;
     const ref = { apiVersion: live.apiVersion, kind: live.kind, name, ...(namespace ? { namespace } : {}) };
     if (ownershipOf(live, desired.tracking, ref).kind !== 'owned') continue;
     pairs.push({
