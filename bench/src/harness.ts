@@ -1,6 +1,6 @@
 // What every benchmark shares: percentiles, a printed table, and bench/results/<name>.json with the
 // figures, their units and the machine they were measured on. Benchmarks print; they never assert.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, hostname, release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,4 +63,25 @@ export function report(name: string, figures: Figure[], notes: Record<string, un
       2,
     ) + '\n',
   );
+}
+
+/**
+ * CPU time (ms) used so far by the processes whose command line matches, from /proc: where the
+ * machine's time goes during a round (the API server and etcd, this database's PostgreSQL backends,
+ * NATS, and this process).
+ */
+export function cpuMsOf(match: (cmdline: string) => boolean): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))) continue;
+      // Fields 14 and 15 (utime, stime), counted after the parenthesised command name.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended between listing and reading.
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
 }

@@ -8,7 +8,7 @@
 //    PostgreSQL backends, NATS and this process, during the sync rounds and the bare rounds. All of
 //    them share the machine, so the throughput ratio follows the ratio of these totals.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
@@ -28,7 +28,7 @@ import { startService } from '@capstan/service';
 import { startSync, syncSettings, type ManifestSource } from '@capstan/sync';
 import { createTestBus, createTestDatabase } from '@capstan/test/infra';
 import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
-import { report, summarize, type Figure } from './harness.js';
+import { cpuMsOf, report, summarize, type Figure } from './harness.js';
 
 const NAMESPACE = 'bench';
 const SA = `system:serviceaccount:${NAMESPACE}:deployer`;
@@ -69,27 +69,6 @@ function terminalWatcher(bus: Bus) {
     wait: (id: string) => new Promise<string>((resolve) => waiting.set(id, resolve)),
     stop: () => subs.forEach((s) => s.unsubscribe()),
   };
-}
-
-/**
- * CPU time (ms) used so far by the processes whose command line matches, from /proc: where the
- * machine's time goes during a round (the API server and etcd, this database's PostgreSQL backends,
- * NATS, and this process, which runs both the sync service and the bare loop).
- */
-function cpuMsOf(match: (cmdline: string) => boolean): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!match(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))) continue;
-      // Fields 14 and 15 (utime, stime), counted after the parenthesised command name.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended between listing and reading.
-    }
-  }
-  return ticks * 10; // USER_HZ is 100 on Linux
 }
 
 function cpuMeter(groups: Record<string, () => number>) {

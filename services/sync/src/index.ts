@@ -3,3 +3,4 @@ export { syncSettings } from './settings.js';
 export type { ClusterCredentialsSource } from './kube/cluster-credentials.js';
 export type { ClusterConnection } from './kube/target-cluster.js';
 export type { ManifestSource, KubeObject, RenderedManifests } from './manifests/manifest-source.js';
+export type { RunningReconciler } from './reconcile/start.js';

@@ -70,6 +70,40 @@ export const syncSettings = {
     description:
       'bound on one request to a target cluster; a cluster that does not answer in time is retried like an unreachable one',
   },
+  'reconcile.enabled': {
+    schema: booleanSetting,
+    default: true,
+    description:
+      'watch live objects of every Application as its ServiceAccount, publish sync.status-changed and run automated sync and self-heal',
+  },
+  'reconcile.resync-ms': {
+    schema: z.coerce.number().int().min(1_000),
+    default: 180_000,
+    description:
+      "full refresh of every Application (desired state re-rendered, compared again) at a random point between 2/3 of this and this (Argo CD's timeout.reconciliation 120 s + 60 s jitter)",
+  },
+  'reconcile.self-heal-backoff-ms': {
+    schema: z.coerce.number().int().min(0),
+    default: 2_000,
+    description:
+      "self-heal backoff: the delay before the second self-heal after a sync (Argo CD's --self-heal-backoff-timeout-seconds); 0: a fixed reconcile.self-heal-timeout-ms",
+  },
+  'reconcile.self-heal-backoff-factor': {
+    schema: z.coerce.number().min(1),
+    default: 3,
+    description: "self-heal backoff factor between attempts (Argo CD's --self-heal-backoff-factor)",
+  },
+  'reconcile.self-heal-backoff-cap-ms': {
+    schema: z.coerce.number().int().min(0),
+    default: 300_000,
+    description: "longest self-heal backoff (Argo CD's --self-heal-backoff-cap-seconds)",
+  },
+  'reconcile.self-heal-timeout-ms': {
+    schema: z.coerce.number().int().min(0),
+    default: 5_000,
+    description:
+      "fixed delay between self-heal attempts when reconcile.self-heal-backoff-ms is 0 (Argo CD's --self-heal-timeout-seconds)",
+  },
   'api.address': {
     schema: z.string().min(1),
     default: '127.0.0.1:8081',

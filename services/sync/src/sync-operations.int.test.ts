@@ -13,6 +13,7 @@ import {
   application,
   cm,
   configMapsIn,
+  head,
   rendered,
   startTestClusters,
   teamAProject,
@@ -258,7 +259,7 @@ describe('sync with impersonation on', () => {
     }
   });
 
-  it('given an automated Application, when the repo service reports a new revision, then it is synced at that commit as its ServiceAccount', async () => {
+  it('given an automated Application, when the repo service reports a new revision, then the reconciler syncs it at that commit as its ServiceAccount', async () => {
     await h.putApplication(
       application(
         'auto',
@@ -270,6 +271,16 @@ describe('sync with impersonation on', () => {
         },
       ),
     );
+    const autoOps = () =>
+      h.db
+        .withSchema('sync')
+        .selectFrom('operations')
+        .select(['operation_id', 'status', 'request'])
+        .where('app_name', '=', 'auto')
+        .execute();
+    // New and automated: synced at once, at what its targetRevision resolves to, without any push.
+    const first = head.sha;
+    await waitUntil(async () => (await autoOps()).some((o) => o.status === 'succeeded'));
     const sha = 'c0ffee'.padEnd(40, '0');
     const event = newEvent(
       repositoryRevisionChanged.type,
@@ -283,27 +294,30 @@ describe('sync with impersonation on', () => {
       },
       { subject: 'repository-watches/w1', actor: 'service:repo', source: 'capstan/repo' },
     );
-    // The repo service announces revisions: published as its bus user (the api's may not).
+    // The repo service announces revisions: published as its bus user (the api's may not). The
+    // reconciler refreshes the Applications reading that repository and revision at once.
+    head.sha = sha;
     const repo = await connectBus({ ...h.testBus.connection('repo'), service: 'repo' });
     await repo.publish(event);
     await repo.close();
-    const op = `auto:${event.id}:argocd/auto`;
-    await waitUntil(
-      async () =>
-        (await h.db
-          .withSchema('sync')
-          .selectFrom('operations')
-          .select('status')
-          .where('operation_id', '=', op)
-          .executeTakeFirst()) !== undefined,
-    );
+    let op = '';
+    await waitUntil(async () => {
+      const found = (await autoOps()).find((o) => (o.request as { revision?: string }).revision === sha);
+      op = found?.operation_id ?? '';
+      return op !== '';
+    });
     expect(await h.waitForTerminal(op)).toMatchObject({ status: 'succeeded' });
     const done = (await h.eventsOf(op)).at(-1)!;
     expect(done.data).toMatchObject({
       revision: sha,
       identity: { username: 'system:serviceaccount:team-a:deployer' },
     });
-    expect(await configMapsIn(a, 'team-a')).toContain('at-c0ffee0');
+    // Before the push, the new Application was synced at what its targetRevision resolved to.
+    expect((await autoOps()).map((o) => (o.request as { revision?: string }).revision)).toEqual([first, sha]);
+    // automated.prune: what the first commit rendered is gone.
+    const left = await configMapsIn(a, 'team-a');
+    expect(left).toContain('at-c0ffee0');
+    expect(left).not.toContain('at-bee0000');
   });
 
   it('given an object another Application took over, when the first prunes it, then it is left in place (PruneSkipped)', async () => {

@@ -8,7 +8,7 @@ import type { syncSettings } from './settings.js';
 import type { SyncDatabase } from './sync.table.js';
 import { syncMigrations } from './migrations/index.js';
 import { startReadModelConsumer } from './read-model/read-model.consumer.js';
-import { startAutomatedTrigger, startIntake, startWorkers } from './operations/sync-worker.js';
+import { startIntake, startWorkers } from './operations/sync-worker.js';
 import { requireTls, ServiceClient } from '@capstan/service-identity';
 import { apiClusterCredentials, type ClusterCredentialsSource } from './kube/cluster-credentials.js';
 import type { ManifestSource } from './manifests/manifest-source.js';
@@ -19,6 +19,7 @@ import { apiDeliveredObjects, type DeliveredObjects } from './delivery/api-deliv
 import type { HealthAssessor } from '@capstan/health';
 import { loadHealthAssessor } from './health-customizations.js';
 import { startSyncGrpcServer } from './diff/sync-grpc-server.js';
+import { startReconciler, type RunningReconciler } from './reconcile/start.js';
 
 export type SyncConfig = ConfigOf<typeof syncSettings> & CommonConfig;
 
@@ -33,7 +34,11 @@ export interface SyncPorts {
 export async function startSync(
   ctx: ServiceContext<SyncConfig>,
   ports: SyncPorts = {},
-): Promise<{ db: Kysely<SyncDatabase & EventStoreDatabase>; grpcPort: number | undefined }> {
+): Promise<{
+  db: Kysely<SyncDatabase & EventStoreDatabase>;
+  grpcPort: number | undefined;
+  reconciler?: RunningReconciler;
+}> {
   // Custom health checks compile before anything starts: a bad file fails the start, naming file and key.
   const health = ports.health ?? (await loadHealthAssessor(ctx.config['resource.customizations-file']));
   const { db, bus } = await startBackbone<SyncDatabase>(ctx, { schema: 'sync', migrations: syncMigrations });
@@ -75,6 +80,13 @@ export async function startSync(
     });
   ctx.onShutdown('delivered objects client', () => delivery.close?.());
   const deadLetters = postgresDeadLetters(db, 'sync');
+  // The reconciler is told of finished syncs and read-model changes; it starts after the workers.
+  let reconciler: RunningReconciler | undefined;
+  const decisionSettings = {
+    impersonation,
+    strict: config['sync.strict-service-accounts'],
+    controlNamespace: config['sync.control-namespace'],
+  };
 
   const clusters = new TargetClusterPool(config['sync.request-timeout-ms']);
   const workers = startWorkers(
@@ -85,9 +97,7 @@ export async function startSync(
       delivery,
       health,
       settings: {
-        impersonation,
-        strict: config['sync.strict-service-accounts'],
-        controlNamespace: config['sync.control-namespace'],
+        ...decisionSettings,
         hookTimeoutMs: config['sync.hook-timeout-ms'],
         waveTimeoutMs: config['sync.wave-timeout-ms'],
         maxAttempts: config['sync.max-attempts'],
@@ -96,16 +106,49 @@ export async function startSync(
       clusters,
       audit: new AuditWriter(db as unknown as Kysely<unknown>),
     },
-    { parallelism: config['sync.parallelism'], leaseMs: config['sync.lease-ms'] },
+    {
+      parallelism: config['sync.parallelism'],
+      leaseMs: config['sync.lease-ms'],
+      onFinished: (app) => reconciler?.syncFinished(app),
+    },
   );
   ctx.onShutdown('sync workers', () => workers.stop());
   // The internal gRPC server (ManagedResources for `capstan app diff`), when callers are configured.
   const grpcPort = await startSyncGrpcServer(ctx, { db, credentials, manifests, clusters });
-  const readModel = await startReadModelConsumer(db, bus, { deadLetters });
+  const readModel = await startReadModelConsumer(db, bus, {
+    deadLetters,
+    onApplied: (event) => reconciler?.readModelApplied(event),
+  });
   ctx.onShutdown('read model consumer', () => readModel.stop());
   const intake = await startIntake(db, bus, workers, { deadLetters });
   ctx.onShutdown('sync request consumer', () => intake.stop());
-  const automated = await startAutomatedTrigger(db, bus, workers, { deadLetters });
-  ctx.onShutdown('automated sync trigger', () => automated.stop());
-  return { db, grpcPort };
+  if (config['reconcile.enabled']) {
+    reconciler = await startReconciler(
+      {
+        db,
+        bus,
+        deadLetters,
+        logger: ctx.logger.child({ component: 'reconciler' }),
+        health,
+        manifests,
+        credentials,
+        // Its own clients: a slow cluster's timeouts in the reconciler do not reset a sync's connections.
+        clusters: new TargetClusterPool(config['sync.request-timeout-ms']),
+        settings: decisionSettings,
+        wake: (count) => workers.wake(count),
+      },
+      {
+        resyncMs: config['reconcile.resync-ms'],
+        requestTimeoutMs: config['sync.request-timeout-ms'],
+        selfHeal: {
+          backoffMs: config['reconcile.self-heal-backoff-ms'],
+          factor: config['reconcile.self-heal-backoff-factor'],
+          capMs: config['reconcile.self-heal-backoff-cap-ms'],
+          timeoutMs: config['reconcile.self-heal-timeout-ms'],
+        },
+      },
+    );
+    ctx.onShutdown('reconciler', () => reconciler!.stop());
+  }
+  return { db, grpcPort, ...(reconciler ? { reconciler } : {}) };
 }

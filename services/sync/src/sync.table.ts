@@ -57,6 +57,16 @@ export interface AppliedResourceRow {
   name: string;
 }
 
+export interface ReconcileStatusRow {
+  app_namespace: string;
+  app_name: string;
+  version: number;
+  fingerprint: string;
+  sync_status: string;
+  health_status: string;
+  reconciled_at: Timestamp;
+}
+
 /** The service's database: its own tables and the event store's, in schema `sync`. */
 export type SyncDb = Kysely<SyncDatabase & EventStoreDatabase>;
 export type SyncTrx = Transaction<SyncDatabase & EventStoreDatabase>;
@@ -68,4 +78,5 @@ export interface SyncDatabase {
   clusters: ClusterRow;
   operations: OperationRow;
   applied_resources: AppliedResourceRow;
+  reconcile_status: ReconcileStatusRow;
 }

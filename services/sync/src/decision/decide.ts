@@ -67,6 +67,8 @@ export async function decideSync(
   request: SyncRequestData,
   manifests: ManifestSource,
   settings: DecisionSettings,
+  /** windows: false — the reconciler's reads, which sync windows do not govern. */
+  options: { windows?: boolean } = {},
 ): Promise<Decided | EarlyRefusal> {
   const { namespace, name } = request.application;
   const raw = request.cascadeDelete?.application ?? inputs.application;
@@ -147,7 +149,9 @@ export async function decideSync(
     controlNamespace: settings.controlNamespace,
     requireRegisteredCluster: true,
     // The projects' syncWindows (a cascade deletion is not a sync they govern, as in Argo CD).
-    ...(request.cascadeDelete ? {} : { now: new Date(), manual: request.automated !== true }),
+    ...(request.cascadeDelete || options.windows === false
+      ? {}
+      : { now: new Date(), manual: request.automated !== true }),
   };
   try {
     const decision = explainSync({ ...explainInput, deliveredProjects: delivered });

@@ -45,7 +45,15 @@ export const FIELD_MANAGER = 'capstan';
 
 const b64 = (pem: string) => Buffer.from(pem, 'utf8').toString('base64');
 
-export function kubeConfigFor(conn: ClusterConnection, identity: SyncIdentity): KubeConfig {
+/**
+ * `maxSockets`: connections the KubeConfig's keep-alive agent may open (default 32); the
+ * reconciler's informers hold one per watch, so theirs is unbounded.
+ */
+export function kubeConfigFor(
+  conn: ClusterConnection,
+  identity: SyncIdentity,
+  options: { maxSockets?: number } = {},
+): KubeConfig {
   if (identity.kind === 'service-account' && identity.username.trim() === '') {
     throw new ImpersonationError(
       'impersonation is on but the ServiceAccount username is empty: refusing to sync (fail closed)',
@@ -75,7 +83,7 @@ export function kubeConfigFor(conn: ClusterConnection, identity: SyncIdentity): 
     contexts: [{ name: 'sync', cluster: conn.name, user: 'capstan-sync' }],
     currentContext: 'sync',
   });
-  keepConnections(kc);
+  keepConnections(kc, options.maxSockets ?? 32);
   return kc;
 }
 
@@ -85,13 +93,13 @@ export function kubeConfigFor(conn: ClusterConnection, identity: SyncIdentity): 
  * per KubeConfig instead. The TLS options (CA, client certificate) are fixed per KubeConfig, and a
  * KubeConfig serves exactly one identity, so connections are never shared across identities.
  */
-function keepConnections(kc: KubeConfig): void {
+function keepConnections(kc: KubeConfig, maxSockets: number): void {
   const target = kc as unknown as { createAgent: (cluster: unknown, options: AgentOptions) => unknown };
   const original = target.createAgent.bind(kc);
   let agent: HttpsAgent | undefined;
   target.createAgent = (cluster, options) => {
     if (!(kc.getCurrentCluster()?.server ?? '').startsWith('https:')) return original(cluster, options);
-    agent ??= new HttpsAgent({ ...options, keepAlive: true, maxSockets: 32 });
+    agent ??= new HttpsAgent({ ...options, keepAlive: true, maxSockets });
     return agent;
   };
   // After a timeout the connections may be stuck on a hung server: drop them all, start afresh.

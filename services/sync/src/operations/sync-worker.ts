@@ -3,14 +3,7 @@
 // operations from PostgreSQL (one running per Application, across replicas), run them while
 // renewing their lease, and finish them with exactly one terminal event. Operations left running by
 // a replica that died are taken over when their lease expires.
-import { decodeArgoObject, DEFAULT_CONTROL_NAMESPACE, type Application } from '@capstan/policy';
-import {
-  repositoryRevisionChanged,
-  syncRequest,
-  type Bus,
-  type DeadLetterStore,
-  type RunningConsumer,
-} from '@capstan/events';
+import { syncRequest, type Bus, type DeadLetterStore, type RunningConsumer } from '@capstan/events';
 import type { SyncDb } from '../sync.table.js';
 import {
   claimOperation,
@@ -20,9 +13,6 @@ import {
 } from './operations.repository.js';
 import { runOperation, type SyncRunnerDeps } from './sync-runner.js';
 import { isDeletionRequest, runDeletion } from './deletion-runner.js';
-import { allApplications } from '../read-model/read-model.repository.js';
-import { applicationsToSync, automatedOperationId } from './automated-sync.js';
-import { AUTOMATION_ACTOR } from './trigger.js';
 
 export const INTAKE_CONSUMER = 'sync-requests';
 
@@ -58,64 +48,15 @@ export function startIntake(
   });
 }
 
-export const AUTOMATED_CONSUMER = 'sync-automated';
-
-/** Queues a sync for every automated Application a new revision concerns (see automated-sync.ts). */
-export function startAutomatedTrigger(
-  db: SyncDb,
-  bus: Bus,
-  workers: Pick<SyncWorkers, 'wake'>,
-  options: { deadLetters?: DeadLetterStore } = {},
-): Promise<RunningConsumer> {
-  return bus.consume({
-    durable: AUTOMATED_CONSUMER,
-    events: [repositoryRevisionChanged],
-    handle: async (event) => {
-      const change = event.data;
-      const apps: Application[] = [];
-      for (const row of await allApplications(db)) {
-        try {
-          const d = decodeArgoObject(row.manifest, `Application ${row.namespace}/${row.name}`);
-          if (d.kind === 'Application') apps.push(d.value);
-        } catch {
-          // An invalid Application is refused when it is synced by hand; it is never synced automatically.
-        }
-      }
-      let queued = 0;
-      for (const app of applicationsToSync(apps, change)) {
-        const operationId = automatedOperationId(event.id, app);
-        const application = {
-          namespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
-          name: app.metadata.name,
-        };
-        const fresh = await enqueueOperation(db, {
-          operationId,
-          appNamespace: application.namespace,
-          appName: application.name,
-          request: {
-            operationId,
-            application,
-            revision: change.sha,
-            dryRun: false,
-            prune: app.spec.syncPolicy?.automated?.prune === true,
-            automated: true,
-          },
-          triggerEventId: event.id,
-          actor: event.actor,
-          correlationId: event.correlationid ?? null,
-          trigger: { kind: 'automated', actor: AUTOMATION_ACTOR },
-        });
-        if (fresh) queued++;
-      }
-      if (queued > 0) workers.wake(queued);
-    },
-    ...(options.deadLetters ? { deadLetters: options.deadLetters } : {}),
-  });
-}
-
 export function startWorkers(
   deps: SyncRunnerDeps,
-  options: { parallelism: number; leaseMs: number; pollMs?: number },
+  options: {
+    parallelism: number;
+    leaseMs: number;
+    pollMs?: number;
+    /** Told when an operation of an Application finished here (the reconciler looks again). */
+    onFinished?: (app: { namespace: string; name: string }) => void;
+  },
 ): SyncWorkers {
   let stopping = false;
   const sleepers = new Set<() => void>();
@@ -167,6 +108,7 @@ export function startWorkers(
         await sleep(1_000);
       } finally {
         clearInterval(renew);
+        options.onFinished?.({ namespace: claimed.appNamespace, name: claimed.appName });
       }
       // No wake-up of another worker here: this one claims again at once, and finds the next
       // operation of this Application too, now that this one is no longer running.

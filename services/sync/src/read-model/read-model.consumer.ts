@@ -119,12 +119,19 @@ export async function applyReadModelEvent(db: SyncDb, event: ReadModelEvent): Pr
 export function startReadModelConsumer(
   db: SyncDb,
   bus: Bus,
-  options: { deadLetters?: DeadLetterStore } = {},
+  options: {
+    deadLetters?: DeadLetterStore;
+    /** Told of each event after its effect committed (the reconciler refreshes what it concerns). */
+    onApplied?: (event: ReadModelEvent) => void;
+  } = {},
 ): Promise<RunningConsumer> {
   return bus.consume({
     durable: READ_MODEL_CONSUMER,
     events: definitions,
-    handle: (event) => applyReadModelEvent(db, event),
+    handle: async (event) => {
+      await applyReadModelEvent(db, event);
+      options.onApplied?.(event);
+    },
     ...(options.deadLetters ? { deadLetters: options.deadLetters } : {}),
   });
 }

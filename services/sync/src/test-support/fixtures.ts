@@ -4,10 +4,16 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import type { ManifestSource } from '../manifests/manifest-source.js';
 
-/** Stands in for the repo service's manifest generation: renders one ConfigMap named after the commit. */
+/** What the stand-in's targetRevision resolves to now (a test moves it as a push would). */
+export const head = { sha: 'bee'.padEnd(40, '0') };
+
+/**
+ * Stands in for the repo service's manifest generation: renders one ConfigMap named after the
+ * commit (the requested one, else what the targetRevision resolves to now).
+ */
 export const rendered: ManifestSource = {
   async render(_app, request) {
-    const sha = request.revision ?? 'HEAD';
+    const sha = request.revision ?? head.sha;
     return {
       revision: sha,
       objects: [
@@ -52,10 +58,11 @@ const writeConfigMaps = [
   {
     apiGroups: [''],
     resources: ['configmaps'],
-    verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+    // list and watch: the reconciler reads live state as the ServiceAccount too.
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
   },
 ];
-const readConfigMaps = [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }];
+const readConfigMaps = [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }];
 
 /**
  * Cluster a: namespaces team-a (ServiceAccounts deployer, which may write ConfigMaps, and reader,
