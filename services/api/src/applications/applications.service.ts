@@ -3,7 +3,8 @@
 // the sync service as a command through the outbox (committed with the operation record, or not at all).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { appendToStream, newEvent, syncRequest } from '@capstan/events';
+import { appendToStream, newEvent, syncRequest, type syncTrigger } from '@capstan/events';
+import type { z } from 'zod';
 import {
   FailedPreconditionError,
   NotFoundError,
@@ -55,6 +56,8 @@ import {
   type StoredApplication,
   type SyncOperationRecord,
 } from './application.repository.js';
+
+type SyncTrigger = z.infer<typeof syncTrigger>;
 
 export const applicationStream = (namespace: string, name: string) => `applications/${namespace}/${name}`;
 
@@ -349,8 +352,19 @@ export class ApplicationsService {
     ctx: RequestContext,
     namespace: string,
     name: string,
-    /** operationId: chosen by an idempotent caller (a redelivered request then starts nothing new). */
-    opts: { revision: string; dryRun: boolean; prune: boolean; operationId?: string },
+    /**
+     * operationId: chosen by an idempotent caller (a redelivered request then starts nothing new).
+     * trigger: what asked (absent: a user); source: what the operation deploys (a rollback's
+     * history entry; absent: spec.source), recorded for status.history.
+     */
+    opts: {
+      revision: string;
+      dryRun: boolean;
+      prune: boolean;
+      operationId?: string;
+      trigger?: SyncTrigger;
+      source?: unknown;
+    },
   ): Promise<{ operationId: string; application: StoredApplication }> {
     const app = await this.loadAuthorized(ctx, namespace, name, 'sync');
     const ns = namespace || DEFAULT_CONTROL_NAMESPACE;
@@ -374,6 +388,8 @@ export class ApplicationsService {
         prune: opts.prune,
         initiatedBy: actor,
         requestedAt: new Date(),
+        ...(opts.trigger ? { trigger: opts.trigger.kind } : {}),
+        source: opts.source ?? app.application.spec.source ?? null,
       });
       const command = newEvent(
         syncRequest.type,
@@ -384,6 +400,7 @@ export class ApplicationsService {
           ...(opts.revision ? { revision: opts.revision } : {}),
           dryRun: opts.dryRun,
           prune: opts.prune,
+          ...(opts.trigger ? { trigger: opts.trigger } : {}),
         },
         {
           subject: applicationStream(ns, name),
