@@ -58,7 +58,6 @@ import { ApplyService } from './apply/apply.service.js';
 import { startGrpcServer } from './transport/grpc-server.js';
 import { startHttpServer } from './transport/http-server.js';
 import { startSyncStatusConsumer } from './sync/sync-status.consumer.js';
-import { startReconciledStatusConsumer } from './sync/reconciled-status.consumer.js';
 import { parseExtAccounts, startExtSyncRequestConsumer } from './sync/ext-sync-requests.consumer.js';
 import type { ApiServices } from './services.js';
 import { rebuildProjections } from './projections/rebuild.js';
@@ -297,8 +296,6 @@ export async function startApi(
 
   const syncStatus = await startSyncStatusConsumer({ bus, db, applications, logger });
   defer('sync status consumer', () => syncStatus.stop());
-  const reconciledStatus = await startReconciledStatusConsumer({ bus, db, logger });
-  defer('reconciled status consumer', () => reconciledStatus.stop());
   const extSync = await startExtSyncRequestConsumer({
     bus,
     db,

@@ -5,28 +5,30 @@
 // ignored, so redelivery, reordering and a replay of the whole stream all end at the newest; each
 // event is applied once (applyOnce). A verdict of Unknown with a reason is shown as Argo CD's
 // ComparisonError condition.
-import {
-  applyOnce,
-  assertNever,
-  syncStatusChanged,
-  type Bus,
-  type EventOf,
-  type RunningConsumer,
-} from '@capstan/events';
-import type { Logger } from '@capstan/service';
+//
+// The events come through the durable consumer of the other sync events (api-sync-status, which
+// already reads evt.sync.>), so the bus permissions need no new consumer; applyOnce keys them under
+// their own name, so this projection can be replayed on its own.
+import { applyOnce, assertNever, syncStatusChanged, type EventOf } from '@capstan/events';
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiDatabase } from '../support/db.table.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import { setApplicationCondition } from '../applications/application.repository.js';
 
-const DURABLE = 'api-reconciled-status';
+/** The key of applyOnce's record. */
+const APPLIED_AS = 'api-reconciled-status';
 
 /** Argo CD's condition for a comparison that failed (status Unknown). */
 export const COMPARISON_ERROR = 'ComparisonError';
 
-const definitions = [syncStatusChanged] as const;
+/** The reconciler's events this projection follows. */
+export const reconciledStatusEvents = [syncStatusChanged] as const;
 
-type ReconciledStatusEvent = EventOf<(typeof definitions)[number]>;
+export type ReconciledStatusEvent = EventOf<(typeof reconciledStatusEvents)[number]>;
+
+export function isReconciledStatusEvent(event: { type: string }): event is ReconciledStatusEvent {
+  return reconciledStatusEvents.some((d) => d.type === event.type);
+}
 
 async function applyVerdict(
   trx: Transaction<ApiDatabase>,
@@ -67,7 +69,7 @@ export async function applyReconciledStatus(
   db: Kysely<ApiDatabase>,
   event: ReconciledStatusEvent,
 ): Promise<void> {
-  await applyOnce(db, { schema: API_SCHEMA, consumer: DURABLE, eventId: event.id }, async (trx) => {
+  await applyOnce(db, { schema: API_SCHEMA, consumer: APPLIED_AS, eventId: event.id }, async (trx) => {
     switch (event.type) {
       case syncStatusChanged.type:
         return applyVerdict(trx, event.data);
@@ -75,18 +77,4 @@ export async function applyReconciledStatus(
         return assertNever(event.type);
     }
   });
-}
-
-export async function startReconciledStatusConsumer(opts: {
-  bus: Bus;
-  db: Kysely<ApiDatabase>;
-  logger: Logger;
-}): Promise<{ stop(): Promise<void> }> {
-  const consumer: RunningConsumer = await opts.bus.consume({
-    durable: DURABLE,
-    events: definitions,
-    handle: (event) => applyReconciledStatus(opts.db, event),
-    onError: (err, info) => opts.logger.warn({ err, ...info }, 'reconciled status not applied'),
-  });
-  return { stop: () => consumer.stop() };
 }

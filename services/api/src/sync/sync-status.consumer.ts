@@ -30,6 +30,11 @@ import {
   recordStartedOperation,
   type StartedOperation,
 } from '../applications/revision-history.js';
+import {
+  applyReconciledStatus,
+  isReconciledStatusEvent,
+  reconciledStatusEvents,
+} from './reconciled-status.consumer.js';
 
 const DURABLE = 'api-sync-status';
 
@@ -231,8 +236,10 @@ export async function startSyncStatusConsumer(opts: {
 }): Promise<{ stop(): Promise<void> }> {
   const consumer: RunningConsumer = await opts.bus.consume({
     durable: DURABLE,
-    events: definitions,
+    // The reconciler's verdicts come through this durable too (reconciled-status.consumer.ts).
+    events: [...definitions, ...reconciledStatusEvents],
     handle: async (event) => {
+      if (isReconciledStatusEvent(event)) return applyReconciledStatus(opts.db, event);
       await applySyncEvent(opts.db, event);
       await applyDeletionEvent(opts.db, opts.applications, event);
     },
