@@ -92,10 +92,22 @@ function operationLine(a: apiv1.Application): string {
   return `${op.phase} ${op.operation?.sync?.dryRun ? '(dry run) ' : ''}${op.message}`.trimEnd();
 }
 
+/** A history entry as Argo CD writes it: `id` always (proto JSON would leave the first one's 0 out). */
+function historyJson(h: apiv1.RevisionHistory): unknown {
+  return { id: h.id, ...(apiv1.RevisionHistory.toJSON(h) as object) };
+}
+
+/** The Application's JSON with its history entries as Argo CD writes them. */
+function applicationJson(a: apiv1.Application): unknown {
+  const json = apiv1.Application.toJSON(a) as { status?: { history?: unknown[] } };
+  if (json.status?.history) json.status.history = (a.status?.history ?? []).map(historyJson);
+  return json;
+}
+
 /** `capstan app get`: Argo's summary, conditions and resource table (or json/yaml of the Application). */
 export function printApplication(o: OutputFormat, a: apiv1.Application, syncWindow?: string): void {
   const op = a.status?.operationState;
-  printObject(o, apiv1.Application.toJSON(a), [
+  printObject(o, applicationJson(a), [
     ['Name', `${a.metadata?.namespace}/${a.metadata?.name}`],
     ['Project', a.spec?.project],
     ['Server', a.spec?.destination?.server || a.spec?.destination?.name],
@@ -168,13 +180,7 @@ export function initiatorCell(h: { initiatedBy?: apiv1.OperationInitiator | unde
 
 /** `capstan app history`: status.history grouped by repository as Argo prints it (or json/yaml). */
 export function printRevisionHistory(o: OutputFormat, history: readonly apiv1.RevisionHistory[]): void {
-  if (
-    printJsonOrYaml(
-      o,
-      history.map((h) => apiv1.RevisionHistory.toJSON(h)),
-    )
-  )
-    return;
+  if (printJsonOrYaml(o, history.map(historyJson))) return;
   if (o === 'name') {
     for (const h of history) process.stdout.write(`${h.id}\n`);
     return;

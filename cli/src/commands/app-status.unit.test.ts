@@ -229,6 +229,15 @@ describe('app history and rollback', () => {
     ]);
   });
 
+  it('writes every entry with its id in -o json, 0 included, as Argo CD does', () => {
+    printRevisionHistory('json', history);
+    expect(JSON.parse(out).map((h: { id: number; trigger: string }) => [h.id, h.trigger])).toEqual([
+      [0, 'automated'],
+      [1, 'user'],
+      [2, 'bus'],
+    ]);
+  });
+
   it('rolls back to the given id, or without one to the deployment before the last, as argocd app rollback', () => {
     expect(rollbackTarget('guestbook', history, undefined).id).toBe(1);
     expect(rollbackTarget('guestbook', history, 0).revision).toBe('a'.repeat(40));
