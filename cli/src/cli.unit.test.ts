@@ -90,7 +90,7 @@ describe('command tree', () => {
       ]),
     );
     expect(names(['app'])).toEqual(
-      expect.arrayContaining(['create', 'get', 'list', 'delete', 'sync', 'diff', 'history']),
+      expect.arrayContaining(['create', 'get', 'list', 'delete', 'sync', 'diff', 'history', 'rollback']),
     );
     expect(names(['proj'])).toEqual(
       expect.arrayContaining([

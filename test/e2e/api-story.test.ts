@@ -265,7 +265,10 @@ describe('api story through the CLI', () => {
     } finally {
       await nc.close();
     }
-    const history = JSON.parse((await as('alice', ['app', 'history', 'guestbook', '-o', 'json'])).stdout);
+    // A pending operation: every operation (--operations), not yet a deployment of status.history.
+    const history = JSON.parse(
+      (await as('alice', ['app', 'history', 'guestbook', '--operations', '-o', 'json'])).stdout,
+    );
     expect(history[0]).toMatchObject({ initiatedBy: 'user:alice' });
   });
 

@@ -61,7 +61,7 @@ describe('deletion story: ownership by tracking id, cascade as the tenant Servic
     expect(r, r.stderr).toMatchObject({ code: 0 });
     return JSON.parse(r.stdout) as {
       metadata: { deletionTimestamp?: string; finalizers?: string[] };
-      status: { syncStatus: string; conditions?: { type: string; message: string }[] };
+      status: { sync: { status: string }; conditions?: { type: string; message: string }[] };
     };
   };
   const waitUntilGone = async (app: string, namespace: string, timeoutMs = 90_000) => {
@@ -263,7 +263,15 @@ ${syncOptions.length > 0 ? `  syncPolicy: { syncOptions: [${syncOptions.join(', 
       'b:/ConfigMap:team-a-prod/shared',
     );
     expect(await live(PROD, 'b-only')).toBeDefined();
-    expect((await getApp('b'))?.status.syncStatus).toBe('Synced');
+    // The reconciler's verdict (the sync service's, not inferred from b's last sync): b's objects
+    // are all still live and as declared.
+    const deadline = Date.now() + 60_000;
+    let bStatus = (await getApp('b'))?.status.sync.status;
+    while (bStatus !== 'Synced' && Date.now() < deadline) {
+      await sleep(300);
+      bStatus = (await getApp('b'))?.status.sync.status;
+    }
+    expect(bStatus).toBe('Synced');
 
     const deletes = (await cluster.audit.flush({ since })).filter(
       (e) => e.verb === 'delete' && e.objectRef?.resource === 'configmaps',

@@ -183,8 +183,15 @@ describe('sync story: from git to the cluster as the tenant ServiceAccount', () 
     expect(bySync.filter((e) => e.impersonatedUser === undefined)).toEqual([]);
     expect(new Set(bySync.map(effectiveUser))).toEqual(new Set([SA]));
 
-    const history = JSON.parse((await as(['app', 'history', 'guestbook', '-o', 'json'])).stdout);
-    expect(history[0]).toMatchObject({ phase: 'Succeeded', identity: SA });
+    const history = JSON.parse(
+      (await as(['app', 'history', 'guestbook', '--operations', '-o', 'json'])).stdout,
+    );
+    expect(history[0]).toMatchObject({ phase: 'Succeeded', identity: SA, trigger: 'user' });
+    // The successful sync is a deployment of status.history (Argo CD's), with id 0 and its initiator.
+    const deployments = JSON.parse((await as(['app', 'history', 'guestbook', '-o', 'json'])).stdout);
+    expect(deployments).toEqual([
+      expect.objectContaining({ id: 0, initiatedBy: { username: 'admin' }, trigger: 'user' }),
+    ]);
   });
 
   it('records the decision that the offline explain reproduces from the same manifests', async () => {

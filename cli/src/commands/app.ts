@@ -5,69 +5,16 @@ import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
 import { CliError } from '../errors.js';
 import { syncWindowLine } from './proj-windows.js';
-import { managedBy } from '../output/managed-by.js';
+import { printApplication } from './app-status.js';
+import { addHistoryCommand, addRollbackCommand } from './app-rollback.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { addDeleteCommand } from './app-delete.js';
 import { addSetCommand } from './app-set.js';
 import { addDiffCommand } from './app-diff.js';
-import {
-  outputOption,
-  printJsonOrYaml,
-  printList,
-  printObject,
-  type OutputFormat,
-} from '../output/format.js';
+import { outputOption, printJsonOrYaml, printList, type OutputFormat } from '../output/format.js';
 
 const TERMINAL = new Set(['Succeeded', 'Failed', 'Denied', 'Error']);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function show(o: OutputFormat, a: apiv1.Application, syncWindow?: string): void {
-  const op = a.status?.operation;
-  printObject(o, apiv1.Application.toJSON(a), [
-    ['Name', `${a.metadata?.namespace}/${a.metadata?.name}`],
-    ['Project', a.spec?.project],
-    ['Server', a.spec?.destination?.server || a.spec?.destination?.name],
-    ['Namespace', a.spec?.destination?.namespace],
-    ['Repo', a.spec?.source?.repoUrl],
-    ['Target', a.spec?.source?.targetRevision || 'HEAD'],
-    ['Path', a.spec?.source?.path],
-    ['Managed By', managedBy(a.metadata?.annotations)],
-    ['Sync Status', a.status?.syncStatus],
-    ...(syncWindow === undefined ? [] : ([['SyncWindow', syncWindow]] as [string, string][])),
-    ['Health Status', a.status?.healthStatus],
-    ...deletionRows(a),
-    ['Last Operation', op ? `${op.phase} ${op.dryRun ? '(dry run) ' : ''}${op.message}` : '<none>'],
-    ['Synced As', op?.identity || (op ? 'control-plane credentials' : '')],
-  ]);
-  // As argocd app get: the resources of the last operation, with the identity each was written as.
-  if ((o === 'table' || o === 'wide') && op && op.resources.length > 0) {
-    process.stdout.write('\n');
-    printList(
-      o,
-      op.resources,
-      [
-        ['GROUP', (r) => r.group],
-        ['KIND', (r) => r.kind],
-        ['NAMESPACE', (r) => r.namespace],
-        ['NAME', (r) => r.name],
-        ['STATUS', (r) => r.status],
-        ['AS', (r) => r.identity],
-        ['MESSAGE', (r) => r.message],
-      ],
-      (r) => apiv1.ResourceResult.toJSON(r),
-      (r) => r.name,
-    );
-  }
-}
-
-/** While a cascade deletion runs: since when, with which finalizer, and Argo's conditions (DeletionError). */
-function deletionRows(a: apiv1.Application): [string, string][] {
-  const rows: [string, string][] = [];
-  const since = a.metadata?.deletionTimestamp;
-  if (since) rows.push(['State', `Deleting since ${since} (${a.metadata?.finalizers.join(', ') ?? ''})`]);
-  for (const c of a.status?.conditions ?? []) rows.push([`Condition`, `${c.type}: ${c.message}`]);
-  return rows;
-}
 
 function resourceLine(r: apiv1.ResourceResult): string {
   const id = `${r.group ? `${r.group}/` : ''}${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
@@ -201,7 +148,7 @@ export function appCommand(): Command {
 
   app
     .command('get')
-    .description('show an Application and its last operation')
+    .description('show an Application: its live sync and health status, last operation and resources')
     .argument('<name>')
     .option('-N, --app-namespace <ns>', '', '')
     .option('--project <name>', 'the application must be in this project', '')
@@ -215,7 +162,7 @@ export function appCommand(): Command {
             project: o.project,
           });
           const table = o.output === 'table' || o.output === 'wide';
-          show(o.output, a, table ? await syncWindowLine(c, a) : undefined);
+          printApplication(o.output, a, table ? await syncWindowLine(c, a) : undefined);
         }),
     );
 
@@ -252,8 +199,8 @@ export function appCommand(): Command {
             ['CLUSTER', (a) => a.spec?.destination?.server || a.spec?.destination?.name],
             ['NAMESPACE', (a) => a.spec?.destination?.namespace],
             ['PROJECT', (a) => a.spec?.project],
-            ['STATUS', (a) => a.status?.syncStatus],
-            ['HEALTH', (a) => a.status?.healthStatus],
+            ['STATUS', (a) => a.status?.sync?.status],
+            ['HEALTH', (a) => a.status?.health?.status],
             ['REPO', (a) => a.spec?.source?.repoUrl],
             ['PATH', (a) => a.spec?.source?.path],
           ],
@@ -321,35 +268,7 @@ export function appCommand(): Command {
 
   addDiffCommand(app);
 
-  app
-    .command('history')
-    .description('the sync operations of an Application, newest first')
-    .argument('<name>')
-    .option('-N, --app-namespace <ns>', '', '')
-    .addOption(outputOption())
-    .action((name: string, o: { appNamespace: string; output: OutputFormat }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        const r = await c.call(c.applications.history.bind(c.applications), {
-          name,
-          appNamespace: o.appNamespace,
-          project: '',
-        });
-        printList(
-          o.output,
-          r.items,
-          [
-            ['ID', (h) => h.id],
-            ['STARTED', (h) => h.startedAt],
-            ['PHASE', (h) => `${h.phase}${h.dryRun ? ' (dry run)' : ''}`],
-            ['REVISION', (h) => h.revision],
-            ['AS', (h) => h.identity],
-            ['BY', (h) => h.initiatedBy],
-            ['MESSAGE', (h) => h.message],
-          ],
-          (h) => apiv1.SyncOperation.toJSON(h),
-          (h) => h.id,
-        );
-      }),
-    );
+  addHistoryCommand(app);
+  addRollbackCommand(app, follow);
   return app;
 }

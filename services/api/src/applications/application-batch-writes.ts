@@ -123,7 +123,7 @@ export async function projectDeletionRequested(
   actor: string,
 ): Promise<void> {
   const app = state.application!;
-  await upsertApplicationRow(trx, app, version, state.uid!, at, { keepStatus: true });
+  await upsertApplicationRow(trx, app, version, state.uid!, at);
   await insertSyncOperation(trx, {
     id: data.operationId,
     appNamespace: app.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,

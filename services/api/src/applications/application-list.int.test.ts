@@ -198,10 +198,13 @@ describe('app list: RBAC and freshness', () => {
           { metadata: bearer(tokens.alice!) },
         )
       ).items.find((a) => a.metadata?.name === 'a1')?.status;
-    expect((await status())?.healthStatus).toBe('Unknown');
+    expect((await status())?.health?.status).toBe('Unknown');
     await sql`update api.applications set sync_status = 'Synced', health_status = 'Healthy', revision = 'abc' where name = 'a1'`.execute(
       h.api.services.db,
     );
-    expect(await status()).toMatchObject({ syncStatus: 'Synced', healthStatus: 'Healthy', revision: 'abc' });
+    expect(await status()).toMatchObject({
+      sync: { status: 'Synced', revision: 'abc' },
+      health: { status: 'Healthy' },
+    });
   });
 });

@@ -1,5 +1,6 @@
-// The applications projection (manifest plus the status the api learns from the sync service) and
-// the sync operations it requested.
+// The applications projection (manifest plus the status the api learns from the sync service's
+// reconciler) and the sync operations of each Application (requested by the api or started by the
+// sync service itself: automation, self-heal, retry).
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { DEFAULT_CONTROL_NAMESPACE, type Application } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
@@ -21,8 +22,25 @@ export interface StoredApplication {
   operationId: string | null;
   revision: string | null;
   reconciledAt: Date | null;
+  /** The reconciler's health message (status.health.message). */
+  healthMessage: string;
+  /** The reconciler's per-resource statuses (status.resources), as the status-changed event carried them. */
+  resources: ReconciledResource[];
   /** Argo CD's status.conditions (DeletionError while a cascade deletion fails). */
   conditions: ApplicationCondition[];
+}
+
+/** One entry of status.resources (Argo CD's ResourceStatus), as the reconciler reported it. */
+export interface ReconciledResource {
+  group: string;
+  version: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  status: string;
+  health?: { status: string; message?: string | undefined } | undefined;
+  requiresPruning?: boolean | undefined;
+  message?: string | undefined;
 }
 
 export interface ApplicationCondition {
@@ -43,6 +61,8 @@ const toStored = (r: Selectable<ApiDatabase['applications']>): StoredApplication
   operationId: r.operation_id,
   revision: r.revision,
   reconciledAt: r.reconciled_at,
+  healthMessage: r.health_message,
+  resources: Array.isArray(r.resources) ? (r.resources as ReconciledResource[]) : [],
   conditions: Array.isArray(r.conditions) ? (r.conditions as ApplicationCondition[]) : [],
 });
 
@@ -52,11 +72,10 @@ export async function upsertApplicationRow(
   version: number,
   uid: string,
   at: Date,
-  options: { keepStatus?: boolean } = {},
 ): Promise<void> {
+  // The status columns are the reconciler's alone (it compares again after a spec change): a write
+  // of the manifest, and a rebuild, leave them as they are.
   const manifest = JSON.stringify(app);
-  // A changed spec is out of sync until the next sync says otherwise; a rebuild keeps the status.
-  const status = options.keepStatus ? {} : { sync_status: 'OutOfSync' };
   await db
     .withSchema('api')
     .insertInto('applications')
@@ -73,7 +92,7 @@ export async function upsertApplicationRow(
     .onConflict((oc) =>
       oc
         .columns(['namespace', 'name'])
-        .doUpdateSet({ manifest, project: app.spec.project, version, updated_at: at, ...status }),
+        .doUpdateSet({ manifest, project: app.spec.project, version, updated_at: at }),
     )
     .execute();
 }
@@ -105,7 +124,6 @@ export async function upsertApplicationRows(
           project: eb.ref('excluded.project'),
           version: eb.ref('excluded.version'),
           updated_at: eb.ref('excluded.updated_at'),
-          sync_status: 'OutOfSync',
         })),
       )
       .execute();
@@ -184,7 +202,7 @@ export interface ApplicationPageQuery {
  * manifest change), identity and creation time (a recreated application, a projection rebuild) and
  * status columns (written by the sync-status consumer on whichever replica applied the event).
  */
-const STAMP = sql<string>`concat_ws('|', version, uid, created_at, sync_status, health_status, coalesce(operation_id, ''), coalesce(revision, ''), coalesce(reconciled_at::text, ''), md5(conditions::text))`;
+const STAMP = sql<string>`concat_ws('|', version, uid, created_at, sync_status, health_status, coalesce(operation_id, ''), coalesce(revision, ''), coalesce(reconciled_at::text, ''), md5(conditions::text), health_message, md5(resources::text))`;
 
 /** An application's key and project with its stamp. */
 export interface ApplicationStamp {
@@ -275,9 +293,16 @@ export interface SyncOperationRecord {
   identity: string;
   impersonated: boolean;
   resources: unknown[];
+  /** syncTrigger kind: user, bus, automated, self-heal, retry, rollback. */
+  trigger: string;
+  attempt: number;
+  /** The Application's source the operation deployed (spec.source when it was recorded). */
+  source: unknown;
+  /** Its id in status.history: set once it succeeded (not a dry run, not a deletion). */
+  historyId: number | null;
 }
 
-const toOp = (r: Selectable<ApiDatabase['sync_operations']>): SyncOperationRecord => ({
+export const toOp = (r: Selectable<ApiDatabase['sync_operations']>): SyncOperationRecord => ({
   id: r.id,
   appNamespace: r.app_namespace,
   appName: r.app_name,
@@ -294,11 +319,27 @@ const toOp = (r: Selectable<ApiDatabase['sync_operations']>): SyncOperationRecor
   identity: r.identity,
   impersonated: r.impersonated,
   resources: r.resources as unknown[],
+  trigger: r.trigger,
+  attempt: r.attempt,
+  source: r.source ?? null,
+  historyId: r.history_id === null ? null : Number(r.history_id),
 });
 
 export async function insertSyncOperation(
   db: Db,
-  op: Omit<SyncOperationRecord, 'startedAt' | 'finishedAt' | 'identity' | 'impersonated' | 'resources'>,
+  op: Omit<
+    SyncOperationRecord,
+    | 'startedAt'
+    | 'finishedAt'
+    | 'identity'
+    | 'impersonated'
+    | 'resources'
+    | 'trigger'
+    | 'attempt'
+    | 'source'
+    | 'historyId'
+  > &
+    Partial<Pick<SyncOperationRecord, 'trigger' | 'attempt' | 'source' | 'startedAt'>>,
 ): Promise<void> {
   await db
     .withSchema('api')
@@ -315,6 +356,10 @@ export async function insertSyncOperation(
       prune: op.prune,
       initiated_by: op.initiatedBy,
       requested_at: op.requestedAt,
+      ...(op.trigger ? { trigger: op.trigger } : {}),
+      ...(op.attempt ? { attempt: op.attempt } : {}),
+      ...(op.source !== undefined ? { source: JSON.stringify(op.source) } : {}),
+      ...(op.startedAt ? { started_at: op.startedAt } : {}),
     })
     .execute();
   await db

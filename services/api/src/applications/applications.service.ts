@@ -351,7 +351,9 @@ export class ApplicationsService {
     name: string,
     /**
      * operationId: chosen by an idempotent caller (a redelivered request then starts nothing new).
-     * trigger: what asked (default a user; the ext sync path says bus), with the caller as actor.
+     * trigger: what asked (default a user; the ext sync path says bus, a rollback rollback), with
+     * the caller as actor; source: what the operation deploys (a rollback's history entry; absent:
+     * spec.source), recorded for status.history.
      */
     opts: {
       revision: string;
@@ -359,6 +361,7 @@ export class ApplicationsService {
       prune: boolean;
       operationId?: string;
       trigger?: 'user' | 'bus' | 'rollback';
+      source?: unknown;
     },
   ): Promise<{ operationId: string; application: StoredApplication }> {
     const app = await this.loadAuthorized(ctx, namespace, name, 'sync');
@@ -383,6 +386,8 @@ export class ApplicationsService {
         prune: opts.prune,
         initiatedBy: actor,
         requestedAt: new Date(),
+        trigger: opts.trigger ?? 'user',
+        source: opts.source ?? app.application.spec.source ?? null,
       });
       const command = newEvent(
         syncRequest.type,

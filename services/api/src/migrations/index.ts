@@ -6,6 +6,7 @@ import { loginFailures } from './2026_11_24_0001_login_failures.js';
 import { delegationGrants } from './2026_11_24_0010_delegation_grants.js';
 import { applicationOwners } from './2026_11_25_0001_application_owners.js';
 import { applicationConditions } from './2026_11_25_0020_application_conditions.js';
+import { reconciledStatus } from './2026_11_25_0030_reconciled_status.js';
 
 export const API_SCHEMA = 'api';
 
@@ -16,4 +17,5 @@ export const apiSchemaMigrations: Migrations = {
   '2026_11_24_0010_delegation_grants': delegationGrants,
   '2026_11_25_0001_application_owners': applicationOwners,
   '2026_11_25_0020_application_conditions': applicationConditions,
+  '2026_11_25_0030_reconciled_status': reconciledStatus,
 };

@@ -1,7 +1,9 @@
 // Rebuilds the projects, applications and clusters projections from the event store, folding each
 // stream with the same evolve functions the write path uses. Runs in one transaction, so readers see
 // the old projection or the new one. What does not come from these events is kept: an application's
-// sync status (from the sync service) and a cluster's sealed credentials.
+// status (sync, health, resources, reconciledAt: the reconciler's io.capstan.sync.status-changed.v1,
+// which the reconciled-status consumer rebuilds by replaying the bus stream, older verdicts ignored),
+// its operations and history (api.sync_operations) and a cluster's sealed credentials.
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { sql, type Kysely } from 'kysely';
 import type { ApiDatabase } from '../support/db.table.js';
@@ -103,9 +105,7 @@ export async function rebuildProjections(db: Kysely<ApiDatabase>): Promise<Rebui
       if (!f.state.application) continue;
       const key = `${f.state.application.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE}/${f.state.application.metadata.name}`;
       live.add(key);
-      await upsertApplicationRow(trx, f.state.application, f.version, f.state.uid!, f.updatedAt, {
-        keepStatus: true,
-      });
+      await upsertApplicationRow(trx, f.state.application, f.version, f.state.uid!, f.updatedAt);
       a++;
     }
     for (const r of await trx

@@ -28,6 +28,10 @@ export interface ApplicationsTable {
   reconciled_at: Date | null;
   /** Argo CD's status.conditions: [{ type, message, lastTransitionTime }]. */
   conditions: Generated<unknown>;
+  /** The reconciler's health message of the Application (status.health.message). */
+  health_message: Generated<string>;
+  /** The reconciler's per-resource statuses (Argo CD's status.resources). */
+  resources: Generated<unknown>;
 }
 
 export interface SyncOperationsTable {
@@ -47,6 +51,14 @@ export interface SyncOperationsTable {
   identity: Generated<string>;
   impersonated: Generated<boolean>;
   resources: Generated<unknown>;
+  /** What started it (syncTrigger kind): user, bus, automated, self-heal, retry, rollback. */
+  trigger: Generated<string>;
+  /** The sync service's attempt (syncPolicy.retry); retryCount is attempt - 1. */
+  attempt: Generated<number>;
+  /** The Application's source the operation deployed (RevisionHistory.source). */
+  source: Generated<unknown>;
+  /** Its id in status.history once it succeeded (not a dry run, not a deletion). */
+  history_id: Generated<string | null>;
 }
 
 export interface ClustersTable {

@@ -1,6 +1,10 @@
-// The api learns how its sync requests went from the sync service's lifecycle events and keeps the
-// operation (phase, identity, per-resource results) and the Application's status in its projection.
-// Applied once per event (redelivery changes nothing); a late event never reopens a finished operation.
+// The api learns how sync operations went from the sync service's lifecycle events and keeps each
+// operation (phase, identity, per-resource results, trigger) in its projection: its own requests,
+// and the operations the sync service starts itself (automation, self-heal, retry), whose row is made
+// from their sync.started. A successful deployment gets its status.history id. What is live (sync
+// status, health) is not inferred from an operation's outcome: the reconciler says it
+// (reconciled-status.consumer.ts). Applied once per event (redelivery changes nothing); a late event
+// never reopens a finished operation.
 import {
   applyOnce,
   assertNever,
@@ -21,6 +25,16 @@ import type { ApiDatabase } from '../support/db.table.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import type { ApplicationsService } from '../applications/applications.service.js';
 import { applyDeletionEvent } from '../applications/deletion-outcome.js';
+import {
+  assignHistoryId,
+  recordStartedOperation,
+  type StartedOperation,
+} from '../applications/revision-history.js';
+import {
+  applyReconciledStatus,
+  isReconciledStatusEvent,
+  reconciledStatusEvents,
+} from './reconciled-status.consumer.js';
 
 const DURABLE = 'api-sync-status';
 
@@ -46,8 +60,10 @@ type Patch = {
   startedAt?: Date;
   finishedAt?: Date;
   resource?: Record<string, unknown>;
-  /** A cascade deletion's operation: the Application's sync and health status are not its to change. */
+  /** A cascade deletion's operation: never a deployment of status.history. */
   deletion?: boolean;
+  /** sync.started: makes the row of an operation the api did not request; sets trigger and attempt. */
+  started?: StartedOperation;
 };
 
 /** What an event changes in its operation. */
@@ -58,7 +74,22 @@ export function patchOf(event: SyncStatusEvent): { operationId: string; patch: P
       const d = event.data;
       return {
         operationId: d.operationId,
-        patch: { phase: 'Running', startedAt: at, message: d.dryRun ? 'dry run started' : 'sync started' },
+        patch: {
+          phase: 'Running',
+          startedAt: at,
+          message: d.dryRun ? 'dry run started' : 'sync started',
+          ...(d.revision ? { revision: d.revision } : {}),
+          started: {
+            operationId: d.operationId,
+            application: d.application,
+            dryRun: d.dryRun,
+            attempt: d.attempt,
+            trigger: d.trigger,
+            revision: d.revision,
+            actor: event.actor,
+            at,
+          },
+        },
       };
     }
     case syncResourceSynced.type: {
@@ -152,13 +183,19 @@ export function patchOf(event: SyncStatusEvent): { operationId: string; patch: P
   }
 }
 
-async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p: Patch): Promise<void> {
-  const op = await trx
+async function findOperationRow(trx: Transaction<ApiDatabase>, operationId: string) {
+  return trx
     .withSchema('api')
     .selectFrom('sync_operations')
     .selectAll()
     .where('id', '=', operationId)
     .executeTakeFirst();
+}
+
+async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p: Patch): Promise<void> {
+  let op = await findOperationRow(trx, operationId);
+  if (!op && p.started && (await recordStartedOperation(trx, p.started)))
+    op = await findOperationRow(trx, operationId);
   if (!op) return;
   const finished = op.finished_at !== null;
   const terminal = p.finishedAt !== undefined;
@@ -175,23 +212,12 @@ async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p:
       ...(p.startedAt && !op.started_at ? { started_at: p.startedAt } : {}),
       ...(p.finishedAt ? { finished_at: p.finishedAt } : {}),
       ...(p.resource ? { resources: sql`resources || ${JSON.stringify([p.resource])}::jsonb` } : {}),
+      ...(p.started?.trigger ? { trigger: p.started.trigger.kind } : {}),
+      ...(p.started && p.started.attempt > op.attempt ? { attempt: p.started.attempt } : {}),
     })
     .where('id', '=', operationId)
     .execute();
-  if (terminal && !op.dry_run && !p.deletion) {
-    await trx
-      .withSchema('api')
-      .updateTable('applications')
-      .set({
-        sync_status: p.phase === 'Succeeded' ? 'Synced' : 'OutOfSync',
-        health_status: p.phase === 'Succeeded' ? 'Healthy' : 'Degraded',
-        ...(p.revision ? { revision: p.revision } : {}),
-        reconciled_at: p.finishedAt!,
-      })
-      .where('namespace', '=', op.app_namespace)
-      .where('name', '=', op.app_name)
-      .execute();
-  }
+  if (terminal && p.phase === 'Succeeded' && !op.dry_run && !p.deletion) await assignHistoryId(trx, op);
 }
 
 export async function applySyncEvent(db: Kysely<ApiDatabase>, event: SyncStatusEvent): Promise<void> {
@@ -210,8 +236,10 @@ export async function startSyncStatusConsumer(opts: {
 }): Promise<{ stop(): Promise<void> }> {
   const consumer: RunningConsumer = await opts.bus.consume({
     durable: DURABLE,
-    events: definitions,
+    // The reconciler's verdicts come through this durable too (reconciled-status.consumer.ts).
+    events: [...definitions, ...reconciledStatusEvents],
     handle: async (event) => {
+      if (isReconciledStatusEvent(event)) return applyReconciledStatus(opts.db, event);
       await applySyncEvent(opts.db, event);
       await applyDeletionEvent(opts.db, opts.applications, event);
     },

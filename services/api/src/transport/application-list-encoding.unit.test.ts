@@ -31,6 +31,18 @@ function stored(name: string, extra: Partial<StoredApplication> = {}, labelBytes
     operationId: null,
     revision: 'abc123',
     reconciledAt: new Date('2026-11-20T12:00:00Z'),
+    healthMessage: '',
+    resources: [
+      {
+        group: 'apps',
+        version: 'v1',
+        kind: 'Deployment',
+        namespace: 'ns',
+        name,
+        status: 'Synced',
+        health: { status: 'Healthy' },
+      },
+    ],
     conditions: [],
     ...extra,
   };
@@ -64,11 +76,11 @@ describe('encodedApplicationList', () => {
   it('encodes a new version of an application afresh', () => {
     const v1 = stored('e');
     expect(
-      apiv1.ApplicationList.decode(encodedApplicationList([v1], '').proto()).items[0]?.status?.syncStatus,
+      apiv1.ApplicationList.decode(encodedApplicationList([v1], '').proto()).items[0]?.status?.sync?.status,
     ).toBe('Synced');
     const v2 = stored('e', { version: 4, syncStatus: 'OutOfSync' });
     const decoded = apiv1.ApplicationList.decode(encodedApplicationList([v1, v2], '').proto());
-    expect(decoded.items.map((a) => a.status?.syncStatus)).toEqual(['Synced', 'OutOfSync']);
+    expect(decoded.items.map((a) => a.status?.sync?.status)).toEqual(['Synced', 'OutOfSync']);
     expect(JSON.parse(encodedApplicationList([v2], '').json()).items[0].metadata.resourceVersion).toBe(4);
   });
 });

@@ -6,6 +6,7 @@ import type { StoredApplication, SyncOperationRecord } from '../applications/app
 import type { StoredCluster } from '../clusters/cluster.repository.js';
 import type { AccountView } from '../accounts/accounts.service.js';
 import type { ApiTokenRecord } from '../accounts/account.repository.js';
+import { initiatorOf } from '../applications/revision-history.js';
 
 type Json = Record<string, unknown>;
 
@@ -61,18 +62,73 @@ export function operationView(op: SyncOperationRecord): Json {
     identity: op.identity,
     impersonated: op.impersonated,
     resources: op.resources,
+    trigger: op.trigger,
+    attempt: op.attempt,
   };
 }
 
-export function applicationView(a: StoredApplication, operation?: SyncOperationRecord): Json {
+/** Argo CD's status.operationState, with Capstan's additions (id, trigger, identity). */
+export function operationStateView(op: SyncOperationRecord): Json {
+  return {
+    operation: {
+      sync: { revision: op.revision, prune: op.prune, dryRun: op.dryRun },
+      initiatedBy: initiatorOf(op),
+    },
+    phase: op.phase,
+    message: op.message,
+    syncResult: {
+      revision: op.revision,
+      resources: op.resources,
+      ...(op.source ? { source: op.source } : {}),
+    },
+    startedAt: (op.startedAt ?? op.requestedAt).toISOString(),
+    finishedAt: op.finishedAt?.toISOString() ?? '',
+    retryCount: Math.max(0, op.attempt - 1),
+    id: op.id,
+    trigger: op.trigger,
+    identity: op.identity,
+    impersonated: op.impersonated,
+  };
+}
+
+/** One entry of Argo CD's status.history (a successful deployment), with its trigger and operation. */
+export function revisionHistoryView(op: SyncOperationRecord): Json {
+  return {
+    id: op.historyId ?? 0,
+    revision: op.revision,
+    deployedAt: (op.finishedAt ?? op.requestedAt).toISOString(),
+    deployStartedAt: (op.startedAt ?? op.requestedAt).toISOString(),
+    ...(op.source ? { source: op.source } : {}),
+    initiatedBy: initiatorOf(op),
+    trigger: op.trigger,
+    operationId: op.id,
+  };
+}
+
+/**
+ * An Application as Argo CD shows it: status.sync, status.health and status.resources are the
+ * reconciler's (Unknown until its first verdict), operationState the last operation, history the
+ * successful deployments (get only; a list leaves operationState and history out).
+ */
+export function applicationView(
+  a: StoredApplication,
+  operation?: SyncOperationRecord,
+  history?: readonly SyncOperationRecord[],
+): Json {
+  const { spec } = a.application;
   return {
     metadata: meta(a.application.metadata, a.version, a.uid, a.createdAt),
-    spec: a.application.spec,
+    spec,
     status: {
-      syncStatus: a.syncStatus,
-      healthStatus: a.healthStatus,
-      ...(operation ? { operation: operationView(operation) } : {}),
-      revision: a.revision ?? '',
+      sync: {
+        status: a.syncStatus,
+        ...(a.reconciledAt ? { comparedTo: { source: spec.source, destination: spec.destination } } : {}),
+        revision: a.revision ?? '',
+      },
+      health: { status: a.healthStatus, ...(a.healthMessage ? { message: a.healthMessage } : {}) },
+      resources: a.resources,
+      ...(operation ? { operationState: operationStateView(operation) } : {}),
+      ...(history && history.length > 0 ? { history: history.map(revisionHistoryView) } : {}),
       reconciledAt: a.reconciledAt?.toISOString() ?? '',
       ...(a.conditions.length > 0 ? { conditions: a.conditions } : {}),
     },

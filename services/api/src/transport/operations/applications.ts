@@ -11,6 +11,8 @@ import type { RequestContext } from '../../support/request.js';
 import { keepUnrepresentable } from '../unrepresentable.js';
 import { versionOf } from './projects.js';
 import { encodedApplicationList } from '../application-list-encoding.js';
+import { revisionHistory } from '../../applications/revision-history.js';
+import { historyLimitOf, rollback } from '../../applications/rollback.js';
 
 /** Over gRPC, the stored application's fields that the message cannot carry are kept (see unrepresentable.ts). */
 async function complete(
@@ -48,14 +50,22 @@ export const applicationOperations = [
     grpcMethod: 'get',
     http: { method: 'GET', path: '/api/v1/applications/:name' },
     auth: 'user',
-    summary: 'get an Application with its status and current operation',
+    summary:
+      "get an Application with Argo CD's status: the reconciler's sync, health and resources, operationState and history",
     input: appQuery,
     request: apiv1.ApplicationQuery,
     response: apiv1.Application,
     run: async (s, ctx, i) => {
       const app = await s.applications.get(ctx, i.appNamespace, i.name, i.project || undefined);
       const operation = app.operationId ? await findSyncOperation(s.db, app.operationId) : undefined;
-      return applicationView(app, operation);
+      const { namespace, name } = app.application.metadata;
+      const history = await revisionHistory(
+        s.db,
+        namespace ?? DEFAULT_CONTROL_NAMESPACE,
+        name,
+        historyLimitOf(app.application),
+      );
+      return applicationView(app, operation, history);
     },
   }),
   op({
@@ -141,11 +151,34 @@ export const applicationOperations = [
     },
   }),
   op({
+    name: 'ApplicationService.Rollback',
+    grpcMethod: 'rollback',
+    http: { method: 'POST', path: '/api/v1/applications/:name/rollback' },
+    auth: 'user',
+    summary:
+      "Argo CD's rollback: sync to the revision of a status.history entry (id), as a sync (RBAC applications, sync); refused while automated sync is enabled",
+    input: z.strictObject({
+      name: z.string().min(1, 'required'),
+      id: int,
+      dryRun: bool,
+      prune: bool,
+      appNamespace: str,
+      project: str,
+    }),
+    request: apiv1.ApplicationRollbackRequest,
+    response: apiv1.ApplicationSyncResponse,
+    run: async (s, ctx, i) => {
+      const r = await rollback({ db: s.db, applications: s.applications }, ctx, i);
+      return { operationId: r.operationId, application: applicationView(r.application) };
+    },
+  }),
+  op({
     name: 'ApplicationService.History',
     grpcMethod: 'history',
     http: { method: 'GET', path: '/api/v1/applications/:name/history' },
     auth: 'user',
-    summary: 'the sync operations of an Application, newest first',
+    summary:
+      'every sync operation of an Application (any trigger, failed and dry runs included), newest first; status.history has the successful deployments',
     input: appQuery,
     request: apiv1.ApplicationQuery,
     response: apiv1.SyncHistory,

@@ -148,6 +148,10 @@ export interface SyncOperation {
   identity: string;
   impersonated: boolean;
   resources: ResourceResult[];
+  /** What started it (a Capstan addition): user, bus, automated, self-heal, retry, rollback. */
+  trigger: string;
+  /** The sync service's attempt (syncPolicy.retry), 1 for the first. */
+  attempt: number;
 }
 
 /** ApplicationCondition is Argo CD's: DeletionError, SharedResourceWarning, ... */
@@ -158,15 +162,119 @@ export interface ApplicationCondition {
   lastTransitionTime: string;
 }
 
-export interface ApplicationStatus {
-  /** Synced, OutOfSync, Unknown. */
-  syncStatus: string;
-  /** Healthy, Progressing, Degraded, Missing, Unknown. */
-  healthStatus: string;
-  operation?: SyncOperation | undefined;
+/** ComparedTo is Argo CD's: what the reconciler compared the live state with. */
+export interface ComparedTo {
+  source?: ApplicationSource | undefined;
+  destination?: ApplicationDestination | undefined;
+}
+
+/** SyncStatus is Argo CD's status.sync, as the sync service's reconciler observed it. */
+export interface SyncStatus {
+  /** Synced, OutOfSync, Unknown (Unknown until the first reconcile). */
+  status: string;
+  comparedTo?:
+    | ComparedTo
+    | undefined;
+  /** The revision (commit) the comparison was made at. */
   revision: string;
+}
+
+/** HealthStatus is Argo CD's: Healthy, Progressing, Degraded, Suspended, Missing, Unknown. */
+export interface HealthStatus {
+  status: string;
+  message: string;
+}
+
+/** ResourceStatus is Argo CD's status.resources[] entry. */
+export interface ResourceStatus {
+  group: string;
+  version: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** Synced, OutOfSync, Unknown. */
+  status: string;
+  health?: HealthStatus | undefined;
+  hook: boolean;
+  requiresPruning: boolean;
+  /** Why the resource is OutOfSync or Unknown (a Capstan addition). */
+  message: string;
+}
+
+/** OperationInitiator is Argo CD's: a user's name, or automated (the sync service's automation). */
+export interface OperationInitiator {
+  username: string;
+  automated: boolean;
+}
+
+export interface SyncOperationParams {
+  revision: string;
+  prune: boolean;
+  dryRun: boolean;
+}
+
+export interface Operation {
+  sync?: SyncOperationParams | undefined;
+  initiatedBy?: OperationInitiator | undefined;
+}
+
+export interface SyncOperationResult {
+  resources: ResourceResult[];
+  revision: string;
+  source?: ApplicationSource | undefined;
+}
+
+/** OperationState is Argo CD's status.operationState: the Application's last (or running) operation. */
+export interface OperationState {
+  operation?:
+    | Operation
+    | undefined;
+  /** Pending, Running, Succeeded, Failed, Error, Denied. */
+  phase: string;
+  message: string;
+  syncResult?:
+    | SyncOperationResult
+    | undefined;
+  /** RFC 3339. */
+  startedAt: string;
+  finishedAt: string;
+  retryCount: number;
+  /** Capstan additions: the operation's id (GetOperation), what started it, and who it wrote as. */
+  id: string;
+  trigger: string;
+  identity: string;
+  impersonated: boolean;
+}
+
+/** RevisionHistory is Argo CD's status.history entry: one successful deployment. */
+export interface RevisionHistory {
+  revision: string;
+  /** RFC 3339: when the sync finished. */
+  deployedAt: string;
+  /** Counts 0, 1, 2, ... per Application; the id Rollback takes. */
+  id: number;
+  source?: ApplicationSource | undefined;
+  deployStartedAt: string;
+  initiatedBy?:
+    | OperationInitiator
+    | undefined;
+  /** Capstan additions: what started it (user, bus, automated, self-heal, retry, rollback) and the operation. */
+  trigger: string;
+  operationId: string;
+}
+
+export interface ApplicationStatus {
+  /** When the reconciler last compared (empty: never). */
   reconciledAt: string;
   conditions: ApplicationCondition[];
+  sync?: SyncStatus | undefined;
+  health?: HealthStatus | undefined;
+  resources: ResourceStatus[];
+  operationState?:
+    | OperationState
+    | undefined;
+  /** Oldest first, the last spec.revisionHistoryLimit (10) deployments. */
+  history: RevisionHistory[];
 }
 
 export interface Application {
@@ -231,6 +339,17 @@ export interface ApplicationSyncResponse {
   /** The id of the sync operation requested; GetOperation follows it. */
   operationId: string;
   application?: Application | undefined;
+}
+
+/** Argo CD's ApplicationRollbackRequest. */
+export interface ApplicationRollbackRequest {
+  name: string;
+  /** The status.history id to roll back to. */
+  id: number;
+  dryRun: boolean;
+  prune: boolean;
+  appNamespace: string;
+  project: string;
 }
 
 export interface SyncHistory {
@@ -1883,6 +2002,8 @@ function createBaseSyncOperation(): SyncOperation {
     identity: "",
     impersonated: false,
     resources: [],
+    trigger: "",
+    attempt: 0,
   };
 }
 
@@ -1929,6 +2050,12 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     }
     for (const v of message.resources) {
       ResourceResult.encode(v!, writer.uint32(114).fork()).join();
+    }
+    if (message.trigger !== "") {
+      writer.uint32(122).string(message.trigger);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(128).int32(message.attempt);
     }
     return writer;
   },
@@ -2058,6 +2185,22 @@ export const SyncOperation: MessageFns<SyncOperation> = {
             message.resources.push(ResourceResult.decode(reader, reader.uint32()));
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.trigger = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2104,6 +2247,8 @@ export const SyncOperation: MessageFns<SyncOperation> = {
       resources: globalThis.Array.isArray(object?.resources)
         ? object.resources.map((e: any) => ResourceResult.fromJSON(e))
         : [],
+      trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : "",
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
     };
   },
 
@@ -2151,6 +2296,12 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     if (message.resources?.length) {
       obj.resources = message.resources.map((e) => ResourceResult.toJSON(e));
     }
+    if (message.trigger !== "") {
+      obj.trigger = message.trigger;
+    }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
     return obj;
   },
 
@@ -2173,6 +2324,8 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     message.identity = object.identity ?? "";
     message.impersonated = object.impersonated ?? false;
     message.resources = object.resources?.map((e) => ResourceResult.fromPartial(e)) || [];
+    message.trigger = object.trigger ?? "";
+    message.attempt = object.attempt ?? 0;
     return message;
   },
 };
@@ -2282,29 +2435,1410 @@ export const ApplicationCondition: MessageFns<ApplicationCondition> = {
   },
 };
 
+function createBaseComparedTo(): ComparedTo {
+  return { source: undefined, destination: undefined };
+}
+
+export const ComparedTo: MessageFns<ComparedTo> = {
+  encode(message: ComparedTo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.source !== undefined) {
+      ApplicationSource.encode(message.source, writer.uint32(10).fork()).join();
+    }
+    if (message.destination !== undefined) {
+      ApplicationDestination.encode(message.destination, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ComparedTo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseComparedTo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.source = ApplicationSource.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.destination = ApplicationDestination.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ComparedTo {
+    return {
+      source: isSet(object.source) ? ApplicationSource.fromJSON(object.source) : undefined,
+      destination: isSet(object.destination) ? ApplicationDestination.fromJSON(object.destination) : undefined,
+    };
+  },
+
+  toJSON(message: ComparedTo): unknown {
+    const obj: any = {};
+    if (message.source !== undefined) {
+      obj.source = ApplicationSource.toJSON(message.source);
+    }
+    if (message.destination !== undefined) {
+      obj.destination = ApplicationDestination.toJSON(message.destination);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ComparedTo>, I>>(base?: I): ComparedTo {
+    return ComparedTo.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ComparedTo>, I>>(object: I): ComparedTo {
+    const message = createBaseComparedTo();
+    message.source = (object.source !== undefined && object.source !== null)
+      ? ApplicationSource.fromPartial(object.source)
+      : undefined;
+    message.destination = (object.destination !== undefined && object.destination !== null)
+      ? ApplicationDestination.fromPartial(object.destination)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSyncStatus(): SyncStatus {
+  return { status: "", comparedTo: undefined, revision: "" };
+}
+
+export const SyncStatus: MessageFns<SyncStatus> = {
+  encode(message: SyncStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== "") {
+      writer.uint32(10).string(message.status);
+    }
+    if (message.comparedTo !== undefined) {
+      ComparedTo.encode(message.comparedTo, writer.uint32(18).fork()).join();
+    }
+    if (message.revision !== "") {
+      writer.uint32(26).string(message.revision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.comparedTo = ComparedTo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncStatus {
+    return {
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      comparedTo: isSet(object.comparedTo)
+        ? ComparedTo.fromJSON(object.comparedTo)
+        : isSet(object.compared_to)
+        ? ComparedTo.fromJSON(object.compared_to)
+        : undefined,
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+    };
+  },
+
+  toJSON(message: SyncStatus): unknown {
+    const obj: any = {};
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.comparedTo !== undefined) {
+      obj.comparedTo = ComparedTo.toJSON(message.comparedTo);
+    }
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncStatus>, I>>(base?: I): SyncStatus {
+    return SyncStatus.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncStatus>, I>>(object: I): SyncStatus {
+    const message = createBaseSyncStatus();
+    message.status = object.status ?? "";
+    message.comparedTo = (object.comparedTo !== undefined && object.comparedTo !== null)
+      ? ComparedTo.fromPartial(object.comparedTo)
+      : undefined;
+    message.revision = object.revision ?? "";
+    return message;
+  },
+};
+
+function createBaseHealthStatus(): HealthStatus {
+  return { status: "", message: "" };
+}
+
+export const HealthStatus: MessageFns<HealthStatus> = {
+  encode(message: HealthStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== "") {
+      writer.uint32(10).string(message.status);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HealthStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHealthStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HealthStatus {
+    return {
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
+  },
+
+  toJSON(message: HealthStatus): unknown {
+    const obj: any = {};
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HealthStatus>, I>>(base?: I): HealthStatus {
+    return HealthStatus.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HealthStatus>, I>>(object: I): HealthStatus {
+    const message = createBaseHealthStatus();
+    message.status = object.status ?? "";
+    message.message = object.message ?? "";
+    return message;
+  },
+};
+
+function createBaseResourceStatus(): ResourceStatus {
+  return {
+    group: "",
+    version: "",
+    kind: "",
+    namespace: "",
+    name: "",
+    status: "",
+    health: undefined,
+    hook: false,
+    requiresPruning: false,
+    message: "",
+  };
+}
+
+export const ResourceStatus: MessageFns<ResourceStatus> = {
+  encode(message: ResourceStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.group !== "") {
+      writer.uint32(10).string(message.group);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    if (message.kind !== "") {
+      writer.uint32(26).string(message.kind);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(34).string(message.namespace);
+    }
+    if (message.name !== "") {
+      writer.uint32(42).string(message.name);
+    }
+    if (message.status !== "") {
+      writer.uint32(50).string(message.status);
+    }
+    if (message.health !== undefined) {
+      HealthStatus.encode(message.health, writer.uint32(58).fork()).join();
+    }
+    if (message.hook !== false) {
+      writer.uint32(64).bool(message.hook);
+    }
+    if (message.requiresPruning !== false) {
+      writer.uint32(72).bool(message.requiresPruning);
+    }
+    if (message.message !== "") {
+      writer.uint32(82).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResourceStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResourceStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.group = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.health = HealthStatus.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.hook = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.requiresPruning = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResourceStatus {
+    return {
+      group: isSet(object.group) ? globalThis.String(object.group) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      health: isSet(object.health) ? HealthStatus.fromJSON(object.health) : undefined,
+      hook: isSet(object.hook) ? globalThis.Boolean(object.hook) : false,
+      requiresPruning: isSet(object.requiresPruning)
+        ? globalThis.Boolean(object.requiresPruning)
+        : isSet(object.requires_pruning)
+        ? globalThis.Boolean(object.requires_pruning)
+        : false,
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
+  },
+
+  toJSON(message: ResourceStatus): unknown {
+    const obj: any = {};
+    if (message.group !== "") {
+      obj.group = message.group;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.health !== undefined) {
+      obj.health = HealthStatus.toJSON(message.health);
+    }
+    if (message.hook !== false) {
+      obj.hook = message.hook;
+    }
+    if (message.requiresPruning !== false) {
+      obj.requiresPruning = message.requiresPruning;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResourceStatus>, I>>(base?: I): ResourceStatus {
+    return ResourceStatus.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResourceStatus>, I>>(object: I): ResourceStatus {
+    const message = createBaseResourceStatus();
+    message.group = object.group ?? "";
+    message.version = object.version ?? "";
+    message.kind = object.kind ?? "";
+    message.namespace = object.namespace ?? "";
+    message.name = object.name ?? "";
+    message.status = object.status ?? "";
+    message.health = (object.health !== undefined && object.health !== null)
+      ? HealthStatus.fromPartial(object.health)
+      : undefined;
+    message.hook = object.hook ?? false;
+    message.requiresPruning = object.requiresPruning ?? false;
+    message.message = object.message ?? "";
+    return message;
+  },
+};
+
+function createBaseOperationInitiator(): OperationInitiator {
+  return { username: "", automated: false };
+}
+
+export const OperationInitiator: MessageFns<OperationInitiator> = {
+  encode(message: OperationInitiator, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.username !== "") {
+      writer.uint32(10).string(message.username);
+    }
+    if (message.automated !== false) {
+      writer.uint32(16).bool(message.automated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OperationInitiator {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOperationInitiator();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.automated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OperationInitiator {
+    return {
+      username: isSet(object.username) ? globalThis.String(object.username) : "",
+      automated: isSet(object.automated) ? globalThis.Boolean(object.automated) : false,
+    };
+  },
+
+  toJSON(message: OperationInitiator): unknown {
+    const obj: any = {};
+    if (message.username !== "") {
+      obj.username = message.username;
+    }
+    if (message.automated !== false) {
+      obj.automated = message.automated;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OperationInitiator>, I>>(base?: I): OperationInitiator {
+    return OperationInitiator.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OperationInitiator>, I>>(object: I): OperationInitiator {
+    const message = createBaseOperationInitiator();
+    message.username = object.username ?? "";
+    message.automated = object.automated ?? false;
+    return message;
+  },
+};
+
+function createBaseSyncOperationParams(): SyncOperationParams {
+  return { revision: "", prune: false, dryRun: false };
+}
+
+export const SyncOperationParams: MessageFns<SyncOperationParams> = {
+  encode(message: SyncOperationParams, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revision !== "") {
+      writer.uint32(10).string(message.revision);
+    }
+    if (message.prune !== false) {
+      writer.uint32(16).bool(message.prune);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(24).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncOperationParams {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncOperationParams();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.prune = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncOperationParams {
+    return {
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+      prune: isSet(object.prune) ? globalThis.Boolean(object.prune) : false,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: SyncOperationParams): unknown {
+    const obj: any = {};
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    if (message.prune !== false) {
+      obj.prune = message.prune;
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncOperationParams>, I>>(base?: I): SyncOperationParams {
+    return SyncOperationParams.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncOperationParams>, I>>(object: I): SyncOperationParams {
+    const message = createBaseSyncOperationParams();
+    message.revision = object.revision ?? "";
+    message.prune = object.prune ?? false;
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseOperation(): Operation {
+  return { sync: undefined, initiatedBy: undefined };
+}
+
+export const Operation: MessageFns<Operation> = {
+  encode(message: Operation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sync !== undefined) {
+      SyncOperationParams.encode(message.sync, writer.uint32(10).fork()).join();
+    }
+    if (message.initiatedBy !== undefined) {
+      OperationInitiator.encode(message.initiatedBy, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Operation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOperation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sync = SyncOperationParams.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.initiatedBy = OperationInitiator.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Operation {
+    return {
+      sync: isSet(object.sync) ? SyncOperationParams.fromJSON(object.sync) : undefined,
+      initiatedBy: isSet(object.initiatedBy)
+        ? OperationInitiator.fromJSON(object.initiatedBy)
+        : isSet(object.initiated_by)
+        ? OperationInitiator.fromJSON(object.initiated_by)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Operation): unknown {
+    const obj: any = {};
+    if (message.sync !== undefined) {
+      obj.sync = SyncOperationParams.toJSON(message.sync);
+    }
+    if (message.initiatedBy !== undefined) {
+      obj.initiatedBy = OperationInitiator.toJSON(message.initiatedBy);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Operation>, I>>(base?: I): Operation {
+    return Operation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Operation>, I>>(object: I): Operation {
+    const message = createBaseOperation();
+    message.sync = (object.sync !== undefined && object.sync !== null)
+      ? SyncOperationParams.fromPartial(object.sync)
+      : undefined;
+    message.initiatedBy = (object.initiatedBy !== undefined && object.initiatedBy !== null)
+      ? OperationInitiator.fromPartial(object.initiatedBy)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSyncOperationResult(): SyncOperationResult {
+  return { resources: [], revision: "", source: undefined };
+}
+
+export const SyncOperationResult: MessageFns<SyncOperationResult> = {
+  encode(message: SyncOperationResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.resources) {
+      ResourceResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.revision !== "") {
+      writer.uint32(18).string(message.revision);
+    }
+    if (message.source !== undefined) {
+      ApplicationSource.encode(message.source, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncOperationResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncOperationResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resources.push(ResourceResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.source = ApplicationSource.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncOperationResult {
+    return {
+      resources: globalThis.Array.isArray(object?.resources)
+        ? object.resources.map((e: any) => ResourceResult.fromJSON(e))
+        : [],
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+      source: isSet(object.source) ? ApplicationSource.fromJSON(object.source) : undefined,
+    };
+  },
+
+  toJSON(message: SyncOperationResult): unknown {
+    const obj: any = {};
+    if (message.resources?.length) {
+      obj.resources = message.resources.map((e) => ResourceResult.toJSON(e));
+    }
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    if (message.source !== undefined) {
+      obj.source = ApplicationSource.toJSON(message.source);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncOperationResult>, I>>(base?: I): SyncOperationResult {
+    return SyncOperationResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncOperationResult>, I>>(object: I): SyncOperationResult {
+    const message = createBaseSyncOperationResult();
+    message.resources = object.resources?.map((e) => ResourceResult.fromPartial(e)) || [];
+    message.revision = object.revision ?? "";
+    message.source = (object.source !== undefined && object.source !== null)
+      ? ApplicationSource.fromPartial(object.source)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseOperationState(): OperationState {
+  return {
+    operation: undefined,
+    phase: "",
+    message: "",
+    syncResult: undefined,
+    startedAt: "",
+    finishedAt: "",
+    retryCount: 0,
+    id: "",
+    trigger: "",
+    identity: "",
+    impersonated: false,
+  };
+}
+
+export const OperationState: MessageFns<OperationState> = {
+  encode(message: OperationState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.operation !== undefined) {
+      Operation.encode(message.operation, writer.uint32(10).fork()).join();
+    }
+    if (message.phase !== "") {
+      writer.uint32(18).string(message.phase);
+    }
+    if (message.message !== "") {
+      writer.uint32(26).string(message.message);
+    }
+    if (message.syncResult !== undefined) {
+      SyncOperationResult.encode(message.syncResult, writer.uint32(34).fork()).join();
+    }
+    if (message.startedAt !== "") {
+      writer.uint32(50).string(message.startedAt);
+    }
+    if (message.finishedAt !== "") {
+      writer.uint32(58).string(message.finishedAt);
+    }
+    if (message.retryCount !== 0) {
+      writer.uint32(64).int64(message.retryCount);
+    }
+    if (message.id !== "") {
+      writer.uint32(162).string(message.id);
+    }
+    if (message.trigger !== "") {
+      writer.uint32(170).string(message.trigger);
+    }
+    if (message.identity !== "") {
+      writer.uint32(178).string(message.identity);
+    }
+    if (message.impersonated !== false) {
+      writer.uint32(184).bool(message.impersonated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OperationState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOperationState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.operation = Operation.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.phase = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.syncResult = SyncOperationResult.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.startedAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.finishedAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.retryCount = longToNumber(reader.int64());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.trigger = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.identity = reader.string();
+            continue;
+          }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.impersonated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OperationState {
+    return {
+      operation: isSet(object.operation) ? Operation.fromJSON(object.operation) : undefined,
+      phase: isSet(object.phase) ? globalThis.String(object.phase) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      syncResult: isSet(object.syncResult)
+        ? SyncOperationResult.fromJSON(object.syncResult)
+        : isSet(object.sync_result)
+        ? SyncOperationResult.fromJSON(object.sync_result)
+        : undefined,
+      startedAt: isSet(object.startedAt)
+        ? globalThis.String(object.startedAt)
+        : isSet(object.started_at)
+        ? globalThis.String(object.started_at)
+        : "",
+      finishedAt: isSet(object.finishedAt)
+        ? globalThis.String(object.finishedAt)
+        : isSet(object.finished_at)
+        ? globalThis.String(object.finished_at)
+        : "",
+      retryCount: isSet(object.retryCount)
+        ? globalThis.Number(object.retryCount)
+        : isSet(object.retry_count)
+        ? globalThis.Number(object.retry_count)
+        : 0,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : "",
+      identity: isSet(object.identity) ? globalThis.String(object.identity) : "",
+      impersonated: isSet(object.impersonated) ? globalThis.Boolean(object.impersonated) : false,
+    };
+  },
+
+  toJSON(message: OperationState): unknown {
+    const obj: any = {};
+    if (message.operation !== undefined) {
+      obj.operation = Operation.toJSON(message.operation);
+    }
+    if (message.phase !== "") {
+      obj.phase = message.phase;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.syncResult !== undefined) {
+      obj.syncResult = SyncOperationResult.toJSON(message.syncResult);
+    }
+    if (message.startedAt !== "") {
+      obj.startedAt = message.startedAt;
+    }
+    if (message.finishedAt !== "") {
+      obj.finishedAt = message.finishedAt;
+    }
+    if (message.retryCount !== 0) {
+      obj.retryCount = Math.round(message.retryCount);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.trigger !== "") {
+      obj.trigger = message.trigger;
+    }
+    if (message.identity !== "") {
+      obj.identity = message.identity;
+    }
+    if (message.impersonated !== false) {
+      obj.impersonated = message.impersonated;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OperationState>, I>>(base?: I): OperationState {
+    return OperationState.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OperationState>, I>>(object: I): OperationState {
+    const message = createBaseOperationState();
+    message.operation = (object.operation !== undefined && object.operation !== null)
+      ? Operation.fromPartial(object.operation)
+      : undefined;
+    message.phase = object.phase ?? "";
+    message.message = object.message ?? "";
+    message.syncResult = (object.syncResult !== undefined && object.syncResult !== null)
+      ? SyncOperationResult.fromPartial(object.syncResult)
+      : undefined;
+    message.startedAt = object.startedAt ?? "";
+    message.finishedAt = object.finishedAt ?? "";
+    message.retryCount = object.retryCount ?? 0;
+    message.id = object.id ?? "";
+    message.trigger = object.trigger ?? "";
+    message.identity = object.identity ?? "";
+    message.impersonated = object.impersonated ?? false;
+    return message;
+  },
+};
+
+function createBaseRevisionHistory(): RevisionHistory {
+  return {
+    revision: "",
+    deployedAt: "",
+    id: 0,
+    source: undefined,
+    deployStartedAt: "",
+    initiatedBy: undefined,
+    trigger: "",
+    operationId: "",
+  };
+}
+
+export const RevisionHistory: MessageFns<RevisionHistory> = {
+  encode(message: RevisionHistory, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revision !== "") {
+      writer.uint32(18).string(message.revision);
+    }
+    if (message.deployedAt !== "") {
+      writer.uint32(34).string(message.deployedAt);
+    }
+    if (message.id !== 0) {
+      writer.uint32(40).int64(message.id);
+    }
+    if (message.source !== undefined) {
+      ApplicationSource.encode(message.source, writer.uint32(50).fork()).join();
+    }
+    if (message.deployStartedAt !== "") {
+      writer.uint32(58).string(message.deployStartedAt);
+    }
+    if (message.initiatedBy !== undefined) {
+      OperationInitiator.encode(message.initiatedBy, writer.uint32(82).fork()).join();
+    }
+    if (message.trigger !== "") {
+      writer.uint32(162).string(message.trigger);
+    }
+    if (message.operationId !== "") {
+      writer.uint32(170).string(message.operationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevisionHistory {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevisionHistory();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.revision = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.deployedAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.source = ApplicationSource.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.deployStartedAt = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.initiatedBy = OperationInitiator.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.trigger = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.operationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevisionHistory {
+    return {
+      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+      deployedAt: isSet(object.deployedAt)
+        ? globalThis.String(object.deployedAt)
+        : isSet(object.deployed_at)
+        ? globalThis.String(object.deployed_at)
+        : "",
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      source: isSet(object.source) ? ApplicationSource.fromJSON(object.source) : undefined,
+      deployStartedAt: isSet(object.deployStartedAt)
+        ? globalThis.String(object.deployStartedAt)
+        : isSet(object.deploy_started_at)
+        ? globalThis.String(object.deploy_started_at)
+        : "",
+      initiatedBy: isSet(object.initiatedBy)
+        ? OperationInitiator.fromJSON(object.initiatedBy)
+        : isSet(object.initiated_by)
+        ? OperationInitiator.fromJSON(object.initiated_by)
+        : undefined,
+      trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : "",
+      operationId: isSet(object.operationId)
+        ? globalThis.String(object.operationId)
+        : isSet(object.operation_id)
+        ? globalThis.String(object.operation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RevisionHistory): unknown {
+    const obj: any = {};
+    if (message.revision !== "") {
+      obj.revision = message.revision;
+    }
+    if (message.deployedAt !== "") {
+      obj.deployedAt = message.deployedAt;
+    }
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.source !== undefined) {
+      obj.source = ApplicationSource.toJSON(message.source);
+    }
+    if (message.deployStartedAt !== "") {
+      obj.deployStartedAt = message.deployStartedAt;
+    }
+    if (message.initiatedBy !== undefined) {
+      obj.initiatedBy = OperationInitiator.toJSON(message.initiatedBy);
+    }
+    if (message.trigger !== "") {
+      obj.trigger = message.trigger;
+    }
+    if (message.operationId !== "") {
+      obj.operationId = message.operationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevisionHistory>, I>>(base?: I): RevisionHistory {
+    return RevisionHistory.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevisionHistory>, I>>(object: I): RevisionHistory {
+    const message = createBaseRevisionHistory();
+    message.revision = object.revision ?? "";
+    message.deployedAt = object.deployedAt ?? "";
+    message.id = object.id ?? 0;
+    message.source = (object.source !== undefined && object.source !== null)
+      ? ApplicationSource.fromPartial(object.source)
+      : undefined;
+    message.deployStartedAt = object.deployStartedAt ?? "";
+    message.initiatedBy = (object.initiatedBy !== undefined && object.initiatedBy !== null)
+      ? OperationInitiator.fromPartial(object.initiatedBy)
+      : undefined;
+    message.trigger = object.trigger ?? "";
+    message.operationId = object.operationId ?? "";
+    return message;
+  },
+};
+
 function createBaseApplicationStatus(): ApplicationStatus {
-  return { syncStatus: "", healthStatus: "", operation: undefined, revision: "", reconciledAt: "", conditions: [] };
+  return {
+    reconciledAt: "",
+    conditions: [],
+    sync: undefined,
+    health: undefined,
+    resources: [],
+    operationState: undefined,
+    history: [],
+  };
 }
 
 export const ApplicationStatus: MessageFns<ApplicationStatus> = {
   encode(message: ApplicationStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.syncStatus !== "") {
-      writer.uint32(10).string(message.syncStatus);
-    }
-    if (message.healthStatus !== "") {
-      writer.uint32(18).string(message.healthStatus);
-    }
-    if (message.operation !== undefined) {
-      SyncOperation.encode(message.operation, writer.uint32(26).fork()).join();
-    }
-    if (message.revision !== "") {
-      writer.uint32(34).string(message.revision);
-    }
     if (message.reconciledAt !== "") {
       writer.uint32(42).string(message.reconciledAt);
     }
     for (const v of message.conditions) {
       ApplicationCondition.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.sync !== undefined) {
+      SyncStatus.encode(message.sync, writer.uint32(58).fork()).join();
+    }
+    if (message.health !== undefined) {
+      HealthStatus.encode(message.health, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.resources) {
+      ResourceStatus.encode(v!, writer.uint32(74).fork()).join();
+    }
+    if (message.operationState !== undefined) {
+      OperationState.encode(message.operationState, writer.uint32(82).fork()).join();
+    }
+    for (const v of message.history) {
+      RevisionHistory.encode(v!, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -2322,38 +3856,6 @@ export const ApplicationStatus: MessageFns<ApplicationStatus> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.syncStatus = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.healthStatus = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.operation = SyncOperation.decode(reader, reader.uint32());
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.revision = reader.string();
-            continue;
-          }
           case 5: {
             if (tag !== 42) {
               break;
@@ -2370,6 +3872,46 @@ export const ApplicationStatus: MessageFns<ApplicationStatus> = {
             message.conditions.push(ApplicationCondition.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.sync = SyncStatus.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.health = HealthStatus.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.resources.push(ResourceStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.operationState = OperationState.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.history.push(RevisionHistory.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2384,18 +3926,6 @@ export const ApplicationStatus: MessageFns<ApplicationStatus> = {
 
   fromJSON(object: any): ApplicationStatus {
     return {
-      syncStatus: isSet(object.syncStatus)
-        ? globalThis.String(object.syncStatus)
-        : isSet(object.sync_status)
-        ? globalThis.String(object.sync_status)
-        : "",
-      healthStatus: isSet(object.healthStatus)
-        ? globalThis.String(object.healthStatus)
-        : isSet(object.health_status)
-        ? globalThis.String(object.health_status)
-        : "",
-      operation: isSet(object.operation) ? SyncOperation.fromJSON(object.operation) : undefined,
-      revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
       reconciledAt: isSet(object.reconciledAt)
         ? globalThis.String(object.reconciledAt)
         : isSet(object.reconciled_at)
@@ -2404,28 +3934,44 @@ export const ApplicationStatus: MessageFns<ApplicationStatus> = {
       conditions: globalThis.Array.isArray(object?.conditions)
         ? object.conditions.map((e: any) => ApplicationCondition.fromJSON(e))
         : [],
+      sync: isSet(object.sync) ? SyncStatus.fromJSON(object.sync) : undefined,
+      health: isSet(object.health) ? HealthStatus.fromJSON(object.health) : undefined,
+      resources: globalThis.Array.isArray(object?.resources)
+        ? object.resources.map((e: any) => ResourceStatus.fromJSON(e))
+        : [],
+      operationState: isSet(object.operationState)
+        ? OperationState.fromJSON(object.operationState)
+        : isSet(object.operation_state)
+        ? OperationState.fromJSON(object.operation_state)
+        : undefined,
+      history: globalThis.Array.isArray(object?.history)
+        ? object.history.map((e: any) => RevisionHistory.fromJSON(e))
+        : [],
     };
   },
 
   toJSON(message: ApplicationStatus): unknown {
     const obj: any = {};
-    if (message.syncStatus !== "") {
-      obj.syncStatus = message.syncStatus;
-    }
-    if (message.healthStatus !== "") {
-      obj.healthStatus = message.healthStatus;
-    }
-    if (message.operation !== undefined) {
-      obj.operation = SyncOperation.toJSON(message.operation);
-    }
-    if (message.revision !== "") {
-      obj.revision = message.revision;
-    }
     if (message.reconciledAt !== "") {
       obj.reconciledAt = message.reconciledAt;
     }
     if (message.conditions?.length) {
       obj.conditions = message.conditions.map((e) => ApplicationCondition.toJSON(e));
+    }
+    if (message.sync !== undefined) {
+      obj.sync = SyncStatus.toJSON(message.sync);
+    }
+    if (message.health !== undefined) {
+      obj.health = HealthStatus.toJSON(message.health);
+    }
+    if (message.resources?.length) {
+      obj.resources = message.resources.map((e) => ResourceStatus.toJSON(e));
+    }
+    if (message.operationState !== undefined) {
+      obj.operationState = OperationState.toJSON(message.operationState);
+    }
+    if (message.history?.length) {
+      obj.history = message.history.map((e) => RevisionHistory.toJSON(e));
     }
     return obj;
   },
@@ -2435,14 +3981,19 @@ export const ApplicationStatus: MessageFns<ApplicationStatus> = {
   },
   fromPartial<I extends Exact<DeepPartial<ApplicationStatus>, I>>(object: I): ApplicationStatus {
     const message = createBaseApplicationStatus();
-    message.syncStatus = object.syncStatus ?? "";
-    message.healthStatus = object.healthStatus ?? "";
-    message.operation = (object.operation !== undefined && object.operation !== null)
-      ? SyncOperation.fromPartial(object.operation)
-      : undefined;
-    message.revision = object.revision ?? "";
     message.reconciledAt = object.reconciledAt ?? "";
     message.conditions = object.conditions?.map((e) => ApplicationCondition.fromPartial(e)) || [];
+    message.sync = (object.sync !== undefined && object.sync !== null)
+      ? SyncStatus.fromPartial(object.sync)
+      : undefined;
+    message.health = (object.health !== undefined && object.health !== null)
+      ? HealthStatus.fromPartial(object.health)
+      : undefined;
+    message.resources = object.resources?.map((e) => ResourceStatus.fromPartial(e)) || [];
+    message.operationState = (object.operationState !== undefined && object.operationState !== null)
+      ? OperationState.fromPartial(object.operationState)
+      : undefined;
+    message.history = object.history?.map((e) => RevisionHistory.fromPartial(e)) || [];
     return message;
   },
 };
@@ -3382,6 +4933,163 @@ export const ApplicationSyncResponse: MessageFns<ApplicationSyncResponse> = {
   },
 };
 
+function createBaseApplicationRollbackRequest(): ApplicationRollbackRequest {
+  return { name: "", id: 0, dryRun: false, prune: false, appNamespace: "", project: "" };
+}
+
+export const ApplicationRollbackRequest: MessageFns<ApplicationRollbackRequest> = {
+  encode(message: ApplicationRollbackRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.id !== 0) {
+      writer.uint32(16).int64(message.id);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(24).bool(message.dryRun);
+    }
+    if (message.prune !== false) {
+      writer.uint32(32).bool(message.prune);
+    }
+    if (message.appNamespace !== "") {
+      writer.uint32(50).string(message.appNamespace);
+    }
+    if (message.project !== "") {
+      writer.uint32(58).string(message.project);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplicationRollbackRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplicationRollbackRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.prune = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.appNamespace = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.project = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplicationRollbackRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+      prune: isSet(object.prune) ? globalThis.Boolean(object.prune) : false,
+      appNamespace: isSet(object.appNamespace)
+        ? globalThis.String(object.appNamespace)
+        : isSet(object.app_namespace)
+        ? globalThis.String(object.app_namespace)
+        : "",
+      project: isSet(object.project) ? globalThis.String(object.project) : "",
+    };
+  },
+
+  toJSON(message: ApplicationRollbackRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    if (message.prune !== false) {
+      obj.prune = message.prune;
+    }
+    if (message.appNamespace !== "") {
+      obj.appNamespace = message.appNamespace;
+    }
+    if (message.project !== "") {
+      obj.project = message.project;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplicationRollbackRequest>, I>>(base?: I): ApplicationRollbackRequest {
+    return ApplicationRollbackRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplicationRollbackRequest>, I>>(object: I): ApplicationRollbackRequest {
+    const message = createBaseApplicationRollbackRequest();
+    message.name = object.name ?? "";
+    message.id = object.id ?? 0;
+    message.dryRun = object.dryRun ?? false;
+    message.prune = object.prune ?? false;
+    message.appNamespace = object.appNamespace ?? "";
+    message.project = object.project ?? "";
+    return message;
+  },
+};
+
 function createBaseSyncHistory(): SyncHistory {
   return { items: [] };
 }
@@ -3658,6 +5366,21 @@ export const ApplicationServiceService = {
       Buffer.from(ManagedResourcesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ManagedResourcesResponse => ManagedResourcesResponse.decode(value),
   },
+  /**
+   * Argo CD's Rollback: syncs to the revision of a status.history entry (a sync request with that
+   * revision; spec.targetRevision is unchanged). Refused while automated sync is enabled.
+   */
+  rollback: {
+    path: "/capstan.api.v1.ApplicationService/Rollback" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplicationRollbackRequest): Buffer =>
+      Buffer.from(ApplicationRollbackRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplicationRollbackRequest => ApplicationRollbackRequest.decode(value),
+    responseSerialize: (value: ApplicationSyncResponse): Buffer =>
+      Buffer.from(ApplicationSyncResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplicationSyncResponse => ApplicationSyncResponse.decode(value),
+  },
 } as const;
 
 export interface ApplicationServiceServer extends UntypedServiceImplementation {
@@ -3679,6 +5402,11 @@ export interface ApplicationServiceServer extends UntypedServiceImplementation {
    * read by the sync service as the Application's ServiceAccount.
    */
   managedResources: handleUnaryCall<ResourcesQuery, ManagedResourcesResponse>;
+  /**
+   * Argo CD's Rollback: syncs to the revision of a status.history entry (a sync request with that
+   * revision; spec.targetRevision is unchanged). Refused while automated sync is enabled.
+   */
+  rollback: handleUnaryCall<ApplicationRollbackRequest, ApplicationSyncResponse>;
 }
 
 export interface ApplicationServiceClient extends Client {
@@ -3825,6 +5553,25 @@ export interface ApplicationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ManagedResourcesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Argo CD's Rollback: syncs to the revision of a status.history entry (a sync request with that
+   * revision; spec.targetRevision is unchanged). Refused while automated sync is enabled.
+   */
+  rollback(
+    request: ApplicationRollbackRequest,
+    callback: (error: ServiceError | null, response: ApplicationSyncResponse) => void,
+  ): ClientUnaryCall;
+  rollback(
+    request: ApplicationRollbackRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplicationSyncResponse) => void,
+  ): ClientUnaryCall;
+  rollback(
+    request: ApplicationRollbackRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplicationSyncResponse) => void,
   ): ClientUnaryCall;
 }
 
