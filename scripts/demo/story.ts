@@ -5,7 +5,8 @@
 // project, creates the Application and syncs it. Then the cluster's own audit log and Capstan's
 // audit trail show who did what. A second chapter (appset-story.ts) does the same with an
 // ApplicationSet that generates one Application per add-on folder; a third (self-service-story.ts)
-// delivers a developer's AppProject from git, bounded by its parent.
+// delivers a developer's AppProject from git, bounded by its parent. Live state (live-state-story.ts)
+// comes first of those: drift, diff, self-heal, health and deletion.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -18,6 +19,7 @@ import {
 import { effectiveUser, readAuditLog } from '@capstan/test/kube';
 import { runAppsetChapter } from './appset-story.js';
 import { runSelfServiceChapter } from './self-service-story.js';
+import { runLiveStateChapter } from './live-state-story.js';
 import { capstan } from './capstan-cli.js';
 import type { ClusterInfo, GitInfo } from './launch.js';
 import { detail, done, heading, step } from './progress.js';
@@ -208,6 +210,7 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
   await capstan(['audit', 'query', 'access_decisions', '--limit', '12']);
   await capstan(['audit', 'verify']);
 
+  await runLiveStateChapter(cluster, repo.url);
   await runAppsetChapter(cluster, repo.url);
   await runSelfServiceChapter(cluster, repo.url, secrets);
 }
