@@ -63,7 +63,7 @@ describe('appset story: ApplicationSets of two tenants through the RBAC-checked 
           {
             apiGroups: [''],
             resources: ['configmaps'],
-            verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+            verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
           },
         ],
       });

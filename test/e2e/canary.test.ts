@@ -63,7 +63,7 @@ describe('canary: no secret reaches a log, a table, the bus, argv, a response or
         {
           apiGroups: [''],
           resources: ['configmaps'],
-          verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
         },
       ],
     });

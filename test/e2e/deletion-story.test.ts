@@ -86,7 +86,7 @@ describe('deletion story: ownership by tracking id, cascade as the tenant Servic
         {
           apiGroups: [''],
           resources: ['configmaps'],
-          verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
         },
       ],
     });
@@ -95,7 +95,7 @@ describe('deletion story: ownership by tracking id, cascade as the tenant Servic
       namespace: STAGE,
       serviceAccounts: ['deployer'],
       rules: [
-        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'update'] },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update'] },
       ],
     });
     git = await startGitServer();

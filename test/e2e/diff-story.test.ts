@@ -88,12 +88,12 @@ describe('diff story: capstan app diff shows drift as the tenant ServiceAccount 
         {
           apiGroups: ['apps'],
           resources: ['deployments'],
-          verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
         },
         {
           apiGroups: [''],
           resources: ['secrets'],
-          verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
         },
       ],
     });

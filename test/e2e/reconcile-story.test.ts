@@ -4,7 +4,10 @@
 // with selfHeal the edit is put back by a self-heal sync, without it the Application stays
 // OutOfSync. Live state is read by the sync service's informers as the project's ServiceAccount
 // (the API server's audit log says so). Every service is its own process, on real PostgreSQL, NATS,
-// git and a real kube-apiserver (no controllers run there: a Deployment is stored, not rolled out).
+// git and a real kube-apiserver. It runs no controllers, so the workload controllers' stand-in
+// (@capstan/test/kube startWorkloadControllers) writes Deployments' status as the deployment
+// controller would: available when the image pulls, past its progress deadline when it never does
+// (an image on the .invalid domain). Health comes from Argo CD's rules over that status.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +15,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
-import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
+import {
+  effectiveUser,
+  seedTenant,
+  startCluster,
+  startWorkloadControllers,
+  type KubeCluster,
+  type WorkloadControllers,
+} from '@capstan/test/kube';
 import { capstan } from './api-harness.js';
 import { eventually, ok } from './appset-story-fixtures.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
@@ -34,8 +44,28 @@ spec:
           image: registry.example.com/${name}:1.0
 `;
 
+const brokenRollout = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: canary
+spec:
+  replicas: 1
+  progressDeadlineSeconds: 3
+  selector: { matchLabels: { app: canary } }
+  template:
+    metadata: { labels: { app: canary } }
+    spec:
+      containers:
+        - name: web
+          image: registry.invalid/canary:1.0
+`;
+
 interface AppView {
-  status?: { sync?: { status?: string; revision?: string } };
+  status?: {
+    sync?: { status?: string; revision?: string };
+    health?: { status?: string; message?: string };
+    resources?: { kind?: string; name?: string; health?: { status?: string; message?: string } }[];
+  };
 }
 
 describe('reconcile story: drift is seen through watches as the ServiceAccount, and healed when asked', () => {
@@ -47,6 +77,7 @@ describe('reconcile story: drift is seen through watches as the ServiceAccount, 
   let bus: TestBus;
   let dir: string;
   let plane: ControlPlane;
+  let controllers: WorkloadControllers;
   let config: string;
   const as = (args: string[], input?: string) => capstan(config, ['--context', 'admin', ...args], input);
   const file = async (name: string, content: string) => {
@@ -59,6 +90,15 @@ describe('reconcile story: drift is seen through watches as the ServiceAccount, 
     const r = await as(['app', 'get', name, '-o', 'json']);
     return r.code === 0 ? (JSON.parse(r.stdout) as AppView).status?.sync?.status : undefined;
   };
+  const view = async (name: string) => {
+    const r = await as(['app', 'get', name, '-o', 'json']);
+    return r.code === 0 ? (JSON.parse(r.stdout) as AppView) : undefined;
+  };
+  const waitForHealth = (name: string, health: string) =>
+    eventually(`${name} ${health}\n${plane.output()}`, async () => {
+      const v = await view(name);
+      return v?.status?.health?.status === health ? v : undefined;
+    });
   const waitForStatus = (name: string, status: string) =>
     eventually(`${name} ${status}\n${plane.output()}`, async () =>
       (await syncStatus(name)) === status ? true : undefined,
@@ -71,7 +111,7 @@ describe('reconcile story: drift is seen through watches as the ServiceAccount, 
       { namespace: NS, name, body: { spec: { replicas: count } }, fieldManager: 'kubectl-edit' },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-  const createApp = async (name: string, automated: string) =>
+  const createApp = async (name: string, automated: string, extra = '') =>
     ok(
       await as([
         'app',
@@ -87,7 +127,7 @@ spec:
   source: { repoURL: '${repo.url}', path: ${name}, targetRevision: main }
   destination: { name: story, namespace: ${NS} }
   syncPolicy: { automated: ${automated} }
-`,
+${extra}`,
         ),
       ]),
       `app create ${name}`,
@@ -96,6 +136,7 @@ spec:
   beforeAll(async () => {
     cluster = await startCluster({ name: 'reconcile-story', log: () => {} });
     apps = cluster.adminKubeconfig.makeApiClient(AppsV1Api);
+    controllers = await startWorkloadControllers(cluster.adminKubeconfig);
     await seedTenant(cluster.adminKubeconfig, {
       namespace: NS,
       serviceAccounts: ['deployer'],
@@ -113,6 +154,8 @@ spec:
       'web/deploy.yaml': deployment('web'),
       'api/deploy.yaml': deployment('api'),
       'cart/deploy.yaml': deployment('cart'),
+      'canary/deploy.yaml': brokenRollout,
+      'scaled/deploy.yaml': deployment('scaled'),
     });
     db = await createTestDatabase('capstan_reconcile_story');
     bus = await createTestBus('reconcilestory');
@@ -166,6 +209,7 @@ spec:
 
   afterAll(async () => {
     await plane?.stop();
+    await controllers?.stop();
     await git?.close();
     await bus?.cleanup();
     await db?.drop();
@@ -205,5 +249,39 @@ spec:
     await adminScale('cart', 4);
     await eventually('the edit put back', async () => ((await replicas('cart')) === 1 ? true : undefined));
     await waitForStatus('cart', 'Synced');
+  }, 180_000);
+
+  it('assesses health with Argo CD rules: a rollout whose image never pulls is Progressing, then Degraded past its deadline', async () => {
+    await waitForHealth('web', 'Healthy');
+    await createApp('canary', '{}');
+    await waitForStatus('canary', 'Synced');
+    const degraded = await waitForHealth('canary', 'Degraded');
+    const resource = degraded.status?.resources?.find((r) => r.kind === 'Deployment');
+    expect(resource?.health).toEqual({
+      status: 'Degraded',
+      message: 'Deployment "canary" exceeded its progress deadline',
+    });
+  }, 180_000);
+
+  it('ignores what ignoreDifferences names: an HPA-like replicas change leaves the Application Synced', async () => {
+    await createApp(
+      'scaled',
+      '{ selfHeal: true }',
+      '  ignoreDifferences: [{ group: apps, kind: Deployment, jsonPointers: [/spec/replicas] }]\n',
+    );
+    await waitForStatus('scaled', 'Synced');
+    await apps.patchNamespacedDeployment(
+      {
+        namespace: NS,
+        name: 'scaled',
+        body: { spec: { replicas: 5 } },
+        fieldManager: 'kube-controller-manager',
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    // The watch sees the change at once; the verdict must stay Synced, and self-heal must not undo it.
+    await new Promise((r) => setTimeout(r, 5_000));
+    expect(await syncStatus('scaled')).toBe('Synced');
+    expect(await replicas('scaled')).toBe(5);
   }, 180_000);
 });

@@ -80,7 +80,7 @@ describe('self-service story: AppProjects and Applications delivered from git, b
           {
             apiGroups: [''],
             resources: ['configmaps'],
-            verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+            verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
           },
         ],
       });

@@ -45,7 +45,7 @@ describe('sync story: from git to the cluster as the tenant ServiceAccount', () 
         {
           apiGroups: [''],
           resources: ['configmaps'],
-          verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
         },
       ],
     });

@@ -65,4 +65,37 @@ describe('capstan app set (argocd app set)', () => {
       destination: { namespace: 'b' },
     });
   });
+
+  it('sets every automated flag and keeps existing automation settings', () => {
+    const base = app({ automated: { prune: true } });
+    const out = applySetFlags(base, flags({ selfHeal: true, allowEmpty: true }));
+    expect(specOf(out).syncPolicy).toEqual({ automated: { prune: true, selfHeal: true, allowEmpty: true } });
+    const off = applySetFlags(out, flags({ syncPolicy: 'auto', autoPrune: false }));
+    expect(specOf(off).syncPolicy).toEqual({ automated: { selfHeal: true, allowEmpty: true } });
+  });
+
+  it('changes the retry backoff field by field, keeping the limit', () => {
+    const first = applySetFlags(app(), flags({ syncRetryLimit: 2 }));
+    const out = applySetFlags(first, flags({ syncRetryBackoffFactor: 3, syncRetryBackoffMaxDuration: '2m' }));
+    expect(specOf(out).syncPolicy).toEqual({
+      retry: { limit: 2, backoff: { factor: 3, maxDuration: '2m' } },
+    });
+  });
+
+  it('changes project, repository and destination by server or name', () => {
+    const out = applySetFlags(
+      app(),
+      flags({ project: 'team-b', repo: 'https://git.example.com/b.git', destServer: '', destName: 'prod' }),
+    );
+    expect(specOf(out)).toMatchObject({
+      project: 'team-b',
+      source: { repoURL: 'https://git.example.com/b.git' },
+      destination: { name: 'prod', namespace: 'a' },
+    });
+  });
+
+  it('adds sync options to an Application without a sync policy', () => {
+    const out = applySetFlags(app(), flags({ syncOption: ['CreateNamespace=true'] }));
+    expect(specOf(out).syncPolicy).toEqual({ syncOptions: ['CreateNamespace=true'] });
+  });
 });

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { apiv1 } from '@capstan/proto';
 import {
   printApplication,
+  printOperations,
   printRevisionHistory,
   resourceStates,
   rollbackTarget,
@@ -247,5 +248,56 @@ describe('app history and rollback', () => {
     expect(() => rollbackTarget('guestbook', history.slice(0, 1), undefined)).toThrow(
       "application 'guestbook' should have at least two successful deployments",
     );
+  });
+
+  it('names the ids with -o name, and separates the sources of a history that changed repository', () => {
+    printRevisionHistory('name', history);
+    expect(out).toBe('0\n1\n2\n');
+    out = '';
+    const moved = apiv1.RevisionHistory.fromJSON({
+      id: 3,
+      revision: 'd'.repeat(40),
+      deployedAt: '2026-11-25T11:00:00Z',
+      source: { ...source, repoURL: 'https://git.example.com/team-a/other.git' },
+      initiatedBy: { username: 'alice' },
+      trigger: 'rollback',
+    });
+    printRevisionHistory('table', [...history, moved]);
+    const blocks = out.split('\n\n');
+    expect(blocks).toHaveLength(2);
+    expect(cells(blocks[1]!)[0]).toEqual(['SOURCE', 'https://git.example.com/team-a/other.git']);
+    expect(cells(blocks[1]!)[2]).toEqual([
+      '3',
+      '2026-11-25T11:00:00Z',
+      'HEAD (ddddddd)',
+      'alice',
+      'rollback',
+    ]);
+  });
+
+  it('lists every operation with --operations, dry runs and triggers included', () => {
+    printOperations('table', [
+      apiv1.SyncOperation.fromJSON({
+        id: 'op-1',
+        startedAt: '2026-11-25T09:00:00Z',
+        phase: 'Succeeded',
+        dryRun: true,
+        revision: 'main',
+        trigger: 'self-heal',
+        identity: 'system:serviceaccount:a:deployer',
+        initiatedBy: 'automation',
+        message: 'dry run',
+      }),
+    ]);
+    expect(cells(out)[1]).toEqual([
+      'op-1',
+      '2026-11-25T09:00:00Z',
+      'Succeeded (dry run)',
+      'main',
+      'self-heal',
+      'system:serviceaccount:a:deployer',
+      'automation',
+      'dry run',
+    ]);
   });
 });

@@ -95,10 +95,13 @@ export const ApplicationSourceSchema = z.looseObject({
   name: optional(z.string()),
 });
 
-/** A Go duration as Argo CD's retry backoff writes it: "5s", "3m", "1h30m", "500ms". */
+/** A duration as Argo CD's retry backoff reads it: a Go duration ("5s", "3m", "1h30m", "500ms") or bare seconds ("30"). */
 const GoDurationSchema = z
   .string()
-  .regex(/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/, 'expected a duration such as "5s", "3m" or "1h30m"');
+  .regex(
+    /^(\d+|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/,
+    'expected a duration such as "5s", "3m", "1h30m" or seconds ("30")',
+  );
 
 export const RetryStrategySchema = z.looseObject({
   /** Argo CD: a negative limit retries without end. */

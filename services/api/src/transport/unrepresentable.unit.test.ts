@@ -38,6 +38,8 @@ describe('keepUnrepresentable', () => {
       spec: {
         project: 'p',
         source: { repoURL: 'r', helm: { valueFiles: ['v.yaml'] } },
+        // not in the message (ignoreDifferences is, since issue 13: an update without it removes it)
+        info: [{ name: 'owner', value: 'team-a' }],
         ignoreDifferences: [{ kind: 'X' }],
       },
     };
@@ -46,7 +48,7 @@ describe('keepUnrepresentable', () => {
       spec: {
         project: 'p',
         source: { repoURL: 'r2', helm: { valueFiles: ['v.yaml'] } },
-        ignoreDifferences: [{ kind: 'X' }],
+        info: [{ name: 'owner', value: 'team-a' }],
       },
     });
   });

@@ -174,7 +174,12 @@ describe('automation', () => {
       ),
     );
     await waitForStatus('auto', (s) => s.sync.status === 'Synced');
-    const ops = await operationsOf('auto');
+    // The watch can report the object before the operation that wrote it is on record as finished.
+    let ops = await operationsOf('auto');
+    for (let i = 0; i < 100 && ops[0]?.status !== 'succeeded'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      ops = await operationsOf('auto');
+    }
     expect(ops).toHaveLength(1);
     expect(ops[0]).toMatchObject({
       status: 'succeeded',
