@@ -95,7 +95,11 @@ describe('deletion story: ownership by tracking id, cascade as the tenant Servic
       namespace: STAGE,
       serviceAccounts: ['deployer'],
       rules: [
-        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update'] },
+        {
+          apiGroups: [''],
+          resources: ['configmaps'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'update'],
+        },
       ],
     });
     git = await startGitServer();
