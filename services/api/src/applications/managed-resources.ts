@@ -49,16 +49,7 @@ export class GrpcSyncBackend implements SyncBackend {
   }
 }
 
-export interface ResourcesQuery {
-  applicationName: string;
-  appNamespace: string;
-  project: string;
-  namespace: string;
-  name: string;
-  version: string;
-  group: string;
-  kind: string;
-}
+export type ResourcesQuery = apiv1.ResourcesQuery;
 
 export class ManagedResourcesService {
   constructor(private readonly deps: { applications: ApplicationsService; backend: SyncBackend }) {}

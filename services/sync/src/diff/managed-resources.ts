@@ -12,6 +12,7 @@ import {
   type KubeObjectLike,
 } from '@capstan/diff';
 import { explainSync } from '@capstan/policy';
+import type { apiv1 } from '@capstan/proto';
 import { FailedPreconditionError, NotFoundError, type Logger } from '@capstan/service';
 import type { SyncDb } from '../sync.table.js';
 import { decideSync, type Decided, type DecisionSettings } from '../decision/decide.js';
@@ -42,21 +43,8 @@ export interface ManagedResourcesDeps {
   systemIgnoreDifferences?: readonly IgnoreDifference[];
 }
 
-/** Argo CD's ResourceDiff, states as JSON strings ('' when absent), plus an error for unreadable ones. */
-export interface ManagedResource {
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  targetState: string;
-  liveState: string;
-  normalizedLiveState: string;
-  predictedLiveState: string;
-  hook: boolean;
-  modified: boolean;
-  resourceVersion: string;
-  error: string;
-}
+/** Argo CD's ResourceDiff (the contract's type): states as JSON strings ('' when absent), plus an error for unreadable ones. */
+export type ManagedResource = apiv1.ResourceDiff;
 
 /** How many objects are read from the cluster at once. */
 const READ_CONCURRENCY = 8;

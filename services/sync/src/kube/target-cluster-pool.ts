@@ -4,6 +4,28 @@
 import { createHash } from 'node:crypto';
 import { TargetCluster, type ClusterConnection, type SyncIdentity } from './target-cluster.js';
 
+/**
+ * What tells two cluster connections apart (server, credentials, TLS settings), as a digest: a
+ * rotated credential gives a new client, and a key never holds the credential itself.
+ */
+export function connectionDigest(conn: ClusterConnection): string {
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        conn.server,
+        conn.bearerToken,
+        conn.username,
+        conn.password,
+        conn.caData,
+        conn.certData,
+        conn.keyData,
+        conn.insecure,
+        conn.serverName,
+      ]),
+    )
+    .digest('hex');
+}
+
 export class TargetClusterPool {
   private readonly clients = new Map<string, TargetCluster>();
 
@@ -13,22 +35,7 @@ export class TargetClusterPool {
   ) {}
 
   get(conn: ClusterConnection, identity: SyncIdentity): TargetCluster {
-    const digest = createHash('sha256')
-      .update(
-        JSON.stringify([
-          conn.server,
-          conn.bearerToken,
-          conn.username,
-          conn.password,
-          conn.caData,
-          conn.certData,
-          conn.keyData,
-          conn.insecure,
-          conn.serverName,
-        ]),
-      )
-      .digest('hex');
-    const key = `${identity.kind === 'service-account' ? identity.username : '<control-plane>'}\u0000${digest}`;
+    const key = `${identity.kind === 'service-account' ? identity.username : '<control-plane>'}\u0000${connectionDigest(conn)}`;
     let client = this.clients.get(key);
     if (client) {
       // Most recently used last, so the oldest is evicted first.

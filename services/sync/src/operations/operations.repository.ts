@@ -143,6 +143,7 @@ export async function requeueOperation(
   op: ClaimedOperation,
   delayMs: number,
   reason: string,
+  retry?: { appFingerprint: string },
 ): Promise<boolean> {
   const res = await db
     .withSchema('sync')
@@ -152,6 +153,10 @@ export async function requeueOperation(
       lease_until: null,
       reason,
       not_before: sql`now() + make_interval(secs => ${delayMs / 1000})`,
+      // A policy retry is counted, from this attempt, with the Application as this attempt saw it.
+      ...(retry
+        ? { retries: op.retries + 1, retry_base: op.attempt, app_fingerprint: retry.appFingerprint }
+        : {}),
     })
     .where('operation_id', '=', op.operationId)
     .where('status', '=', 'running')
@@ -165,30 +170,14 @@ export async function requeueOperation(
  * `delayMs`, counting it, with the Application as this attempt saw it. Returns false when the
  * operation is not ours any more.
  */
-export async function scheduleRetry(
+export function scheduleRetry(
   db: SyncDbOrTrx,
   op: ClaimedOperation,
   delayMs: number,
   reason: string,
   appFingerprint: string,
 ): Promise<boolean> {
-  const res = await db
-    .withSchema('sync')
-    .updateTable('operations')
-    .set({
-      status: 'queued',
-      lease_until: null,
-      reason,
-      not_before: sql`now() + make_interval(secs => ${delayMs / 1000})`,
-      retries: op.retries + 1,
-      retry_base: op.attempt,
-      app_fingerprint: appFingerprint,
-    })
-    .where('operation_id', '=', op.operationId)
-    .where('status', '=', 'running')
-    .where('attempts', '=', op.attempt)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return requeueOperation(db, op, delayMs, reason, { appFingerprint });
 }
 
 /** When the Application's last operation before this one ended (Prune=confirm's approvals count from then). */

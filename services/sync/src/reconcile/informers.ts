@@ -10,10 +10,10 @@
 // its spec/data, status (health) and managedFields (the diff's field ownership and
 // managedFieldsManagers). Roughly the object's JSON size × 2–3 in V8 (bench/results/reconcile.json
 // measures it per 1,000 objects).
-import { createHash } from 'node:crypto';
 import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '@capstan/service';
 import { kubeConfigFor, type ClusterConnection, type SyncIdentity } from '../kube/target-cluster.js';
+import { connectionDigest } from '../kube/target-cluster-pool.js';
 import { apiVersionOf, collectionPath, forbiddenMessage, watchKeyText, type WatchKey } from './watch-key.js';
 import { listCollection, ListError } from './raw-list.js';
 
@@ -173,22 +173,7 @@ export class InformerRegistry {
 
   /** One KubeConfig per (cluster credentials, identity): its agent carries every watch of that identity. */
   private configFor(conn: ClusterConnection, identity: SyncIdentity): KubeConfig {
-    const digest = createHash('sha256')
-      .update(
-        JSON.stringify([
-          conn.server,
-          conn.bearerToken,
-          conn.username,
-          conn.password,
-          conn.caData,
-          conn.certData,
-          conn.keyData,
-          conn.insecure,
-          conn.serverName,
-          identityName(identity),
-        ]),
-      )
-      .digest('hex');
+    const digest = `${identityName(identity)}\u0000${connectionDigest(conn)}`;
     let kc = this.configs.get(digest);
     if (!kc) {
       kc = kubeConfigFor(conn, identity, { maxSockets: Infinity });
