@@ -288,4 +288,40 @@ ${extra}`,
     expect(await syncStatus('scaled')).toBe('Synced');
     expect(await replicas('scaled')).toBe(5);
   }, 180_000);
+
+  it('rolls back to an earlier deployment: its revision is applied, spec unchanged, so it shows OutOfSync', async () => {
+    const image = async () =>
+      (await apps.readNamespacedDeployment({ namespace: NS, name: 'roll' })).spec?.template.spec
+        ?.containers[0]?.image;
+    const first = await repo.commit({ 'roll/deploy.yaml': deployment('roll') });
+    const manifest = await file(
+      'roll.yaml',
+      `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: { name: roll, namespace: argocd }
+spec:
+  project: shop
+  source: { repoURL: '${repo.url}', path: roll, targetRevision: main }
+  destination: { name: story, namespace: ${NS} }
+`,
+    );
+    ok(await as(['app', 'create', '-f', manifest]), 'app create roll');
+    ok(await as(['app', 'sync', 'roll', '--timeout', '120']), 'first sync');
+    await repo.commit({ 'roll/deploy.yaml': deployment('roll').replace(':1.0', ':2.0') });
+    ok(await as(['app', 'sync', 'roll', '--timeout', '120']), 'second sync');
+    expect(await image()).toBe('registry.example.com/roll:2.0');
+    ok(await as(['app', 'rollback', 'roll', '0', '--timeout', '120']), 'rollback');
+    expect(await image()).toBe('registry.example.com/roll:1.0');
+    // Argo CD: spec.targetRevision stays main, whose commit now differs from what runs.
+    await waitForStatus('roll', 'OutOfSync');
+    const listed = await as(['app', 'history', 'roll', '-o', 'json']);
+    ok(listed, 'history');
+    const history = JSON.parse(listed.stdout) as { id: number; revision: string; trigger: string }[];
+    expect(history.map((h) => [h.id, h.trigger])).toEqual([
+      [0, 'user'],
+      [1, 'user'],
+      [2, 'rollback'],
+    ]);
+    expect(history[2]!.revision).toBe(first);
+  }, 240_000);
 });
