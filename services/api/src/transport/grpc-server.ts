@@ -49,6 +49,35 @@ export function peerAddress(peer: string): string | undefined {
   return (colon > 0 ? rest.slice(0, colon) : rest) || undefined;
 }
 
+/** One method's handler: the call's metadata become the dispatch's call meta; errors map once. */
+function unaryHandler(
+  op: Operation,
+  encode: (view: unknown) => Buffer,
+  opts: { services: ApiServices; logger: Logger; metrics: RequestMetrics },
+) {
+  return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+    const raw = op.request.toJSON(call.request);
+    opts.metrics
+      .time(op.name, 'grpc', async () =>
+        encode(
+          await dispatch(opts.services, op, raw, {
+            authorization: header(call, 'authorization'),
+            call: {
+              peerService: peerService(call),
+              delegation: header(call, DELEGATION_METADATA_KEY),
+              declaredActor: REFUSED_METADATA_KEYS.some((k) => call.metadata.get(k).length > 0),
+            },
+            correlationId: header(call, 'x-correlation-id'),
+            peer: peerAddress(call.getPeer()),
+            via: 'grpc',
+          }),
+        ),
+      )
+      .then((bytes) => callback(null, bytes))
+      .catch((err: unknown) => callback(toServiceError(err, opts.logger)));
+  };
+}
+
 export async function startGrpcServer(opts: {
   services: ApiServices;
   logger: Logger;
@@ -68,34 +97,11 @@ export async function startGrpcServer(opts: {
     const definition: Record<string, MethodDefinition<unknown, unknown>> = {};
     for (const op of svc.operations) {
       const method = svc.definition[op.grpcMethod] as MethodDefinition<unknown, unknown>;
+      // The response leaves as bytes: encoderFor encodes it with the method's own message type, or
+      // passes a list that was encoded once for both transports (EncodedResponse).
       definition[op.grpcMethod] = { ...method, responseSerialize: passBytes as (v: unknown) => Buffer };
-      const encode = encoderFor(op, method);
-      impl[op.grpcMethod] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-        const raw = op.request.toJSON(call.request as never);
-        opts.metrics
-          .time(op.name, 'grpc', async () =>
-            encode(
-              await dispatch(opts.services, op, raw, {
-                authorization: header(call, 'authorization'),
-                call: {
-                  peerService: peerService(call),
-                  delegation: header(call, DELEGATION_METADATA_KEY),
-                  declaredActor: REFUSED_METADATA_KEYS.some((k) => call.metadata.get(k).length > 0),
-                },
-                correlationId: header(call, 'x-correlation-id'),
-                peer: peerAddress(call.getPeer()),
-                via: 'grpc',
-              }),
-            ),
-          )
-          .then((bytes) => callback(null, bytes))
-          .catch((err: unknown) => callback(toServiceError(err, opts.logger)));
-      };
+      impl[op.grpcMethod] = unaryHandler(op, encoderFor(op, method), opts);
     }
-    for (const [name, method] of Object.entries(
-      svc.definition as Record<string, MethodDefinition<unknown, unknown>>,
-    ))
-      definition[name] ??= method;
     server.addService(definition as ServiceDefinition, impl);
   }
   const port = await new Promise<number>((resolve, reject) =>

@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
-import { empty, int, op, str, strList } from '../operation.js';
+import { empty, int, implement, op, str, strList } from '../operation.js';
 import { accountView, tokenView } from '../views.js';
 
 const accountQuery = z.strictObject({ name: str });
 
-export const sessionOperations = [
-  op({
-    name: 'SessionService.Create',
-    grpcMethod: 'create',
+export const sessionOperations = implement<apiv1.SessionServiceServer>(apiv1.SessionServiceService, {
+  create: op({
     http: { method: 'POST', path: '/api/v1/session' },
     auth: 'public',
     summary: 'log in with a local account; returns a short-lived session token',
@@ -23,9 +21,7 @@ export const sessionOperations = [
       return { token: r.token, expiresAt: r.expiresAt.toISOString() };
     },
   }),
-  op({
-    name: 'SessionService.Delete',
-    grpcMethod: 'delete',
+  delete: op({
     http: { method: 'DELETE', path: '/api/v1/session' },
     auth: 'user',
     summary: 'log out: revoke the presented token',
@@ -37,9 +33,7 @@ export const sessionOperations = [
       return {};
     },
   }),
-  op({
-    name: 'SessionService.GetUserInfo',
-    grpcMethod: 'getUserInfo',
+  getUserInfo: op({
     http: { method: 'GET', path: '/api/v1/session/userinfo' },
     auth: 'user',
     summary: 'who the token belongs to',
@@ -53,12 +47,10 @@ export const sessionOperations = [
       issuer: 'capstan',
     }),
   }),
-];
+});
 
-export const accountOperations = [
-  op({
-    name: 'AccountService.List',
-    grpcMethod: 'list',
+export const accountOperations = implement<apiv1.AccountServiceServer>(apiv1.AccountServiceService, {
+  list: op({
     http: { method: 'GET', path: '/api/v1/account' },
     auth: 'user',
     summary: 'list local accounts',
@@ -67,9 +59,7 @@ export const accountOperations = [
     response: apiv1.AccountList,
     run: async (s, ctx) => ({ items: (await s.accounts.list(ctx)).map(accountView) }),
   }),
-  op({
-    name: 'AccountService.CanI',
-    grpcMethod: 'canI',
+  canI: op({
     http: { method: 'GET', path: '/api/v1/account/can-i/:resource/:action/:subresource' },
     auth: 'user',
     summary: 'whether the caller may do action on resource/object (argocd account can-i)',
@@ -84,9 +74,7 @@ export const accountOperations = [
       value: s.accounts.canI(ctx, i.resource, i.action, i.subresource) ? 'yes' : 'no',
     }),
   }),
-  op({
-    name: 'AccountService.UpdatePassword',
-    grpcMethod: 'updatePassword',
+  updatePassword: op({
     http: { method: 'PUT', path: '/api/v1/account/password' },
     auth: 'user',
     summary: "change a password (one's own needs the current one)",
@@ -98,9 +86,7 @@ export const accountOperations = [
       return {};
     },
   }),
-  op({
-    name: 'AccountService.Get',
-    grpcMethod: 'get',
+  get: op({
     http: { method: 'GET', path: '/api/v1/account/:name' },
     auth: 'user',
     summary: 'get a local account (empty name: the caller)',
@@ -109,9 +95,7 @@ export const accountOperations = [
     response: apiv1.Account,
     run: async (s, ctx, i) => accountView(await s.accounts.get(ctx, i.name)),
   }),
-  op({
-    name: 'AccountService.Create',
-    grpcMethod: 'create',
+  create: op({
     http: { method: 'POST', path: '/api/v1/account' },
     auth: 'user',
     summary: 'create a local account',
@@ -125,9 +109,7 @@ export const accountOperations = [
     response: apiv1.Account,
     run: async (s, ctx, i) => accountView(await s.accounts.create(ctx, i)),
   }),
-  op({
-    name: 'AccountService.Delete',
-    grpcMethod: 'delete',
+  delete: op({
     http: { method: 'DELETE', path: '/api/v1/account/:name' },
     auth: 'user',
     summary: 'delete a local account and revoke its tokens',
@@ -139,9 +121,7 @@ export const accountOperations = [
       return {};
     },
   }),
-  op({
-    name: 'AccountService.CreateToken',
-    grpcMethod: 'createToken',
+  createToken: op({
     http: { method: 'POST', path: '/api/v1/account/:name/token' },
     auth: 'user',
     summary: 'create a long-lived API token (shown once)',
@@ -150,9 +130,7 @@ export const accountOperations = [
     response: apiv1.CreateTokenResponse,
     run: async (s, ctx, i) => s.accounts.createToken(ctx, i),
   }),
-  op({
-    name: 'AccountService.ListTokens',
-    grpcMethod: 'listTokens',
+  listTokens: op({
     http: { method: 'GET', path: '/api/v1/account/:name/token' },
     auth: 'user',
     summary: "list an account's API tokens (ids and dates only)",
@@ -161,9 +139,7 @@ export const accountOperations = [
     response: apiv1.TokenList,
     run: async (s, ctx, i) => ({ items: (await s.accounts.listTokens(ctx, i.name)).map(tokenView) }),
   }),
-  op({
-    name: 'AccountService.DeleteToken',
-    grpcMethod: 'deleteToken',
+  deleteToken: op({
     http: { method: 'DELETE', path: '/api/v1/account/:name/token/:id' },
     auth: 'user',
     summary: 'revoke an API token',
@@ -175,4 +151,4 @@ export const accountOperations = [
       return {};
     },
   }),
-];
+});

@@ -1,7 +1,7 @@
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
-import { bool, int, op, optionalBool, resource, str, strList } from '../operation.js';
+import { bool, int, implement, op, optionalBool, resource, str, strList } from '../operation.js';
 import { parseDeleteOptions } from '../../applications/application-deletion.js';
 import { applicationView, operationView } from '../views.js';
 import { invalid } from '../../support/validation.js';
@@ -32,195 +32,178 @@ async function complete(
 
 const appQuery = z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, project: str });
 
-export const applicationOperations = [
-  op({
-    name: 'ApplicationService.Create',
-    grpcMethod: 'create',
-    http: { method: 'POST', path: '/api/v1/applications' },
-    auth: 'user',
-    summary: 'create an Application (upsert updates an existing one)',
-    input: z.strictObject({ application: resource, upsert: bool }),
-    request: apiv1.ApplicationCreateRequest,
-    response: apiv1.Application,
-    run: async (s, ctx, i) =>
-      applicationView(await s.applications.create(ctx, await complete(s, ctx, i.application), i.upsert)),
-  }),
-  op({
-    name: 'ApplicationService.Get',
-    grpcMethod: 'get',
-    http: { method: 'GET', path: '/api/v1/applications/:name' },
-    auth: 'user',
-    summary:
-      "get an Application with Argo CD's status: the reconciler's sync, health and resources, operationState and history",
-    input: appQuery,
-    request: apiv1.ApplicationQuery,
-    response: apiv1.Application,
-    run: async (s, ctx, i) => {
-      const app = await s.applications.get(ctx, i.appNamespace, i.name, i.project || undefined);
-      const operation = app.operationId ? await findSyncOperation(s.db, app.operationId) : undefined;
-      const { namespace, name } = app.application.metadata;
-      const history = await revisionHistory(
-        s.db,
-        namespace ?? DEFAULT_CONTROL_NAMESPACE,
-        name,
-        historyLimitOf(app.application),
-      );
-      return applicationView(app, operation, history);
-    },
-  }),
-  op({
-    name: 'ApplicationService.List',
-    grpcMethod: 'list',
-    http: { method: 'GET', path: '/api/v1/applications' },
-    auth: 'user',
-    summary: 'list the Applications the caller may get (paged)',
-    input: z.strictObject({ projects: strList, selector: str, limit: int, pageToken: str }),
-    request: apiv1.ApplicationListQuery,
-    response: apiv1.ApplicationList,
-    run: async (s, ctx, i) => {
-      if (i.limit < 0) throw invalid('limit', 'must not be negative');
-      const page = await s.applications.list(ctx, i, s.policy);
-      return encodedApplicationList(page.items, page.nextPageToken);
-    },
-  }),
-  op({
-    name: 'ApplicationService.Update',
-    grpcMethod: 'update',
-    http: { method: 'PUT', path: '/api/v1/applications/:name' },
-    auth: 'user',
-    summary: 'update an Application (metadata.resourceVersion, when set, must be current)',
-    input: z.strictObject({ name: str, application: resource }),
-    request: apiv1.ApplicationUpdateRequest,
-    response: apiv1.Application,
-    run: async (s, ctx, i) => {
-      const name = (i.application.metadata as { name?: unknown } | undefined)?.name;
-      if (i.name && name !== i.name)
-        throw invalid('application.metadata.name', `must match the path (${i.name})`);
-      return applicationView(
-        await s.applications.update(ctx, await complete(s, ctx, i.application), versionOf(i.application)),
-      );
-    },
-  }),
-  op({
-    name: 'ApplicationService.Delete',
-    grpcMethod: 'delete',
-    http: { method: 'DELETE', path: '/api/v1/applications/:name' },
-    auth: 'user',
-    summary:
-      'delete an Application; cascade (default true) deletes its resources first, as its ServiceAccount, while the Application shows deletionTimestamp',
-    input: z.strictObject({
-      name: z.string().min(1, 'required'),
-      appNamespace: str,
-      cascade: optionalBool,
-      propagationPolicy: str,
+export const applicationOperations = implement<apiv1.ApplicationServiceServer>(
+  apiv1.ApplicationServiceService,
+  {
+    create: op({
+      http: { method: 'POST', path: '/api/v1/applications' },
+      auth: 'user',
+      summary: 'create an Application (upsert updates an existing one)',
+      input: z.strictObject({ application: resource, upsert: bool }),
+      request: apiv1.ApplicationCreateRequest,
+      response: apiv1.Application,
+      run: async (s, ctx, i) =>
+        applicationView(await s.applications.create(ctx, await complete(s, ctx, i.application), i.upsert)),
     }),
-    request: apiv1.ApplicationDeleteRequest,
-    response: apiv1.Empty,
-    run: async (s, ctx, i) => {
-      const options = parseDeleteOptions(i.cascade, i.propagationPolicy);
-      await s.applications.delete(ctx, i.appNamespace, i.name, {
-        ...options,
-        // Argo CD's CLI and UI send cascade=true unless told otherwise; so does an API call without it.
-        cascade: options.cascade ?? true,
-      });
-      return {};
-    },
-  }),
-  op({
-    name: 'ApplicationService.Sync',
-    grpcMethod: 'sync',
-    http: { method: 'POST', path: '/api/v1/applications/:name/sync' },
-    auth: 'user',
-    summary: 'ask the sync service to sync (or dry-run) an Application; returns the operation id',
-    input: z.strictObject({
-      name: z.string().min(1, 'required'),
-      appNamespace: str,
-      revision: str,
-      dryRun: bool,
-      prune: bool,
+    get: op({
+      http: { method: 'GET', path: '/api/v1/applications/:name' },
+      auth: 'user',
+      summary:
+        "get an Application with Argo CD's status: the reconciler's sync, health and resources, operationState and history",
+      input: appQuery,
+      request: apiv1.ApplicationQuery,
+      response: apiv1.Application,
+      run: async (s, ctx, i) => {
+        const app = await s.applications.get(ctx, i.appNamespace, i.name, i.project || undefined);
+        const operation = app.operationId ? await findSyncOperation(s.db, app.operationId) : undefined;
+        const { namespace, name } = app.application.metadata;
+        const history = await revisionHistory(
+          s.db,
+          namespace ?? DEFAULT_CONTROL_NAMESPACE,
+          name,
+          historyLimitOf(app.application),
+        );
+        return applicationView(app, operation, history);
+      },
     }),
-    request: apiv1.ApplicationSyncRequest,
-    response: apiv1.ApplicationSyncResponse,
-    run: async (s, ctx, i) => {
-      const r = await s.applications.sync(ctx, i.appNamespace, i.name, {
-        revision: i.revision,
-        dryRun: i.dryRun,
-        prune: i.prune,
-      });
-      return { operationId: r.operationId, application: applicationView(r.application) };
-    },
-  }),
-  op({
-    name: 'ApplicationService.Rollback',
-    grpcMethod: 'rollback',
-    http: { method: 'POST', path: '/api/v1/applications/:name/rollback' },
-    auth: 'user',
-    summary:
-      "Argo CD's rollback: sync to the revision of a status.history entry (id), as a sync (RBAC applications, sync); refused while automated sync is enabled",
-    input: z.strictObject({
-      name: z.string().min(1, 'required'),
-      id: int,
-      dryRun: bool,
-      prune: bool,
-      appNamespace: str,
-      project: str,
+    list: op({
+      http: { method: 'GET', path: '/api/v1/applications' },
+      auth: 'user',
+      summary: 'list the Applications the caller may get (paged)',
+      input: z.strictObject({ projects: strList, selector: str, limit: int, pageToken: str }),
+      request: apiv1.ApplicationListQuery,
+      response: apiv1.ApplicationList,
+      run: async (s, ctx, i) => {
+        if (i.limit < 0) throw invalid('limit', 'must not be negative');
+        const page = await s.applications.list(ctx, i, s.policy);
+        return encodedApplicationList(page.items, page.nextPageToken);
+      },
     }),
-    request: apiv1.ApplicationRollbackRequest,
-    response: apiv1.ApplicationSyncResponse,
-    run: async (s, ctx, i) => {
-      const r = await rollback({ db: s.db, applications: s.applications }, ctx, i);
-      return { operationId: r.operationId, application: applicationView(r.application) };
-    },
-  }),
-  op({
-    name: 'ApplicationService.History',
-    grpcMethod: 'history',
-    http: { method: 'GET', path: '/api/v1/applications/:name/history' },
-    auth: 'user',
-    summary:
-      'every sync operation of an Application (any trigger, failed and dry runs included), newest first; status.history has the successful deployments',
-    input: appQuery,
-    request: apiv1.ApplicationQuery,
-    response: apiv1.SyncHistory,
-    run: async (s, ctx, i) => ({
-      items: (await s.applications.history(ctx, i.appNamespace, i.name)).map(operationView),
+    update: op({
+      http: { method: 'PUT', path: '/api/v1/applications/:name' },
+      auth: 'user',
+      summary: 'update an Application (metadata.resourceVersion, when set, must be current)',
+      input: z.strictObject({ name: str, application: resource }),
+      request: apiv1.ApplicationUpdateRequest,
+      response: apiv1.Application,
+      run: async (s, ctx, i) => {
+        const name = (i.application.metadata as { name?: unknown } | undefined)?.name;
+        if (i.name && name !== i.name)
+          throw invalid('application.metadata.name', `must match the path (${i.name})`);
+        return applicationView(
+          await s.applications.update(ctx, await complete(s, ctx, i.application), versionOf(i.application)),
+        );
+      },
     }),
-  }),
-  op({
-    name: 'ApplicationService.GetOperation',
-    grpcMethod: 'getOperation',
-    http: { method: 'GET', path: '/api/v1/applications/:name/operations/:id' },
-    auth: 'user',
-    summary: 'one sync operation with its per-resource results',
-    input: z.strictObject({
-      name: z.string().min(1, 'required'),
-      appNamespace: str,
-      id: z.string().min(1, 'required'),
+    delete: op({
+      http: { method: 'DELETE', path: '/api/v1/applications/:name' },
+      auth: 'user',
+      summary:
+        'delete an Application; cascade (default true) deletes its resources first, as its ServiceAccount, while the Application shows deletionTimestamp',
+      input: z.strictObject({
+        name: z.string().min(1, 'required'),
+        appNamespace: str,
+        cascade: optionalBool,
+        propagationPolicy: str,
+      }),
+      request: apiv1.ApplicationDeleteRequest,
+      response: apiv1.Empty,
+      run: async (s, ctx, i) => {
+        const options = parseDeleteOptions(i.cascade, i.propagationPolicy);
+        await s.applications.delete(ctx, i.appNamespace, i.name, {
+          ...options,
+          // Argo CD's CLI and UI send cascade=true unless told otherwise; so does an API call without it.
+          cascade: options.cascade ?? true,
+        });
+        return {};
+      },
     }),
-    request: apiv1.OperationQuery,
-    response: apiv1.SyncOperation,
-    run: async (s, ctx, i) =>
-      operationView(await s.applications.operation(ctx, i.appNamespace, i.name, i.id)),
-  }),
-  op({
-    name: 'ApplicationService.ManagedResources',
-    grpcMethod: 'managedResources',
-    http: { method: 'GET', path: '/api/v1/applications/:applicationName/managed-resources' },
-    auth: 'user',
-    summary:
-      "git's objects against the live ones (Argo CD's ManagedResources, `capstan app diff`), read as the Application's ServiceAccount; Secrets masked",
-    input: z.strictObject({
-      applicationName: z.string().min(1, 'required'),
-      appNamespace: str,
-      project: str,
-      namespace: str,
-      name: str,
-      version: str,
-      group: str,
-      kind: str,
+    sync: op({
+      http: { method: 'POST', path: '/api/v1/applications/:name/sync' },
+      auth: 'user',
+      summary: 'ask the sync service to sync (or dry-run) an Application; returns the operation id',
+      input: z.strictObject({
+        name: z.string().min(1, 'required'),
+        appNamespace: str,
+        revision: str,
+        dryRun: bool,
+        prune: bool,
+      }),
+      request: apiv1.ApplicationSyncRequest,
+      response: apiv1.ApplicationSyncResponse,
+      run: async (s, ctx, i) => {
+        const r = await s.applications.sync(ctx, i.appNamespace, i.name, {
+          revision: i.revision,
+          dryRun: i.dryRun,
+          prune: i.prune,
+        });
+        return { operationId: r.operationId, application: applicationView(r.application) };
+      },
     }),
-    request: apiv1.ResourcesQuery,
-    response: apiv1.ManagedResourcesResponse,
-    run: (s, ctx, i) => s.managedResources.list(ctx, i),
-  }),
-];
+    rollback: op({
+      http: { method: 'POST', path: '/api/v1/applications/:name/rollback' },
+      auth: 'user',
+      summary:
+        "Argo CD's rollback: sync to the revision of a status.history entry (id), as a sync (RBAC applications, sync); refused while automated sync is enabled",
+      input: z.strictObject({
+        name: z.string().min(1, 'required'),
+        id: int,
+        dryRun: bool,
+        prune: bool,
+        appNamespace: str,
+        project: str,
+      }),
+      request: apiv1.ApplicationRollbackRequest,
+      response: apiv1.ApplicationSyncResponse,
+      run: async (s, ctx, i) => {
+        const r = await rollback({ db: s.db, applications: s.applications }, ctx, i);
+        return { operationId: r.operationId, application: applicationView(r.application) };
+      },
+    }),
+    history: op({
+      http: { method: 'GET', path: '/api/v1/applications/:name/history' },
+      auth: 'user',
+      summary:
+        'every sync operation of an Application (any trigger, failed and dry runs included), newest first; status.history has the successful deployments',
+      input: appQuery,
+      request: apiv1.ApplicationQuery,
+      response: apiv1.SyncHistory,
+      run: async (s, ctx, i) => ({
+        items: (await s.applications.history(ctx, i.appNamespace, i.name)).map(operationView),
+      }),
+    }),
+    getOperation: op({
+      http: { method: 'GET', path: '/api/v1/applications/:name/operations/:id' },
+      auth: 'user',
+      summary: 'one sync operation with its per-resource results',
+      input: z.strictObject({
+        name: z.string().min(1, 'required'),
+        appNamespace: str,
+        id: z.string().min(1, 'required'),
+      }),
+      request: apiv1.OperationQuery,
+      response: apiv1.SyncOperation,
+      run: async (s, ctx, i) =>
+        operationView(await s.applications.operation(ctx, i.appNamespace, i.name, i.id)),
+    }),
+    managedResources: op({
+      http: { method: 'GET', path: '/api/v1/applications/:applicationName/managed-resources' },
+      auth: 'user',
+      summary:
+        "git's objects against the live ones (Argo CD's ManagedResources, `capstan app diff`), read as the Application's ServiceAccount; Secrets masked",
+      input: z.strictObject({
+        applicationName: z.string().min(1, 'required'),
+        appNamespace: str,
+        project: str,
+        namespace: str,
+        name: str,
+        version: str,
+        group: str,
+        kind: str,
+      }),
+      request: apiv1.ResourcesQuery,
+      response: apiv1.ManagedResourcesResponse,
+      run: (s, ctx, i) => s.managedResources.list(ctx, i),
+    }),
+  },
+);

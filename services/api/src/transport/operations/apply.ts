@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
-import { bool, op } from '../operation.js';
+import { bool, implement, op } from '../operation.js';
 
-export const applyOperations = [
-  op({
-    name: 'ApplyService.Apply',
-    grpcMethod: 'apply',
+export const applyOperations = implement<apiv1.ApplyServiceServer>(apiv1.ApplyServiceService, {
+  apply: op({
     http: { method: 'POST', path: '/api/v1/apply' },
     auth: 'user',
     summary:
@@ -18,4 +16,4 @@ export const applyOperations = [
       results: await s.apply.apply(ctx, i.manifests, { dryRun: i.dryRun, strict: i.strict }),
     }),
   }),
-];
+});

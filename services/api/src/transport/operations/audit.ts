@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
-import { int, op, str } from '../operation.js';
+import { int, implement, op, str } from '../operation.js';
 
-export const auditOperations = [
-  op({
-    name: 'AuditService.Query',
-    grpcMethod: 'query',
+export const auditOperations = implement<apiv1.AuditServiceServer>(apiv1.AuditServiceService, {
+  query: op({
     http: { method: 'GET', path: '/api/v1/audit/:table' },
     auth: 'user',
     summary: 'audit rows, newest first, filtered by application, project, user, time range and outcome',
@@ -24,9 +22,7 @@ export const auditOperations = [
     response: apiv1.AuditRows,
     run: async (s, ctx, i) => s.audit.query(ctx, i),
   }),
-  op({
-    name: 'AuditService.Verify',
-    grpcMethod: 'verify',
+  verify: op({
     http: { method: 'POST', path: '/api/v1/audit/verify' },
     auth: 'user',
     summary: 'recompute the hash chain of one audit table (or all)',
@@ -35,4 +31,4 @@ export const auditOperations = [
     response: apiv1.AuditVerifyResponse,
     run: async (s, ctx, i) => ({ tables: await s.audit.verify(ctx, i.table) }),
   }),
-];
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
-import { bool, int, op, str, strList } from '../operation.js';
+import { bool, int, implement, op, str, strList } from '../operation.js';
 import { clusterView } from '../views.js';
 
 const registration = {
@@ -21,10 +21,8 @@ const by = (i: { server: string; name: string }) =>
       ? { server: i.server }
       : { name: i.name };
 
-export const clusterOperations = [
-  op({
-    name: 'ClusterService.Create',
-    grpcMethod: 'create',
+export const clusterOperations = implement<apiv1.ClusterServiceServer>(apiv1.ClusterServiceService, {
+  create: op({
     http: { method: 'POST', path: '/api/v1/clusters' },
     auth: 'user',
     summary:
@@ -37,9 +35,7 @@ export const clusterOperations = [
       return clusterView(await s.clusters.create(ctx, reg, upsert));
     },
   }),
-  op({
-    name: 'ClusterService.Update',
-    grpcMethod: 'update',
+  update: op({
     http: { method: 'PUT', path: '/api/v1/clusters/:server' },
     auth: 'user',
     summary: 'update a cluster; without a credential the stored one is kept',
@@ -51,9 +47,7 @@ export const clusterOperations = [
       return clusterView(await s.clusters.update(ctx, reg, resourceVersion));
     },
   }),
-  op({
-    name: 'ClusterService.Get',
-    grpcMethod: 'get',
+  get: op({
     http: { method: 'GET', path: '/api/v1/clusters/:server' },
     auth: 'user',
     summary: 'get a cluster by server URL (URL-encoded) or name',
@@ -62,9 +56,7 @@ export const clusterOperations = [
     response: apiv1.Cluster,
     run: async (s, ctx, i) => clusterView(await s.clusters.get(ctx, by(i))),
   }),
-  op({
-    name: 'ClusterService.List',
-    grpcMethod: 'list',
+  list: op({
     http: { method: 'GET', path: '/api/v1/clusters' },
     auth: 'user',
     summary: 'list the clusters the caller may get',
@@ -73,9 +65,7 @@ export const clusterOperations = [
     response: apiv1.ClusterList,
     run: async (s, ctx) => ({ items: (await s.clusters.list(ctx)).map(clusterView) }),
   }),
-  op({
-    name: 'ClusterService.Delete',
-    grpcMethod: 'delete',
+  delete: op({
     http: { method: 'DELETE', path: '/api/v1/clusters/:server' },
     auth: 'user',
     summary: 'remove a cluster and its stored credentials',
@@ -87,21 +77,22 @@ export const clusterOperations = [
       return {};
     },
   }),
-];
+});
 
-export const clusterCredentialOperations = [
-  op({
-    name: 'ClusterCredentials.Get',
-    grpcMethod: 'get',
-    http: undefined,
-    auth: 'user',
-    summary: 'internal: a cluster credential, for the services in auth.credential-readers',
-    input: clusterQuery,
-    request: apiv1.ClusterQuery,
-    response: apiv1.ClusterCredentialsResponse,
-    run: async (s, ctx, i) => {
-      const { cluster, config } = await s.clusters.credentials(ctx, by(i));
-      return { server: cluster.cluster.server, name: cluster.cluster.name, config };
-    },
-  }),
-];
+export const clusterCredentialOperations = implement<apiv1.ClusterCredentialsServer>(
+  apiv1.ClusterCredentialsService,
+  {
+    get: op({
+      http: undefined,
+      auth: 'user',
+      summary: 'internal: a cluster credential, for the services in auth.credential-readers',
+      input: clusterQuery,
+      request: apiv1.ClusterQuery,
+      response: apiv1.ClusterCredentialsResponse,
+      run: async (s, ctx, i) => {
+        const { cluster, config } = await s.clusters.credentials(ctx, by(i));
+        return { server: cluster.cluster.server, name: cluster.cluster.name, config };
+      },
+    }),
+  },
+);

@@ -1,7 +1,6 @@
-// Every operation of the public and internal API, grouped by proto service.
-import { apiv1 } from '@capstan/proto';
-import type { ServiceDefinition } from '@grpc/grpc-js';
-import type { Operation } from '../operation.js';
+// Every operation of the public and internal API, one entry per proto service: each implements its
+// generated server interface (see `implement` in ../operation.ts).
+import type { Operation, ServiceOperations } from '../operation.js';
 import { projectOperations } from './projects.js';
 import { applicationOperations } from './applications.js';
 import { clusterCredentialOperations, clusterOperations } from './clusters.js';
@@ -16,46 +15,20 @@ import {
 } from './applicationsets.js';
 import { deliveryOperations } from './delivery.js';
 
-export interface ServiceOperations {
-  definition: ServiceDefinition;
-  operations: Operation[];
-}
-
 export const apiServices: ServiceOperations[] = [
-  { definition: apiv1.ProjectServiceService as unknown as ServiceDefinition, operations: projectOperations },
-  {
-    definition: apiv1.ApplicationServiceService as unknown as ServiceDefinition,
-    operations: applicationOperations,
-  },
-  { definition: apiv1.ClusterServiceService as unknown as ServiceDefinition, operations: clusterOperations },
-  {
-    definition: apiv1.ClusterCredentialsService as unknown as ServiceDefinition,
-    operations: clusterCredentialOperations,
-  },
-  {
-    definition: apiv1.RepositoryServiceService as unknown as ServiceDefinition,
-    operations: repositoryOperations,
-  },
-  { definition: apiv1.AuditServiceService as unknown as ServiceDefinition, operations: auditOperations },
-  { definition: apiv1.SessionServiceService as unknown as ServiceDefinition, operations: sessionOperations },
-  { definition: apiv1.AccountServiceService as unknown as ServiceDefinition, operations: accountOperations },
-  { definition: apiv1.ApplyServiceService as unknown as ServiceDefinition, operations: applyOperations },
-  {
-    definition: apiv1.ApplicationSetServiceService as unknown as ServiceDefinition,
-    operations: applicationSetOperations,
-  },
-  {
-    definition: apiv1.ApplicationSetWritesServiceService as unknown as ServiceDefinition,
-    operations: applicationSetWriteOperations,
-  },
-  {
-    definition: apiv1.DelegationServiceService as unknown as ServiceDefinition,
-    operations: delegationOperations,
-  },
-  {
-    definition: apiv1.DeliveredObjectsServiceService as unknown as ServiceDefinition,
-    operations: deliveryOperations,
-  },
+  projectOperations,
+  applicationOperations,
+  clusterOperations,
+  clusterCredentialOperations,
+  repositoryOperations,
+  auditOperations,
+  sessionOperations,
+  accountOperations,
+  applyOperations,
+  applicationSetOperations,
+  applicationSetWriteOperations,
+  delegationOperations,
+  deliveryOperations,
 ];
 
 export const allOperations: Operation[] = apiServices.flatMap((s) => s.operations);

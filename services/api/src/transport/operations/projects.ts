@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
-import { bool, empty, op, resource, str } from '../operation.js';
+import { bool, empty, implement, op, resource, str } from '../operation.js';
 import { projectView } from '../views.js';
 import { invalid } from '../../support/validation.js';
 import { findProject } from '../../projects/project.repository.js';
@@ -26,10 +26,8 @@ function versionOf(manifest: Record<string, unknown>): number {
   return typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : 0;
 }
 
-export const projectOperations = [
-  op({
-    name: 'ProjectService.Create',
-    grpcMethod: 'create',
+export const projectOperations = implement<apiv1.ProjectServiceServer>(apiv1.ProjectServiceService, {
+  create: op({
     http: { method: 'POST', path: '/api/v1/projects' },
     auth: 'user',
     summary: 'create an AppProject (upsert updates an existing one)',
@@ -39,9 +37,7 @@ export const projectOperations = [
     run: async (s, ctx, i) =>
       projectView(await s.projects.create(ctx, await complete(s, ctx, i.project), i.upsert)),
   }),
-  op({
-    name: 'ProjectService.Get',
-    grpcMethod: 'get',
+  get: op({
     http: { method: 'GET', path: '/api/v1/projects/:name' },
     auth: 'user',
     summary: 'get an AppProject',
@@ -50,9 +46,7 @@ export const projectOperations = [
     response: apiv1.Project,
     run: async (s, ctx, i) => projectView(await s.projects.get(ctx, i.name)),
   }),
-  op({
-    name: 'ProjectService.List',
-    grpcMethod: 'list',
+  list: op({
     http: { method: 'GET', path: '/api/v1/projects' },
     auth: 'user',
     summary: 'list the AppProjects the caller may get',
@@ -61,9 +55,7 @@ export const projectOperations = [
     response: apiv1.ProjectList,
     run: async (s, ctx) => ({ items: (await s.projects.list(ctx)).map(projectView) }),
   }),
-  op({
-    name: 'ProjectService.Update',
-    grpcMethod: 'update',
+  update: op({
     http: { method: 'PUT', path: '/api/v1/projects/:name' },
     auth: 'user',
     summary: 'update an AppProject (metadata.resourceVersion, when set, must be current)',
@@ -79,9 +71,7 @@ export const projectOperations = [
       );
     },
   }),
-  op({
-    name: 'ProjectService.Delete',
-    grpcMethod: 'delete',
+  delete: op({
     http: { method: 'DELETE', path: '/api/v1/projects/:name' },
     auth: 'user',
     summary: 'delete an AppProject without applications or child projects',
@@ -93,6 +83,6 @@ export const projectOperations = [
       return {};
     },
   }),
-];
+});
 
 export { versionOf };

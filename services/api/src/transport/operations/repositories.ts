@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
-import { bool, op, str } from '../operation.js';
+import { bool, implement, op, str } from '../operation.js';
 
 const repoQuery = z.strictObject({ repo: z.string().min(1, 'required'), project: str });
 
-export const repositoryOperations = [
-  op({
-    name: 'RepositoryService.Create',
-    grpcMethod: 'create',
+export const repositoryOperations = implement<apiv1.RepositoryServiceServer>(apiv1.RepositoryServiceService, {
+  create: op({
     http: { method: 'POST', path: '/api/v1/repositories' },
     auth: 'user',
     summary: 'add a repository credential, optionally scoped to a project (secrets are never returned)',
@@ -29,9 +27,7 @@ export const repositoryOperations = [
       return s.repositories.create(ctx, input, upsert);
     },
   }),
-  op({
-    name: 'RepositoryService.Get',
-    grpcMethod: 'get',
+  get: op({
     http: { method: 'GET', path: '/api/v1/repositories/:repo' },
     auth: 'user',
     summary: 'get a repository credential by URL (URL-encoded); project chooses between several',
@@ -40,9 +36,7 @@ export const repositoryOperations = [
     response: apiv1.Repository,
     run: async (s, ctx, i) => s.repositories.get(ctx, i.repo, i.project),
   }),
-  op({
-    name: 'RepositoryService.List',
-    grpcMethod: 'list',
+  list: op({
     http: { method: 'GET', path: '/api/v1/repositories' },
     auth: 'user',
     summary: 'list the repository credentials the caller may get',
@@ -51,9 +45,7 @@ export const repositoryOperations = [
     response: apiv1.RepositoryList,
     run: async (s, ctx, i) => ({ items: await s.repositories.list(ctx, i.project) }),
   }),
-  op({
-    name: 'RepositoryService.Delete',
-    grpcMethod: 'delete',
+  delete: op({
     http: { method: 'DELETE', path: '/api/v1/repositories/:repo' },
     auth: 'user',
     summary: 'delete a repository credential; project chooses between several',
@@ -65,4 +57,4 @@ export const repositoryOperations = [
       return {};
     },
   }),
-];
+});
