@@ -3,6 +3,13 @@ import { z } from 'zod';
 import { defineEvent } from './define.js';
 import { argoObjectSchema } from './project.js';
 
+/**
+ * The subject of every event about one Application (its stream in the api, the CloudEvents
+ * `subject` of the sync service's events about it): `applications/<namespace>/<name>`.
+ */
+export const applicationSubject = (namespace: string, name: string): string =>
+  `applications/${namespace}/${name}`;
+
 export const applicationCreated = defineEvent({
   type: 'io.capstan.application.created.v1',
   description: 'an Application was created (subject applications/<namespace>/<name>)',

@@ -4,6 +4,7 @@
 // put as an upserting create, a delete as a delete).
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import { applicationSubject } from '@capstan/events';
 import { DEFAULT_CONTROL_NAMESPACE, type Application } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 import { actorOf } from '../auth/principal.js';
@@ -26,8 +27,6 @@ import {
   upsertApplicationRow,
   upsertApplicationRows,
 } from './application.repository.js';
-
-const applicationStream = (namespace: string, name: string) => `applications/${namespace}/${name}`;
 
 /**
  * Writes Applications whose RBAC and project checks (or delete authorisation) the caller has
@@ -62,7 +61,7 @@ export async function writeApplications(
               at: new Date(),
             };
       return {
-        streamId: applicationStream(...(keyOfWrite(w).split('/') as [string, string])),
+        streamId: applicationSubject(...(keyOfWrite(w).split('/') as [string, string])),
         decide: (state: ApplicationState, version: number) => decideApplication(command, state, version),
       };
     }),

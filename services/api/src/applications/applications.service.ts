@@ -3,13 +3,13 @@
 // the sync service as a command through the outbox (committed with the operation record, or not at all).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { appendToStream, newEvent, syncRequest } from '@capstan/events';
 import {
   FailedPreconditionError,
   NotFoundError,
   ValidationError,
   type FieldViolation,
 } from '@capstan/service';
+import { applicationSubject } from '@capstan/events';
 import { DEFAULT_CONTROL_NAMESPACE, type Application, type AppProject } from '@capstan/policy';
 import type { RbacEnforcer } from '@capstan/rbac';
 import type { ApiDatabase } from '../support/db.table.js';
@@ -18,8 +18,6 @@ import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
 import { outcomeOf, runAggregate, type WriteOutcome } from '../support/aggregate.js';
 import type { PendingObjects, WriteOptions } from '../support/write-options.js';
-import { invalid } from '../support/validation.js';
-import { API_SCHEMA } from '../migrations/index.js';
 import {
   APPLICATION_DELETED,
   APPLICATION_DELETION_REQUESTED,
@@ -40,57 +38,21 @@ import {
 export type { CheckedWrite } from './application-batch-writes.js';
 import { deletionTimestampOf, type DeleteOptions } from './application-deletion.js';
 import { ApplicationCache } from './application-cache.js';
-import { ApplicationVisibility } from './application-visibility.js';
 import { ApplicationStampPages } from './application-stamp-pages.js';
+import { listApplications, type ListQuery } from './application-list.js';
+import { recordSyncRequest, type SyncRequestOptions } from './application-sync.js';
+
 import { keepOwnership } from '../applicationsets/ownership.js';
 import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/tracking.js';
 import {
   deleteApplicationRow,
   findApplication,
   findSyncOperation,
-  insertSyncOperation,
-  type ApplicationStamp,
   syncHistory,
   upsertApplicationRow,
   type StoredApplication,
   type SyncOperationRecord,
 } from './application.repository.js';
-
-export const applicationStream = (namespace: string, name: string) => `applications/${namespace}/${name}`;
-
-export interface ListQuery {
-  projects: readonly string[];
-  selector: string;
-  limit: number;
-  pageToken: string;
-}
-
-function parseSelector(selector: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of selector
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const m = /^([A-Za-z0-9./_-]+)\s*==?\s*([A-Za-z0-9._-]*)$/.exec(part);
-    if (!m) throw invalid('selector', `"${part}" is not a k=v label requirement`);
-    out[m[1]!] = m[2]!;
-  }
-  return out;
-}
-
-function decodePageToken(token: string): { namespace: string; name: string } | undefined {
-  if (!token) return undefined;
-  try {
-    const [namespace, name] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as [
-      string,
-      string,
-    ];
-    if (typeof namespace === 'string' && typeof name === 'string') return { namespace, name };
-  } catch {
-    // fall through
-  }
-  throw invalid('pageToken', 'is not a token this api issued');
-}
 
 export class ApplicationsService {
   private readonly cache: ApplicationCache;
@@ -131,7 +93,7 @@ export class ApplicationsService {
   ): Promise<WriteOutcome> {
     const { events } = await runAggregate(this.deps.db, {
       dryRun,
-      streamId: applicationStream(namespace, name),
+      streamId: applicationSubject(namespace, name),
       meta,
       initial: initialApplicationState,
       evolve: evolveApplication,
@@ -274,57 +236,13 @@ export class ApplicationsService {
     return this.loadAuthorized(ctx, namespace, name, 'get', project);
   }
 
-  /**
-   * The applications the caller may get, in (namespace, name) order, a page at a time (keyset: the
-   * token is the last key returned). Which applications exist, and their stamps, come from
-   * PostgreSQL on every call, so a list sees every write (on any replica, and the sync status the
-   * sync-status consumer applied) the moment it commits; the applications themselves come from
-   * memory while their stamp is unchanged. RBAC is decided under one policy for the whole call, once
-   * per project where no policy line can tell that project's applications apart.
-   */
-  async list(
+  /** The applications the caller may get, a page at a time (application-list.ts). */
+  list(
     ctx: RequestContext,
     q: ListQuery,
     policy: { readonly current: RbacEnforcer },
   ): Promise<{ items: StoredApplication[]; nextPageToken: string }> {
-    const limit = q.limit > 0 ? Math.min(q.limit, 1000) : 1000;
-    const labels = parseSelector(q.selector);
-    let after = decodePageToken(q.pageToken);
-    const visibility = new ApplicationVisibility(policy.current, ctx.principal);
-    const allowed: ApplicationStamp[] = [];
-    let scanned = 0;
-    // RBAC filters rows out, so pages of stamps are read until the caller's page is full or rows run
-    // out; only the allowed applications are then taken (from the cache or PostgreSQL).
-    for (;;) {
-      const page = await this.stampPages.read({ projects: q.projects, labels, after, limit });
-      scanned += page.length;
-      for (const s of page) {
-        after = { namespace: s.namespace, name: s.name };
-        if (visibility.allows(s.project, s.name)) {
-          allowed.push(s);
-          if (allowed.length === limit) break;
-        }
-      }
-      if (allowed.length === limit || page.length < limit) break;
-    }
-    const items = await this.cache.resolve(allowed);
-    await this.deps.authz.record(
-      ctx.principal,
-      'applications',
-      'list',
-      q.projects.length > 0 ? `${q.projects.join(',')}/*` : '*/*',
-      ctx.via,
-      {
-        allowed: true,
-        reason: `listed ${items.length} of ${scanned} applications scanned that the caller may get`,
-      },
-    );
-    const last = allowed.at(-1);
-    const nextPageToken =
-      last && allowed.length === limit
-        ? Buffer.from(JSON.stringify([last.namespace, last.name])).toString('base64url')
-        : '';
-    return { items, nextPageToken };
+    return listApplications({ ...this.deps, cache: this.cache, stampPages: this.stampPages }, ctx, q, policy);
   }
 
   /**
@@ -349,71 +267,14 @@ export class ApplicationsService {
     ctx: RequestContext,
     namespace: string,
     name: string,
-    /**
-     * operationId: chosen by an idempotent caller (a redelivered request then starts nothing new).
-     * trigger: what asked (default a user; the ext sync path says bus, a rollback rollback), with
-     * the caller as actor; source: what the operation deploys (a rollback's history entry; absent:
-     * spec.source), recorded for status.history.
-     */
-    opts: {
-      revision: string;
-      dryRun: boolean;
-      prune: boolean;
-      operationId?: string;
-      trigger?: 'user' | 'bus' | 'rollback';
-      source?: unknown;
-    },
+    opts: SyncRequestOptions,
   ): Promise<{ operationId: string; application: StoredApplication }> {
     const app = await this.loadAuthorized(ctx, namespace, name, 'sync');
     const ns = namespace || DEFAULT_CONTROL_NAMESPACE;
     const deleting = deletionTimestampOf(app.application);
     if (deleting)
       throw new FailedPreconditionError(`application ${ns}/${name} is being deleted (since ${deleting})`);
-    const operationId = opts.operationId ?? randomUUID();
-    if (opts.operationId && (await findSyncOperation(this.deps.db, operationId)))
-      return { operationId, application: await this.load(ns, name) };
-    const actor = actorOf(ctx.principal);
-    await this.deps.db.transaction().execute(async (trx) => {
-      await insertSyncOperation(trx, {
-        id: operationId,
-        appNamespace: ns,
-        appName: name,
-        project: app.project,
-        phase: 'Pending',
-        message: 'waiting for the sync service',
-        revision: opts.revision,
-        dryRun: opts.dryRun,
-        prune: opts.prune,
-        initiatedBy: actor,
-        requestedAt: new Date(),
-        trigger: opts.trigger ?? 'user',
-        source: opts.source ?? app.application.spec.source ?? null,
-      });
-      const command = newEvent(
-        syncRequest.type,
-        {
-          operationId,
-          application: { name, namespace: ns },
-          project: app.project,
-          ...(opts.revision ? { revision: opts.revision } : {}),
-          dryRun: opts.dryRun,
-          prune: opts.prune,
-          trigger: { kind: opts.trigger ?? 'user', actor },
-        },
-        {
-          subject: applicationStream(ns, name),
-          actor,
-          source: 'capstan/api',
-          ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
-        },
-      );
-      await appendToStream(trx as unknown as Parameters<typeof appendToStream>[0], {
-        schema: API_SCHEMA,
-        streamId: `sync-requests/${operationId}`,
-        expectedVersion: 0,
-        events: [command],
-      });
-    });
+    const operationId = await recordSyncRequest(this.deps.db, ctx, { namespace: ns, name }, app, opts);
     return { operationId, application: await this.load(ns, name) };
   }
 

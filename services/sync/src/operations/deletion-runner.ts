@@ -7,7 +7,13 @@
 // operation goes back to the queue with backoff; objects still terminating are waited for. When
 // nothing owned is left, sync.deletion-succeeded ends the operation and the api removes the Application.
 // What the Application delivered from git (AppProjects, Applications) is handed to the api first.
-import { newEvent, syncDeletionFailed, syncDeletionSucceeded, syncResourceSynced } from '@capstan/events';
+import {
+  applicationSubject,
+  newEvent,
+  syncDeletionFailed,
+  syncDeletionSucceeded,
+  syncResourceSynced,
+} from '@capstan/events';
 import type { Envelope } from '@capstan/events';
 import type { SyncTrx } from '../sync.table.js';
 import { decideSync } from '../decision/decide.js';
@@ -78,7 +84,7 @@ class DeletionAttempt {
     const { namespace, name } = this.app;
     this.log = deps.logger.child({ operationId: op.operationId, application: `${namespace}/${name}` });
     this.meta = {
-      subject: `applications/${namespace}/${name}`,
+      subject: applicationSubject(namespace, name),
       actor: op.actor,
       source: 'capstan/sync',
       causationId: op.triggerEventId,

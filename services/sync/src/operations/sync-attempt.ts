@@ -3,7 +3,14 @@
 // fail (terminal, or scheduled again by syncPolicy.retry) or requeue (unreachable cluster). The
 // steps of an attempt (steps/*.ts) fill it in; sync-runner.ts runs them in order.
 import { canonicalDigest, type Application } from '@capstan/policy';
-import { newEvent, syncFailed, syncResourceSynced, syncStarted, type Envelope } from '@capstan/events';
+import {
+  applicationSubject,
+  newEvent,
+  syncFailed,
+  syncResourceSynced,
+  syncStarted,
+  type Envelope,
+} from '@capstan/events';
 import type { Logger } from '@capstan/service';
 import type { SyncTrx } from '../sync.table.js';
 import type { SyncRequestData } from '../decision/decide.js';
@@ -73,7 +80,7 @@ export class SyncAttempt {
     this.app = this.request.application;
     this.trigger = triggerOf(this.request, op);
     this.meta = {
-      subject: `applications/${this.app.namespace}/${this.app.name}`,
+      subject: applicationSubject(this.app.namespace, this.app.name),
       actor: op.actor,
       source: 'capstan/sync',
       causationId: op.triggerEventId,

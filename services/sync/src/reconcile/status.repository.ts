@@ -4,6 +4,7 @@
 import type { Transaction } from 'kysely';
 import {
   appendToStreams,
+  applicationSubject,
   newEvent,
   syncStatusChanged,
   type EventOf,
@@ -75,7 +76,7 @@ export async function publishChanges(
         ...(c.previous ? { previous: { sync: c.previous.sync, health: c.previous.health } } : {}),
       };
       const event = newEvent(syncStatusChanged.type, data, {
-        subject: `applications/${c.app.namespace}/${c.app.name}`,
+        subject: applicationSubject(c.app.namespace, c.app.name),
         actor: 'service:sync',
         source: 'capstan/sync',
       });
