@@ -23,10 +23,10 @@ import { deletionTimestampOf } from './application-deletion.js';
 import {
   deleteApplicationRows,
   findApplications,
-  insertSyncOperation,
   upsertApplicationRow,
   upsertApplicationRows,
 } from './application.repository.js';
+import { insertSyncOperation } from './sync-operation.repository.js';
 
 /**
  * Writes Applications whose RBAC and project checks (or delete authorisation) the caller has

@@ -8,7 +8,8 @@ import type { ApiDatabase } from '../support/db.table.js';
 import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
 import { API_SCHEMA } from '../migrations/index.js';
-import { findSyncOperation, insertSyncOperation, type StoredApplication } from './application.repository.js';
+import { type StoredApplication } from './application.repository.js';
+import { findSyncOperation, insertSyncOperation } from './sync-operation.repository.js';
 
 export interface SyncRequestOptions {
   revision: string;

@@ -47,12 +47,10 @@ import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/trac
 import {
   deleteApplicationRow,
   findApplication,
-  findSyncOperation,
-  syncHistory,
   upsertApplicationRow,
   type StoredApplication,
-  type SyncOperationRecord,
 } from './application.repository.js';
+import { findSyncOperation, syncHistory, type SyncOperationRecord } from './sync-operation.repository.js';
 
 export class ApplicationsService {
   private readonly cache: ApplicationCache;

@@ -5,12 +5,8 @@
 // row here from their sync.started event, so they are in the history like the api's own requests.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ApiDatabase } from '../support/db.table.js';
-import {
-  findApplication,
-  insertSyncOperation,
-  toOp,
-  type SyncOperationRecord,
-} from './application.repository.js';
+import { findApplication } from './application.repository.js';
+import { insertSyncOperation, toOp, type SyncOperationRecord } from './sync-operation.repository.js';
 
 type Db = Kysely<ApiDatabase> | Transaction<ApiDatabase>;
 

@@ -2,7 +2,8 @@
 // gRPC turns these into messages with Msg.fromJSON; HTTP sends them as they are.
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { StoredProject } from '../projects/project.repository.js';
-import type { StoredApplication, SyncOperationRecord } from '../applications/application.repository.js';
+import type { StoredApplication } from '../applications/application.repository.js';
+import type { SyncOperationRecord } from '../applications/sync-operation.repository.js';
 import type { StoredCluster } from '../clusters/cluster.repository.js';
 import type { AccountView } from '../accounts/accounts.service.js';
 import type { ApiTokenRecord } from '../accounts/account.repository.js';

@@ -5,7 +5,8 @@ import { bool, int, implement, op, optionalBool, resource, str, strList } from '
 import { parseDeleteOptions } from '../../applications/application-deletion.js';
 import { applicationView, operationView } from '../views.js';
 import { invalid } from '../../support/validation.js';
-import { findApplication, findSyncOperation } from '../../applications/application.repository.js';
+import { findApplication } from '../../applications/application.repository.js';
+import { findSyncOperation } from '../../applications/sync-operation.repository.js';
 import type { ApiServices } from '../../services.js';
 import type { RequestContext } from '../../support/request.js';
 import { keepUnrepresentable } from '../unrepresentable.js';
