@@ -13,9 +13,20 @@ const csv = (v: string) =>
 
 export function accountCommand(): Command {
   const account = new Command('account').description('manage local accounts and API tokens');
+  account.addCommand(accountGetUserInfoCommand());
+  account.addCommand(accountCanICommand());
+  account.addCommand(accountListCommand());
+  account.addCommand(accountCreateCommand());
+  account.addCommand(accountDeleteCommand());
+  account.addCommand(accountUpdatePasswordCommand());
+  account.addCommand(accountGenerateTokenCommand());
+  account.addCommand(accountTokensCommand());
+  account.addCommand(accountDeleteTokenCommand());
+  return account;
+}
 
-  account
-    .command('get-user-info')
+function accountGetUserInfoCommand(): Command {
+  return new Command('get-user-info')
     .description('who the current token belongs to')
     .addOption(outputOption())
     .action((o: { output: OutputFormat }, cmd: Command) =>
@@ -28,9 +39,10 @@ export function accountCommand(): Command {
         ]);
       }),
     );
+}
 
-  account
-    .command('can-i')
+function accountCanICommand(): Command {
+  return new Command('can-i')
     .description('whether the current user may do ACTION on RESOURCE/SUBRESOURCE (yes or no)')
     .argument('<action>')
     .argument('<resource>')
@@ -41,9 +53,10 @@ export function accountCommand(): Command {
         process.stdout.write(`${r.value}\n`);
       }),
     );
+}
 
-  account
-    .command('list')
+function accountListCommand(): Command {
+  return new Command('list')
     .description('list local accounts')
     .addOption(outputOption())
     .action((o: { output: OutputFormat }, cmd: Command) =>
@@ -63,9 +76,10 @@ export function accountCommand(): Command {
         );
       }),
     );
+}
 
-  account
-    .command('create')
+function accountCreateCommand(): Command {
+  return new Command('create')
     .description('create a local account (password from stdin or CAPSTAN_NEW_PASSWORD)')
     .argument('<name>')
     .option('--groups <list>', 'comma-separated groups (bind them to roles in RBAC or project roles)', '')
@@ -100,9 +114,10 @@ export function accountCommand(): Command {
           ]);
         }),
     );
+}
 
-  account
-    .command('delete')
+function accountDeleteCommand(): Command {
+  return new Command('delete')
     .description('delete a local account and revoke its tokens')
     .argument('<name>')
     .action((name: string, _o: unknown, cmd: Command) =>
@@ -111,9 +126,10 @@ export function accountCommand(): Command {
         process.stdout.write(`account '${name}' deleted\n`);
       }),
     );
+}
 
-  account
-    .command('update-password')
+function accountUpdatePasswordCommand(): Command {
+  return new Command('update-password')
     .description(
       'change a password (stdin: current password, then new password; or CAPSTAN_CURRENT_PASSWORD / CAPSTAN_NEW_PASSWORD)',
     )
@@ -143,9 +159,10 @@ export function accountCommand(): Command {
         process.stdout.write('Password updated\n');
       }),
     );
+}
 
-  account
-    .command('generate-token')
+function accountGenerateTokenCommand(): Command {
+  return new Command('generate-token')
     .description('create a long-lived API token (printed once)')
     .option('-a, --account <name>', 'account (default: the current user)', '')
     .option('-e, --expires-in <seconds>', 'lifetime in seconds (0: no expiry)', '0')
@@ -160,9 +177,10 @@ export function accountCommand(): Command {
         process.stdout.write(`${r.token}\n`);
       }),
     );
+}
 
-  account
-    .command('tokens')
+function accountTokensCommand(): Command {
+  return new Command('tokens')
     .description("list an account's API tokens")
     .option('-a, --account <name>', 'account (default: the current user)', '')
     .addOption(outputOption())
@@ -182,9 +200,10 @@ export function accountCommand(): Command {
         );
       }),
     );
+}
 
-  account
-    .command('delete-token')
+function accountDeleteTokenCommand(): Command {
+  return new Command('delete-token')
     .description('revoke an API token')
     .argument('<id>')
     .option('-a, --account <name>', 'account (default: the current user)', '')
@@ -194,5 +213,4 @@ export function accountCommand(): Command {
         process.stdout.write(`token '${id}' revoked\n`);
       }),
     );
-  return account;
 }

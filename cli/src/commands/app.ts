@@ -99,11 +99,66 @@ interface AppFlags {
   output: OutputFormat;
 }
 
+/** `app sync` and `app diff`-style dry runs: request the sync, then follow it unless --async. */
+const syncAction =
+  (dryRunOnly: boolean) =>
+  async (
+    name: string,
+    o: {
+      appNamespace: string;
+      revision: string;
+      dryRun?: boolean;
+      prune?: boolean;
+      async?: boolean;
+      timeout: string;
+      output: OutputFormat;
+    },
+    cmd: Command,
+  ) =>
+    withConnection(cmd, async (c) => {
+      const dryRun = dryRunOnly || !!o.dryRun;
+      const res = await c.call(c.applications.sync.bind(c.applications), {
+        name,
+        appNamespace: o.appNamespace,
+        revision: o.revision,
+        dryRun,
+        prune: !!o.prune,
+      });
+      if (o.async) {
+        process.stdout.write(`${res.operationId}\n`);
+        return;
+      }
+      const quiet = o.output === 'json' || o.output === 'yaml';
+      const op = await follow(c, name, o.appNamespace, res.operationId, Number(o.timeout) * 1000, quiet);
+      if (!printJsonOrYaml(o.output, apiv1.SyncOperation.toJSON(op))) {
+        process.stdout.write(
+          `Operation:   ${op.id}\nPhase:       ${op.phase}\nMessage:     ${op.message}\nRevision:    ${op.revision}\nSynced as:   ${op.identity || 'control-plane credentials'}${op.impersonated ? ' (impersonated)' : ''}\n`,
+        );
+        if (dryRunOnly) for (const r of op.resources) process.stdout.write(`${resourceLine(r)}\n`);
+      }
+      if (op.phase !== 'Succeeded') throw new CliError(`operation ${op.phase.toLowerCase()}: ${op.message}`);
+    });
+
 export function appCommand(): Command {
   const app = new Command('app').description('manage Applications');
+  app.addCommand(appCreateCommand());
+  app.addCommand(appGetCommand());
+  app.addCommand(appListCommand());
 
-  app
-    .command('create')
+  addDeleteCommand(app);
+  addSetCommand(app);
+
+  app.addCommand(appSyncCommand());
+
+  addDiffCommand(app);
+
+  addHistoryCommand(app);
+  addRollbackCommand(app, follow);
+  return app;
+}
+
+function appCreateCommand(): Command {
+  return new Command('create')
     .description('create an Application from flags or an Argo CD manifest (-f)')
     .argument('[name]')
     .option('-f, --file <path>', 'Application manifest (YAML or JSON; - for stdin)')
@@ -145,9 +200,10 @@ export function appCommand(): Command {
           process.stdout.write(`application '${a.metadata?.name}' created\n`);
       }),
     );
+}
 
-  app
-    .command('get')
+function appGetCommand(): Command {
+  return new Command('get')
     .description('show an Application: its live sync and health status, last operation and resources')
     .argument('<name>')
     .option('-N, --app-namespace <ns>', '', '')
@@ -165,9 +221,10 @@ export function appCommand(): Command {
           printApplication(o.output, a, table ? await syncWindowLine(c, a) : undefined);
         }),
     );
+}
 
-  app
-    .command('list')
+function appListCommand(): Command {
+  return new Command('list')
     .description('list Applications')
     .option(
       '-p, --project <name>',
@@ -209,52 +266,10 @@ export function appCommand(): Command {
         );
       }),
     );
+}
 
-  addDeleteCommand(app);
-  addSetCommand(app);
-
-  const syncAction =
-    (dryRunOnly: boolean) =>
-    async (
-      name: string,
-      o: {
-        appNamespace: string;
-        revision: string;
-        dryRun?: boolean;
-        prune?: boolean;
-        async?: boolean;
-        timeout: string;
-        output: OutputFormat;
-      },
-      cmd: Command,
-    ) =>
-      withConnection(cmd, async (c) => {
-        const dryRun = dryRunOnly || !!o.dryRun;
-        const res = await c.call(c.applications.sync.bind(c.applications), {
-          name,
-          appNamespace: o.appNamespace,
-          revision: o.revision,
-          dryRun,
-          prune: !!o.prune,
-        });
-        if (o.async) {
-          process.stdout.write(`${res.operationId}\n`);
-          return;
-        }
-        const quiet = o.output === 'json' || o.output === 'yaml';
-        const op = await follow(c, name, o.appNamespace, res.operationId, Number(o.timeout) * 1000, quiet);
-        if (!printJsonOrYaml(o.output, apiv1.SyncOperation.toJSON(op))) {
-          process.stdout.write(
-            `Operation:   ${op.id}\nPhase:       ${op.phase}\nMessage:     ${op.message}\nRevision:    ${op.revision}\nSynced as:   ${op.identity || 'control-plane credentials'}${op.impersonated ? ' (impersonated)' : ''}\n`,
-          );
-          if (dryRunOnly) for (const r of op.resources) process.stdout.write(`${resourceLine(r)}\n`);
-        }
-        if (op.phase !== 'Succeeded')
-          throw new CliError(`operation ${op.phase.toLowerCase()}: ${op.message}`);
-      });
-
-  app
-    .command('sync')
+function appSyncCommand(): Command {
+  return new Command('sync')
     .description('sync an Application and follow the operation')
     .argument('<name>')
     .option('-N, --app-namespace <ns>', '', '')
@@ -265,10 +280,4 @@ export function appCommand(): Command {
     .option('--timeout <seconds>', 'give up waiting after this long', '300')
     .addOption(outputOption())
     .action(syncAction(false));
-
-  addDiffCommand(app);
-
-  addHistoryCommand(app);
-  addRollbackCommand(app, follow);
-  return app;
 }

@@ -36,9 +36,13 @@ function summary(table: string, f: Record<string, unknown>): string {
 
 export function auditCommand(): Command {
   const audit = new Command('audit').description('query and verify the audit trail');
+  audit.addCommand(auditQueryCommand());
+  audit.addCommand(auditVerifyCommand());
+  return audit;
+}
 
-  audit
-    .command('query')
+function auditQueryCommand(): Command {
+  return new Command('query')
     .description('audit rows, newest first')
     .argument('<table>', `${TABLES.join(', ')} (or sync, resources, credentials, access)`)
     .option('--app <name>', 'application', '')
@@ -95,9 +99,10 @@ export function auditCommand(): Command {
             process.stderr.write(`more rows: --page-token ${r.nextPageToken}\n`);
         }),
     );
+}
 
-  audit
-    .command('verify')
+function auditVerifyCommand(): Command {
+  return new Command('verify')
     .description('recompute the hash chain of one audit table (default: all); exits 1 when a chain is broken')
     .argument('[table]')
     .addOption(outputOption())
@@ -121,5 +126,4 @@ export function auditCommand(): Command {
           throw new CliError(`audit chain broken in ${broken.map((x) => x.table).join(', ')}`);
       }),
     );
-  return audit;
 }

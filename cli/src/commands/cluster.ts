@@ -78,9 +78,15 @@ function show(o: OutputFormat, c: apiv1.Cluster): void {
 
 export function clusterCommand(): Command {
   const cluster = new Command('cluster').description('manage target clusters');
+  cluster.addCommand(clusterAddCommand());
+  cluster.addCommand(clusterGetCommand());
+  cluster.addCommand(clusterListCommand());
+  cluster.addCommand(clusterRmCommand());
+  return cluster;
+}
 
-  cluster
-    .command('add')
+function clusterAddCommand(): Command {
+  return new Command('add')
     .description(
       'register a target cluster: from a kubeconfig context, or a server URL with credential files',
     )
@@ -159,9 +165,10 @@ export function clusterCommand(): Command {
           show(o.output, res);
         }),
     );
+}
 
-  cluster
-    .command('get')
+function clusterGetCommand(): Command {
+  return new Command('get')
     .argument('<server-or-name>')
     .addOption(outputOption())
     .action((id: string, o: { output: OutputFormat }, cmd: Command) =>
@@ -169,36 +176,33 @@ export function clusterCommand(): Command {
         show(o.output, await c.call(c.clusters.get.bind(c.clusters), { server: id, name: '' })),
       ),
     );
+}
 
-  cluster
-    .command('list')
-    .addOption(outputOption())
-    .action((o: { output: OutputFormat }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        const r = await c.call(c.clusters.list.bind(c.clusters), {});
-        printList(
-          o.output,
-          r.items,
-          [
-            ['SERVER', (x) => x.server],
-            ['NAME', (x) => x.name],
-            ['PROJECT', (x) => x.project],
-            ['CREDENTIAL', (x) => x.credentialType],
-          ],
-          (x) => apiv1.Cluster.toJSON(x),
-          (x) => x.name,
-        );
-      }),
-    );
+function clusterListCommand(): Command {
+  return new Command('list').addOption(outputOption()).action((o: { output: OutputFormat }, cmd: Command) =>
+    withConnection(cmd, async (c) => {
+      const r = await c.call(c.clusters.list.bind(c.clusters), {});
+      printList(
+        o.output,
+        r.items,
+        [
+          ['SERVER', (x) => x.server],
+          ['NAME', (x) => x.name],
+          ['PROJECT', (x) => x.project],
+          ['CREDENTIAL', (x) => x.credentialType],
+        ],
+        (x) => apiv1.Cluster.toJSON(x),
+        (x) => x.name,
+      );
+    }),
+  );
+}
 
-  cluster
-    .command('rm')
-    .argument('<server-or-name>')
-    .action((id: string, _o: unknown, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        await c.call(c.clusters.delete.bind(c.clusters), { server: id, name: '' });
-        process.stdout.write(`cluster '${id}' removed\n`);
-      }),
-    );
-  return cluster;
+function clusterRmCommand(): Command {
+  return new Command('rm').argument('<server-or-name>').action((id: string, _o: unknown, cmd: Command) =>
+    withConnection(cmd, async (c) => {
+      await c.call(c.clusters.delete.bind(c.clusters), { server: id, name: '' });
+      process.stdout.write(`cluster '${id}' removed\n`);
+    }),
+  );
 }

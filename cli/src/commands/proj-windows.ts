@@ -35,8 +35,47 @@ function active(w: apiv1.SyncWindow, now: Date): string {
 
 export function projWindowsCommand(): Command {
   const windows = new Command('windows').description("manage a project's sync windows");
-  windows
-    .command('list')
+  windows.addCommand(projWindowsListCommand());
+  windows.addCommand(projWindowsAddCommand());
+  windows.addCommand(projWindowsDeleteCommand());
+  return windows;
+}
+
+/**
+ * Argo CD's SyncWindow line of `app get`: "Sync Allowed", "Manual Allowed" or "Sync Denied", through
+ * the project chain, with the windows open now. A project the caller cannot read makes it unknown.
+ */
+export async function syncWindowLine(c: Connection, a: apiv1.Application): Promise<string> {
+  const chain: { name: string; spec: { syncWindows: SyncWindow[] } }[] = [];
+  try {
+    for (let next = a.spec?.project; next && chain.length < 64 && !chain.some((p) => p.name === next);) {
+      const p = await c.call(c.projects.get.bind(c.projects), { name: next });
+      chain.push({ name: next, spec: { syncWindows: (p.spec?.syncWindows ?? []).map(asWindow) } });
+      next = p.spec?.parentProject;
+    }
+  } catch (err) {
+    return `unknown (${(err as { details?: string }).details ?? String(err)})`;
+  }
+  const d = a.spec?.destination;
+  const target = {
+    name: a.metadata?.name ?? '',
+    namespace: d?.namespace ?? '',
+    server: d?.server ?? '',
+    clusterName: d?.name || undefined,
+  };
+  const now = new Date();
+  const automated = syncWindowsVerdict(chain, target, false, now);
+  const open = automated.active.map((w) => `${w.project}[${w.index}] ${w.kind}`).join(', ');
+  const status = automated.allowed
+    ? 'Sync Allowed'
+    : syncWindowsVerdict(chain, target, true, now).allowed
+      ? 'Manual Allowed'
+      : 'Sync Denied';
+  return `${status}${open ? ` (active: ${open})` : ''}`;
+}
+
+function projWindowsListCommand(): Command {
+  return new Command('list')
     .description('list the sync windows of a project, with whether each is active now')
     .argument('<project>')
     .addOption(outputOption())
@@ -66,8 +105,10 @@ export function projWindowsCommand(): Command {
         );
       }),
     );
-  windows
-    .command('add')
+}
+
+function projWindowsAddCommand(): Command {
+  return new Command('add')
     .description('add a sync window')
     .argument('<project>')
     .requiredOption('-k, --kind <kind>', 'allow or deny')
@@ -113,8 +154,10 @@ export function projWindowsCommand(): Command {
           process.stdout.write(`sync window added to project '${project}'\n`);
         }),
     );
-  windows
-    .command('delete')
+}
+
+function projWindowsDeleteCommand(): Command {
+  return new Command('delete')
     .description('delete a sync window by its ID (see windows list)')
     .argument('<project>')
     .argument('<id>')
@@ -129,38 +172,4 @@ export function projWindowsCommand(): Command {
         process.stdout.write(`sync window ${id} deleted from project '${project}'\n`);
       }),
     );
-  return windows;
-}
-
-/**
- * Argo CD's SyncWindow line of `app get`: "Sync Allowed", "Manual Allowed" or "Sync Denied", through
- * the project chain, with the windows open now. A project the caller cannot read makes it unknown.
- */
-export async function syncWindowLine(c: Connection, a: apiv1.Application): Promise<string> {
-  const chain: { name: string; spec: { syncWindows: SyncWindow[] } }[] = [];
-  try {
-    for (let next = a.spec?.project; next && chain.length < 64 && !chain.some((p) => p.name === next);) {
-      const p = await c.call(c.projects.get.bind(c.projects), { name: next });
-      chain.push({ name: next, spec: { syncWindows: (p.spec?.syncWindows ?? []).map(asWindow) } });
-      next = p.spec?.parentProject;
-    }
-  } catch (err) {
-    return `unknown (${(err as { details?: string }).details ?? String(err)})`;
-  }
-  const d = a.spec?.destination;
-  const target = {
-    name: a.metadata?.name ?? '',
-    namespace: d?.namespace ?? '',
-    server: d?.server ?? '',
-    clusterName: d?.name || undefined,
-  };
-  const now = new Date();
-  const automated = syncWindowsVerdict(chain, target, false, now);
-  const open = automated.active.map((w) => `${w.project}[${w.index}] ${w.kind}`).join(', ');
-  const status = automated.allowed
-    ? 'Sync Allowed'
-    : syncWindowsVerdict(chain, target, true, now).allowed
-      ? 'Manual Allowed'
-      : 'Sync Denied';
-  return `${status}${open ? ` (active: ${open})` : ''}`;
 }

@@ -61,11 +61,111 @@ function show(o: OutputFormat, p: apiv1.Project): void {
   ]);
 }
 
+/** A `proj` subcommand that changes one list of the spec: its arguments, the change, what it says when done. */
+interface SpecEdit {
+  name: string;
+  description: string;
+  args: string[];
+  change: (spec: apiv1.ProjectSpec, values: string[]) => void;
+  done: (project: string, values: string[]) => string;
+}
+
+const sameGk = (g: apiv1.GroupKind, group: string, kind: string) => g.group === group && g.kind === kind;
+
+const specEdits: SpecEdit[] = [
+  {
+    name: 'add-source',
+    description: 'permit a source repository (glob)',
+    args: ['url'],
+    change: (s, [url]) => {
+      if (!s.sourceRepos.includes(url!)) s.sourceRepos.push(url!);
+    },
+    done: (p, [url]) => `source ${url} added to project '${p}'`,
+  },
+  {
+    name: 'remove-source',
+    description: 'stop permitting a source repository',
+    args: ['url'],
+    change: (s, [url]) => {
+      const i = s.sourceRepos.indexOf(url!);
+      if (i < 0) throw new CliError(`project has no source ${url}`);
+      s.sourceRepos.splice(i, 1);
+    },
+    done: (p, [url]) => `source ${url} removed from project '${p}'`,
+  },
+  {
+    name: 'allow-cluster-resource',
+    description: 'permit a cluster-scoped group/kind (use "" for the core group)',
+    args: ['group', 'kind'],
+    change: (s, [group, kind]) => {
+      if (!s.clusterResourceWhitelist.some((g) => sameGk(g, group!, kind!)))
+        s.clusterResourceWhitelist.push({ group: group!, kind: kind! });
+    },
+    done: (p, [group, kind]) => `cluster resource ${group || '""'}/${kind} allowed in project '${p}'`,
+  },
+  {
+    name: 'deny-cluster-resource',
+    description: 'stop permitting a cluster-scoped group/kind',
+    args: ['group', 'kind'],
+    change: (s, [group, kind]) => {
+      s.clusterResourceWhitelist = s.clusterResourceWhitelist.filter((g) => !sameGk(g, group!, kind!));
+    },
+    done: (p, [group, kind]) => `cluster resource ${group || '""'}/${kind} denied in project '${p}'`,
+  },
+  {
+    name: 'deny-namespace-resource',
+    description: 'deny a namespaced group/kind',
+    args: ['group', 'kind'],
+    change: (s, [group, kind]) => {
+      if (!s.namespaceResourceBlacklist.some((g) => sameGk(g, group!, kind!)))
+        s.namespaceResourceBlacklist.push({ group: group!, kind: kind! });
+    },
+    done: (p, [group, kind]) => `namespace resource ${group || '""'}/${kind} denied in project '${p}'`,
+  },
+  {
+    name: 'allow-namespace-resource',
+    description: 'remove a namespaced group/kind from the deny list',
+    args: ['group', 'kind'],
+    change: (s, [group, kind]) => {
+      s.namespaceResourceBlacklist = s.namespaceResourceBlacklist.filter((g) => !sameGk(g, group!, kind!));
+    },
+    done: (p, [group, kind]) => `namespace resource ${group || '""'}/${kind} allowed in project '${p}'`,
+  },
+];
+
+function specEditCommand(edit: SpecEdit): Command {
+  const cmd = new Command(edit.name).description(edit.description).argument('<project>');
+  for (const a of edit.args) cmd.argument(`<${a}>`);
+  return cmd.action((project: string, ...rest: unknown[]) => {
+    const values = rest.slice(0, edit.args.length) as string[];
+    const command = rest.at(-1) as Command;
+    return withConnection(command, async (c) => {
+      await modify(c, project, (spec) => edit.change(spec, values));
+      process.stdout.write(`${edit.done(project, values)}\n`);
+    });
+  });
+}
+
 export function projCommand(): Command {
   const proj = new Command('proj').description('manage AppProjects');
+  proj.addCommand(projCreateCommand());
+  proj.addCommand(projGetCommand());
+  proj.addCommand(projListCommand());
+  proj.addCommand(projDeleteCommand());
+  proj.addCommand(projAddDestinationCommand());
+  proj.addCommand(projRemoveDestinationCommand());
+  proj.addCommand(projAddDestinationServiceAccountCommand());
+  proj.addCommand(projRemoveDestinationServiceAccountCommand());
+  proj.addCommand(projSetParentCommand());
 
-  proj
-    .command('create')
+  for (const edit of specEdits) proj.addCommand(specEditCommand(edit));
+  proj.addCommand(projRoleCommand());
+  proj.addCommand(projWindowsCommand());
+  return proj;
+}
+
+function projCreateCommand(): Command {
+  return new Command('create')
     .description('create an AppProject from flags or an Argo CD manifest (-f)')
     .argument('[name]')
     .option('-f, --file <path>', 'AppProject manifest (YAML or JSON)')
@@ -121,9 +221,10 @@ export function projCommand(): Command {
           show(o.output, await c.call(c.projects.create.bind(c.projects), { project, upsert: !!o.upsert }));
         }),
     );
+}
 
-  proj
-    .command('get')
+function projGetCommand(): Command {
+  return new Command('get')
     .description('show an AppProject')
     .argument('<name>')
     .addOption(outputOption())
@@ -132,9 +233,10 @@ export function projCommand(): Command {
         show(o.output, await c.call(c.projects.get.bind(c.projects), { name })),
       ),
     );
+}
 
-  proj
-    .command('list')
+function projListCommand(): Command {
+  return new Command('list')
     .description('list AppProjects')
     .addOption(outputOption())
     .action((o: { output: OutputFormat }, cmd: Command) =>
@@ -158,9 +260,10 @@ export function projCommand(): Command {
         );
       }),
     );
+}
 
-  proj
-    .command('delete')
+function projDeleteCommand(): Command {
+  return new Command('delete')
     .description('delete an AppProject')
     .argument('<name>')
     .action((name: string, _o: unknown, cmd: Command) =>
@@ -169,9 +272,10 @@ export function projCommand(): Command {
         process.stdout.write(`project '${name}' deleted\n`);
       }),
     );
+}
 
-  proj
-    .command('add-destination')
+function projAddDestinationCommand(): Command {
+  return new Command('add-destination')
     .description('permit a destination')
     .argument('<project>')
     .argument('<server>')
@@ -187,9 +291,10 @@ export function projCommand(): Command {
         process.stdout.write(`destination ${server},${namespace} added to project '${project}'\n`);
       }),
     );
+}
 
-  proj
-    .command('remove-destination')
+function projRemoveDestinationCommand(): Command {
+  return new Command('remove-destination')
     .description('stop permitting a destination')
     .argument('<project>')
     .argument('<server>')
@@ -206,9 +311,10 @@ export function projCommand(): Command {
         process.stdout.write(`destination ${server},${namespace} removed from project '${project}'\n`);
       }),
     );
+}
 
-  proj
-    .command('add-destination-service-account')
+function projAddDestinationServiceAccountCommand(): Command {
+  return new Command('add-destination-service-account')
     .description(
       'add a destinationServiceAccounts rule (first match wins; under a parent, only what the parent chain resolves)',
     )
@@ -230,9 +336,10 @@ export function projCommand(): Command {
           );
         }),
     );
+}
 
-  proj
-    .command('remove-destination-service-account')
+function projRemoveDestinationServiceAccountCommand(): Command {
+  return new Command('remove-destination-service-account')
     .description('remove the destinationServiceAccounts rule for a server and namespace')
     .argument('<project>')
     .argument('<server>')
@@ -254,9 +361,10 @@ export function projCommand(): Command {
         );
       }),
     );
+}
 
-  proj
-    .command('set-parent')
+function projSetParentCommand(): Command {
+  return new Command('set-parent')
     .description(
       'bound a project by a parent project (needs update on the old and the new parent); "" removes the parent (admins only)',
     )
@@ -274,86 +382,4 @@ export function projCommand(): Command {
         );
       }),
     );
-
-  const simple = (
-    name: string,
-    description: string,
-    args: string[],
-    change: (spec: apiv1.ProjectSpec, values: string[]) => void,
-    done: (project: string, values: string[]) => string,
-  ) => {
-    const cmd = proj.command(name).description(description).argument('<project>');
-    for (const a of args) cmd.argument(`<${a}>`);
-    cmd.action((project: string, ...rest: unknown[]) => {
-      const values = rest.slice(0, args.length) as string[];
-      const command = rest.at(-1) as Command;
-      return withConnection(command, async (c) => {
-        await modify(c, project, (spec) => change(spec, values));
-        process.stdout.write(`${done(project, values)}\n`);
-      });
-    });
-  };
-  const sameGk = (g: apiv1.GroupKind, group: string, kind: string) => g.group === group && g.kind === kind;
-  simple(
-    'add-source',
-    'permit a source repository (glob)',
-    ['url'],
-    (s, [url]) => {
-      if (!s.sourceRepos.includes(url!)) s.sourceRepos.push(url!);
-    },
-    (p, [url]) => `source ${url} added to project '${p}'`,
-  );
-  simple(
-    'remove-source',
-    'stop permitting a source repository',
-    ['url'],
-    (s, [url]) => {
-      const i = s.sourceRepos.indexOf(url!);
-      if (i < 0) throw new CliError(`project has no source ${url}`);
-      s.sourceRepos.splice(i, 1);
-    },
-    (p, [url]) => `source ${url} removed from project '${p}'`,
-  );
-  simple(
-    'allow-cluster-resource',
-    'permit a cluster-scoped group/kind (use "" for the core group)',
-    ['group', 'kind'],
-    (s, [group, kind]) => {
-      if (!s.clusterResourceWhitelist.some((g) => sameGk(g, group!, kind!)))
-        s.clusterResourceWhitelist.push({ group: group!, kind: kind! });
-    },
-    (p, [group, kind]) => `cluster resource ${group || '""'}/${kind} allowed in project '${p}'`,
-  );
-  simple(
-    'deny-cluster-resource',
-    'stop permitting a cluster-scoped group/kind',
-    ['group', 'kind'],
-    (s, [group, kind]) => {
-      s.clusterResourceWhitelist = s.clusterResourceWhitelist.filter((g) => !sameGk(g, group!, kind!));
-    },
-    (p, [group, kind]) => `cluster resource ${group || '""'}/${kind} denied in project '${p}'`,
-  );
-  simple(
-    'deny-namespace-resource',
-    'deny a namespaced group/kind',
-    ['group', 'kind'],
-    (s, [group, kind]) => {
-      if (!s.namespaceResourceBlacklist.some((g) => sameGk(g, group!, kind!)))
-        s.namespaceResourceBlacklist.push({ group: group!, kind: kind! });
-    },
-    (p, [group, kind]) => `namespace resource ${group || '""'}/${kind} denied in project '${p}'`,
-  );
-  simple(
-    'allow-namespace-resource',
-    'remove a namespaced group/kind from the deny list',
-    ['group', 'kind'],
-    (s, [group, kind]) => {
-      s.namespaceResourceBlacklist = s.namespaceResourceBlacklist.filter((g) => !sameGk(g, group!, kind!));
-    },
-    (p, [group, kind]) => `namespace resource ${group || '""'}/${kind} allowed in project '${p}'`,
-  );
-
-  proj.addCommand(projRoleCommand());
-  proj.addCommand(projWindowsCommand());
-  return proj;
 }

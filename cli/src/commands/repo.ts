@@ -21,9 +21,15 @@ function show(o: OutputFormat, r: apiv1.Repository): void {
 
 export function repoCommand(): Command {
   const repo = new Command('repo').description('manage repository credentials');
+  repo.addCommand(repoAddCommand());
+  repo.addCommand(repoGetCommand());
+  repo.addCommand(repoListCommand());
+  repo.addCommand(repoRmCommand());
+  return repo;
+}
 
-  repo
-    .command('add')
+function repoAddCommand(): Command {
+  return new Command('add')
     .description('add a repository credential (password from stdin or CAPSTAN_REPO_PASSWORD)')
     .argument('<url>')
     .option('--project <name>', 'scope the credential to a project', '')
@@ -70,9 +76,10 @@ export function repoCommand(): Command {
           show(o.output, r);
         }),
     );
+}
 
-  repo
-    .command('get')
+function repoGetCommand(): Command {
+  return new Command('get')
     .description('show a repository credential')
     .argument('<url>')
     .option('--project <name>', 'choose among credentials sharing the URL', '')
@@ -85,9 +92,10 @@ export function repoCommand(): Command {
         ),
       ),
     );
+}
 
-  repo
-    .command('list')
+function repoListCommand(): Command {
+  return new Command('list')
     .description('list repository credentials')
     .option('--project <name>', 'only this project', '')
     .addOption(outputOption())
@@ -109,9 +117,10 @@ export function repoCommand(): Command {
         );
       }),
     );
+}
 
-  repo
-    .command('rm')
+function repoRmCommand(): Command {
+  return new Command('rm')
     .description('remove a repository credential')
     .argument('<url>')
     .option('--project <name>', 'choose among credentials sharing the URL', '')
@@ -121,5 +130,4 @@ export function repoCommand(): Command {
         process.stdout.write(`repository '${url}'${o.project ? ` (project ${o.project})` : ''} removed\n`);
       }),
     );
-  return repo;
 }
