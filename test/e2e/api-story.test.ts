@@ -11,8 +11,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AckPolicy } from 'nats';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
-import { startRepoProcess, type RepoProcess } from './repo-harness.js';
-import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
+import type { RepoProcess } from './repo-harness.js';
+import { capstan, type ApiProcess } from './api-harness.js';
+import { startRepoAndApi } from './control-plane.js';
 
 const CLUSTER_TOKEN = `cluster-canary-${randomBytes(8).toString('hex')}`;
 const REPO_PASSWORD = `repo-canary-${randomBytes(8).toString('hex')}`;
@@ -33,18 +34,7 @@ describe('api story through the CLI', () => {
     bus = await createTestBus('story');
     dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-story-'));
     config = path.join(dir, 'config');
-    const repoToken = randomBytes(24).toString('hex');
-    repo = await startRepoProcess({
-      databaseUrl: db.url,
-      bus,
-      cacheDir: path.join(dir, 'cache'),
-      env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoToken}` },
-    });
-    api = await startApiProcess({
-      databaseUrl: db.url,
-      bus,
-      env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoToken },
-    });
+    ({ repo, api } = await startRepoAndApi({ databaseUrl: db.url, bus, cacheDir: path.join(dir, 'cache') }));
   });
 
   afterAll(async () => {

@@ -15,9 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
-import { capstan, startApiProcess, type ApiProcess, type CliResult } from './api-harness.js';
-import { startRepoProcess, type RepoProcess } from './repo-harness.js';
-import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
+import { capstan, type ApiProcess, type CliResult } from './api-harness.js';
+import { startRepoAndApi, startSyncProcess, syncProcessEnv } from './control-plane.js';
+import type { RepoProcess } from './repo-harness.js';
+import type { ServiceProcess } from '../src/infra/index.js';
 import { readNamespaceMessages } from './bus-dump.js';
 
 const run = promisify(execFile);
@@ -102,33 +103,13 @@ describe('canary: no secret reaches a log, a table, the bus, argv, a response or
 
     db = await createTestDatabase('capstan_canary');
     bus = await createTestBus('canary');
-    const repoTokens = { api: randomBytes(24).toString('hex'), sync: randomBytes(24).toString('hex') };
-    repo = await startRepoProcess({
-      databaseUrl: db.url,
-      bus,
-      cacheDir: path.join(dir, 'cache'),
-      env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoTokens.api},sync=${repoTokens.sync}` },
-    });
-    api = await startApiProcess({
-      databaseUrl: db.url,
-      bus,
-      env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.api },
-    });
-    sync = await startServiceProcess(
-      'sync',
-      {
-        DATABASE_URL: db.url,
-        ...bus.env('sync'),
-        CAPSTAN_API_ADDRESS: api.grpcAddress,
-        CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
-        CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
-        CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.sync,
-        ...repo.pki.env('sync'),
-      },
-      // Two attempts are enough for the failing syncs to fail (the default five, with backoff, spent
-      // most of the test's time waiting for clusters that never answer).
-      ['--enable-impersonation', '--sync-max-attempts=2'],
-    );
+    ({ repo, api } = await startRepoAndApi({ databaseUrl: db.url, bus, cacheDir: path.join(dir, 'cache') }));
+    // Two attempts are enough for the failing syncs to fail (the default five, with backoff, spent
+    // most of the test's time waiting for clusters that never answer).
+    sync = await startSyncProcess(syncProcessEnv(db.url, bus, { api, repo }), [
+      '--enable-impersonation',
+      '--sync-max-attempts=2',
+    ]);
   }, 300_000);
 
   afterAll(async () => {

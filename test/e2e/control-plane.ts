@@ -2,7 +2,9 @@
 // api's delegations, each service's tokens): repo, then the api (which knows appset's address before
 // appset starts), appset, and sync with impersonation on (the api knows its internal gRPC too, for
 // ManagedResources). For the stories that need the whole control plane (appset-story,
-// self-service-story, diff-story); `stop` stops them in reverse order.
+// self-service-story, diff-story, reconcile-story); `stop` stops them in reverse order. The pieces
+// (startRepoAndApi, syncProcessEnv, startSyncProcess) serve the stories that need fewer services or
+// restart one (sync-story, canary, deletion-story, cross-tenant, api-story).
 import { randomBytes } from 'node:crypto';
 import type { TestBus } from '@capstan/test/infra';
 import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
@@ -14,6 +16,61 @@ import {
   type AppsetProcess,
 } from './appset-harness.js';
 import { startRepoProcess, type RepoProcess } from './repo-harness.js';
+
+/** The repo service, then the api wired to it with the repo's token for the api. */
+export async function startRepoAndApi(opts: {
+  databaseUrl: string;
+  bus: TestBus;
+  cacheDir: string;
+  repoEnv?: Record<string, string>;
+  /** The api's extra options (appset wiring, environment). */
+  api?: Pick<Parameters<typeof startApiProcess>[0], 'appset' | 'env'>;
+}): Promise<{ repo: RepoProcess; api: ApiProcess }> {
+  const repo = await startRepoProcess({
+    databaseUrl: opts.databaseUrl,
+    bus: opts.bus,
+    cacheDir: opts.cacheDir,
+    ...(opts.repoEnv ? { env: opts.repoEnv } : {}),
+  });
+  const api = await startApiProcess({
+    databaseUrl: opts.databaseUrl,
+    bus: opts.bus,
+    ...(opts.api?.appset ? { appset: opts.api.appset } : {}),
+    env: {
+      CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
+      CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('api'),
+      ...opts.api?.env,
+    },
+  });
+  return { repo, api };
+}
+
+/** The sync service's environment: its database and bus user, the api and repo with its tokens and TLS. */
+export function syncProcessEnv(
+  databaseUrl: string,
+  bus: TestBus,
+  peers: { api: ApiProcess; repo: RepoProcess },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    ...bus.env('sync'),
+    CAPSTAN_API_ADDRESS: peers.api.grpcAddress,
+    CAPSTAN_API_SERVICE_TOKEN: peers.api.syncToken,
+    CAPSTAN_REPO_ADDRESS: peers.repo.grpcAddress,
+    CAPSTAN_REPO_SERVICE_TOKEN: peers.repo.serviceToken('sync'),
+    ...peers.repo.pki.env('sync'),
+    ...extra,
+  };
+}
+
+/** The sync service as its own process, impersonation on unless `args` say otherwise. */
+export function startSyncProcess(
+  env: Record<string, string>,
+  args: string[] = ['--enable-impersonation'],
+): Promise<ServiceProcess> {
+  return startServiceProcess('sync', env, args);
+}
 
 export interface ControlPlane {
   repo: RepoProcess;
@@ -34,27 +91,20 @@ export async function startControlPlane(opts: {
   appsetEnv?: Record<string, string>;
 }): Promise<ControlPlane> {
   const { databaseUrl, bus } = opts;
-  const repo = await startRepoProcess({
-    databaseUrl,
-    bus,
-    cacheDir: opts.cacheDir,
-    ...(opts.repoEnv ? { env: opts.repoEnv } : {}),
-  });
   const appsetAddress = await reserveAppsetAddress();
   const tokens = appsetTokens();
   // The sync service's internal gRPC (ManagedResources, `capstan app diff`): its address is known
   // before the api starts, and only the api's token is accepted there.
   const syncAddress = await reserveAppsetAddress();
   const apiToSync = randomBytes(24).toString('hex');
-  const api = await startApiProcess({
+  const { repo, api } = await startRepoAndApi({
     databaseUrl,
     bus,
-    appset: { address: appsetAddress, tokens },
-    env: {
-      CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
-      CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('api'),
-      CAPSTAN_SYNC_ADDRESS: syncAddress,
-      CAPSTAN_SYNC_SERVICE_TOKEN: apiToSync,
+    cacheDir: opts.cacheDir,
+    ...(opts.repoEnv ? { repoEnv: opts.repoEnv } : {}),
+    api: {
+      appset: { address: appsetAddress, tokens },
+      env: { CAPSTAN_SYNC_ADDRESS: syncAddress, CAPSTAN_SYNC_SERVICE_TOKEN: apiToSync },
     },
   });
   const appset = await startAppsetProcess({
@@ -67,20 +117,16 @@ export async function startControlPlane(opts: {
     repoToken: repo.serviceToken('appset'),
     ...(opts.appsetEnv ? { env: opts.appsetEnv } : {}),
   });
-  const sync = await startServiceProcess(
-    'sync',
-    {
-      DATABASE_URL: databaseUrl,
-      ...bus.env('sync'),
-      CAPSTAN_API_ADDRESS: api.grpcAddress,
-      CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
-      CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
-      CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('sync'),
-      CAPSTAN_GRPC_PORT: syncAddress.split(':').at(-1)!,
-      CAPSTAN_AUTH_SERVICE_TOKENS: `api=${apiToSync}`,
-      ...repo.pki.env('sync'),
-    },
-    ['--enable-impersonation'],
+  const sync = await startSyncProcess(
+    syncProcessEnv(
+      databaseUrl,
+      bus,
+      { api, repo },
+      {
+        CAPSTAN_GRPC_PORT: syncAddress.split(':').at(-1)!,
+        CAPSTAN_AUTH_SERVICE_TOKENS: `api=${apiToSync}`,
+      },
+    ),
   );
   return {
     repo,

@@ -11,8 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
-import { startRepoProcess, type RepoProcess } from './repo-harness.js';
-import { capstan, startApiProcess, type ApiProcess, type CliResult } from './api-harness.js';
+import type { RepoProcess } from './repo-harness.js';
+import { capstan, type ApiProcess, type CliResult } from './api-harness.js';
+import { startRepoAndApi } from './control-plane.js';
 
 const B_REPO = 'https://git.example.com/team-b/apps.git';
 const B_PASSWORD = `b-canary-${randomBytes(8).toString('hex')}`;
@@ -47,18 +48,7 @@ describe('cross-tenant matrix: a tenant can reach nothing of another tenant', ()
     bus = await createTestBus('matrix');
     dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-matrix-'));
     config = path.join(dir, 'contexts');
-    const repoToken = randomBytes(24).toString('hex');
-    repo = await startRepoProcess({
-      databaseUrl: db.url,
-      bus,
-      cacheDir: path.join(dir, 'cache'),
-      env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoToken}` },
-    });
-    api = await startApiProcess({
-      databaseUrl: db.url,
-      bus,
-      env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoToken },
-    });
+    ({ repo, api } = await startRepoAndApi({ databaseUrl: db.url, bus, cacheDir: path.join(dir, 'cache') }));
     const login = (user: string, password: string) =>
       capstan(
         config,

@@ -16,9 +16,10 @@ import { CoreV1Api, RbacAuthorizationV1Api, type V1ConfigMap } from '@kubernetes
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
-import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
-import { startRepoProcess, type RepoProcess } from './repo-harness.js';
-import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
+import { capstan, type ApiProcess } from './api-harness.js';
+import { startRepoAndApi, startSyncProcess, syncProcessEnv } from './control-plane.js';
+import type { RepoProcess } from './repo-harness.js';
+import type { ServiceProcess } from '../src/infra/index.js';
 import { collectForegroundDeletions } from './garbage-collector.js';
 
 const GIT_PASSWORD = `git-${randomBytes(8).toString('hex')}`;
@@ -116,28 +117,9 @@ describe('deletion story: ownership by tracking id, cascade as the tenant Servic
     bus = await createTestBus('deletionstory');
     dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-deletion-story-'));
     config = path.join(dir, 'contexts');
-    const repoTokens = { api: randomBytes(24).toString('hex'), sync: randomBytes(24).toString('hex') };
-    repo = await startRepoProcess({
-      databaseUrl: db.url,
-      bus,
-      cacheDir: path.join(dir, 'cache'),
-      env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoTokens.api},sync=${repoTokens.sync}` },
-    });
-    api = await startApiProcess({
-      databaseUrl: db.url,
-      bus,
-      env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.api },
-    });
-    syncEnv = {
-      DATABASE_URL: db.url,
-      ...bus.env('sync'),
-      CAPSTAN_API_ADDRESS: api.grpcAddress,
-      CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
-      CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
-      CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.sync,
-      ...repo.pki.env('sync'),
-    };
-    sync = await startServiceProcess('sync', syncEnv, ['--enable-impersonation']);
+    ({ repo, api } = await startRepoAndApi({ databaseUrl: db.url, bus, cacheDir: path.join(dir, 'cache') }));
+    syncEnv = syncProcessEnv(db.url, bus, { api, repo });
+    sync = await startSyncProcess(syncEnv);
 
     const login = await capstan(
       config,
@@ -363,7 +345,7 @@ ${syncOptions.length > 0 ? `  syncPolicy: { syncOptions: [${syncOptions.join(', 
         subjects: [{ kind: 'ServiceAccount', name: 'deployer', namespace: STAGE }],
       },
     });
-    sync = await startServiceProcess('sync', syncEnv, ['--enable-impersonation']);
+    sync = await startSyncProcess(syncEnv);
     await waitUntilGone('d', STAGE);
     expect(await live(STAGE, 'd-only')).toBeUndefined();
 

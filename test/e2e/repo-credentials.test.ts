@@ -15,7 +15,8 @@ import { status } from '@grpc/grpc-js';
 import { bearer, unary, type repov1 } from '@capstan/proto';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
-import { startApiProcess, type ApiProcess } from './api-harness.js';
+import type { ApiProcess } from './api-harness.js';
+import { startRepoAndApi } from './control-plane.js';
 import { grpcError, startRepoProcess, type RepoProcess } from './repo-harness.js';
 
 const execFileAsync = promisify(execFile);
@@ -552,18 +553,7 @@ describe('api + repo service: a credential cannot be taken over by its name', ()
     db = await createTestDatabase('capstan_takeover_e2e');
     bus = await createTestBus('takeovere2e');
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-takeover-e2e-'));
-    const repoToken = randomBytes(24).toString('hex');
-    repo = await startRepoProcess({
-      databaseUrl: db.url,
-      bus,
-      cacheDir,
-      env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoToken}` },
-    });
-    api = await startApiProcess({
-      databaseUrl: db.url,
-      bus,
-      env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoToken },
-    });
+    ({ repo, api } = await startRepoAndApi({ databaseUrl: db.url, bus, cacheDir }));
     admin = await login('admin', api.adminPassword);
     for (const team of ['team-x', 'team-y']) {
       const project = await http('POST', '/api/v1/projects', admin, {

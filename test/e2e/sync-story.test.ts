@@ -13,9 +13,10 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
-import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
-import { startRepoProcess, type RepoProcess } from './repo-harness.js';
-import { startServiceProcess, type ServiceProcess } from '../src/infra/index.js';
+import { capstan, type ApiProcess } from './api-harness.js';
+import { startRepoAndApi, startSyncProcess, syncProcessEnv } from './control-plane.js';
+import type { RepoProcess } from './repo-harness.js';
+import type { ServiceProcess } from '../src/infra/index.js';
 
 const GIT_PASSWORD = `git-${randomBytes(8).toString('hex')}`;
 const SA = 'system:serviceaccount:team-a-prod:deployer';
@@ -60,31 +61,8 @@ describe('sync story: from git to the cluster as the tenant ServiceAccount', () 
     bus = await createTestBus('syncstory');
     dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-sync-story-'));
     config = path.join(dir, 'contexts');
-    const repoTokens = { api: randomBytes(24).toString('hex'), sync: randomBytes(24).toString('hex') };
-    repo = await startRepoProcess({
-      databaseUrl: db.url,
-      bus,
-      cacheDir: path.join(dir, 'cache'),
-      env: { CAPSTAN_AUTH_SERVICE_TOKENS: `api=${repoTokens.api},sync=${repoTokens.sync}` },
-    });
-    api = await startApiProcess({
-      databaseUrl: db.url,
-      bus,
-      env: { CAPSTAN_REPO_ADDRESS: repo.grpcAddress, CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.api },
-    });
-    sync = await startServiceProcess(
-      'sync',
-      {
-        DATABASE_URL: db.url,
-        ...bus.env('sync'),
-        CAPSTAN_API_ADDRESS: api.grpcAddress,
-        CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
-        CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
-        CAPSTAN_REPO_SERVICE_TOKEN: repoTokens.sync,
-        ...repo.pki.env('sync'),
-      },
-      ['--enable-impersonation'],
-    );
+    ({ repo, api } = await startRepoAndApi({ databaseUrl: db.url, bus, cacheDir: path.join(dir, 'cache') }));
+    sync = await startSyncProcess(syncProcessEnv(db.url, bus, { api, repo }), ['--enable-impersonation']);
   }, 240_000);
 
   afterAll(async () => {
