@@ -88,14 +88,28 @@ export async function executePlan(
   plan: SyncPlan,
   options: ExecuteOptions,
 ): Promise<ExecuteOutcome> {
-  const result = (
-    o: { ref: ObjectRef },
-    verb: string,
-    status: string,
-    httpStatus: number | null,
-    message: string,
-  ): ResourceResult => ({
-    verb: options.dryRun ? `${verb} (dry-run)` : verb,
+  const health = options.health ?? (await builtinHealth());
+  return new PlanExecution(cluster, plan, options, health).run();
+}
+
+/** One execution of a plan, in named steps: shared-resource check, namespace, waves, prune, hooks. */
+class PlanExecution {
+  /** The namespace of CreateNamespace=true is not the Application's (never pruned): no tracking id. */
+  private namespaceStep: PlannedObject | undefined;
+  /** gitops-engine syncTasks.multiStep: more than one (phase, wave) step in the sync. */
+  private readonly multiStep: boolean;
+
+  constructor(
+    private readonly cluster: TargetCluster,
+    private readonly plan: SyncPlan,
+    private readonly options: ExecuteOptions,
+    private readonly health: HealthAssessor,
+  ) {
+    this.multiStep = plan.preSync.length + plan.sync.length + plan.postSync.length > 1;
+  }
+
+  readonly result: ResultOf = (o, verb, status, httpStatus, message) => ({
+    verb: this.options.dryRun ? `${verb} (dry-run)` : verb,
     group: groupOf(o.ref.apiVersion),
     kind: o.ref.kind,
     namespace: o.ref.namespace ?? null,
@@ -105,202 +119,52 @@ export async function executePlan(
     message,
   });
 
-  const tracking = options.tracking;
-  const health = options.health ?? (await builtinHealth());
-  // gitops-engine syncTasks.multiStep: more than one (phase, wave) step in the sync.
-  const multiStep = plan.preSync.length + plan.sync.length + plan.postSync.length > 1;
-  // The namespace of CreateNamespace=true is not the Application's (never pruned): no tracking id.
-  let namespaceStep: PlannedObject | undefined;
-  const tracked = (o: PlannedObject): KubeObject =>
-    tracking && o !== namespaceStep ? withTracking(o.object, tracking.context, o.ref) : o.object;
-
-  const apply = async (o: PlannedObject): Promise<string | undefined> => {
+  async run(): Promise<ExecuteOutcome> {
+    const refused = await this.checkSharedResources();
+    if (refused) return refused;
     try {
-      let object = tracked(o);
-      // The namespace of CreateNamespace=true is always applied (Argo never replaces a Namespace).
-      const mode = o === namespaceStep ? {} : (options.writeMode?.(o) ?? {});
-      if (options.beforeWrite && !o.hook && o !== namespaceStep) {
-        const prepared = options.beforeWrite(
-          o,
-          object,
-          (await cluster.read(o.ref)) as KubeObject | undefined,
-        );
-        if ('skip' in prepared) {
-          options.record(result(o, 'apply', 'Synced', null, `${describeRef(o.ref)} ${prepared.skip}`));
-          return undefined;
-        }
-        object = prepared.object;
-      }
-      if (options.dryRun) {
-        // What would change: the live object (read as the sync identity) against the server's own
-        // dry-run result of the apply, both without the fields the server maintains.
-        const live = await cluster.read(o.ref);
-        const after = await cluster.apply(object as never, { ...mode, dryRun: true });
-        const change =
-          live === undefined ? 'would be created' : sameContent(live, after) ? 'unchanged' : 'would change';
-        options.record(
-          result(
-            o,
-            'apply',
-            'DryRun',
-            200,
-            `${describeRef(o.ref)} ${change} (server-side dry run as ${cluster.identityName})`,
-          ),
-        );
-        return undefined;
-      }
-      await cluster.apply(object as never, { ...mode, dryRun: false });
-      const how = mode.replace ? (mode.force ? 'replaced (deleted and created)' : 'replaced') : 'applied';
-      options.record(
-        result(o, 'apply', 'Synced', 200, `${describeRef(o.ref)} ${how} as ${cluster.identityName}`),
-      );
-      return undefined;
+      return await this.runPhases();
     } catch (err) {
-      if (isUnreachable(err)) throw err;
-      const message = refusal(cluster, 'apply', o.ref, err);
-      options.record(result(o, 'apply', 'SyncFailed', httpStatusOf(err) ?? null, message));
-      return message;
+      if (!(err instanceof PhaseFailure)) throw err;
+      return this.runSyncFailHooks(err);
     }
-  };
-
-  const runHook = async (o: PlannedObject): Promise<string | undefined> => {
-    const policies = o.hook!.deletePolicies;
-    if (policies.includes('BeforeHookCreation') && !options.dryRun) {
-      try {
-        if ((await cluster.delete(o.ref, { dryRun: false })) === 'deleted') {
-          options.record(
-            result(o, 'delete', 'HookDeleted', 200, `${describeRef(o.ref)} deleted before hook creation`),
-          );
-        }
-      } catch (err) {
-        if (isUnreachable(err)) throw err;
-        const message = refusal(cluster, 'delete', o.ref, err);
-        options.record(result(o, 'delete', 'HookFailed', httpStatusOf(err) ?? null, message));
-        return message;
-      }
-    }
-    const failed = await apply(o);
-    if (failed) return failed;
-    if (options.dryRun) return undefined;
-    const outcome = await waitForHookHealth(cluster, o, health, options.hookTimeoutMs);
-    options.record(result(o, 'wait', outcome.ok ? 'HookSucceeded' : 'HookFailed', null, outcome.message));
-    const deleteNow = outcome.ok ? policies.includes('HookSucceeded') : policies.includes('HookFailed');
-    if (deleteNow) {
-      try {
-        await cluster.delete(o.ref, { dryRun: false });
-        options.record(
-          result(
-            o,
-            'delete',
-            'HookDeleted',
-            200,
-            `${describeRef(o.ref)} deleted (${outcome.ok ? 'HookSucceeded' : 'HookFailed'})`,
-          ),
-        );
-      } catch (err) {
-        if (isUnreachable(err)) throw err;
-        options.record(
-          result(
-            o,
-            'delete',
-            'HookFailed',
-            httpStatusOf(err) ?? null,
-            refusal(cluster, 'delete', o.ref, err),
-          ),
-        );
-      }
-    }
-    return outcome.ok ? undefined : `hook ${describeRef(o.ref)} failed: ${outcome.message}`;
-  };
-
-  const runWaves = async (waves: PlannedObject[][], phase: 'apply' | 'hook') => {
-    for (const wave of waves) {
-      // The previous step's results are on record before this wave touches the cluster.
-      await options.flush();
-      const failures: string[] = [];
-      const resources = wave.filter((o) => !o.hook);
-      // Objects of one wave do not depend on each other (that is what waves are for): apply them together.
-      const queue = [...resources];
-      await Promise.all(
-        Array.from({ length: Math.min(options.concurrency ?? 8, queue.length) }, async () => {
-          for (let o = queue.shift(); o !== undefined; o = queue.shift()) {
-            const failed = await apply(o);
-            if (failed) failures.push(failed);
-          }
-        }),
-      );
-      for (const o of wave.filter((x) => x.hook)) {
-        const failed = await runHook(o);
-        if (failed) failures.push(failed);
-      }
-      if (failures.length > 0) throw new PhaseFailure(phase, failures.join('; '));
-      // A sync of several steps goes on only once this wave's resources are Healthy (Argo CD).
-      if (multiStep && !options.dryRun && resources.length > 0) {
-        const waited = await waitForWaveHealth(
-          cluster,
-          resources,
-          health,
-          options.waveTimeoutMs ?? options.hookTimeoutMs,
-        );
-        for (const [o, h] of waited.seen)
-          if (h)
-            options.record(
-              result(o, 'wait', h.status, null, h.message ?? `${describeRef(o.ref)} is ${h.status}`),
-            );
-        if (waited.failure) throw new PhaseFailure(phase, waited.failure);
-      }
-    }
-  };
-
-  if (tracking) {
-    const shared = await findSharedResources(
-      cluster,
-      plan.resources.map((o) => o.ref),
-      tracking,
-      options.concurrency ?? 8,
-    );
-    for (const s of shared)
-      options.record(result({ ref: s.ref }, 'check', 'SharedResourceWarning', null, s.message));
-    if (tracking.failOnShared && shared.length > 0)
-      return {
-        ok: false,
-        phase: 'decision',
-        reason: `Shared resource found: ${shared.map((s) => s.message).join('; ')}`,
-      };
   }
 
-  try {
+  /** CreateNamespace, PreSync, early prune, Sync waves, PruneLast prune, PostSync. */
+  private async runPhases(): Promise<ExecuteOutcome> {
+    const { options, plan } = this;
     if (options.createNamespace) {
       const ns = options.createNamespace;
-      namespaceStep = {
+      this.namespaceStep = {
         object: ns,
         ref: { apiVersion: 'v1', kind: 'Namespace', name: ns.metadata.name },
         group: '',
         wave: 0,
       };
-      await runWaves([[namespaceStep]], 'apply');
+      await this.runWaves([[this.namespaceStep]], 'apply');
     }
-    await runWaves(plan.preSync, 'hook');
+    await this.runWaves(plan.preSync, 'hook');
     // Prune before the Sync waves (Argo CD prunes an object before the applies of its wave), and
     // what PruneLast marks as a final wave after them.
     const early = options.prune
-      ? await prune(cluster, options, result, options.pruneCandidates, false)
+      ? await prune(this.cluster, options, this.result, options.pruneCandidates, false)
       : { pruned: 0, kept: [], deferred: [] };
-    await runWaves(plan.sync, 'apply');
+    await this.runWaves(plan.sync, 'apply');
     const last = early.deferred.length
-      ? await prune(cluster, options, result, early.deferred, true)
+      ? await prune(this.cluster, options, this.result, early.deferred, true)
       : { pruned: 0, kept: [], deferred: [] };
-    await runWaves(plan.postSync, 'hook');
+    await this.runWaves(plan.postSync, 'hook');
     return {
       ok: true,
       applied: plan.resources.length,
       pruned: early.pruned + last.pruned,
       kept: [...early.kept, ...last.kept],
     };
-  } catch (err) {
-    if (!(err instanceof PhaseFailure)) throw err;
+  }
+
+  private async runSyncFailHooks(err: PhaseFailure): Promise<ExecuteOutcome> {
     try {
-      await runWaves(plan.syncFail, 'hook');
+      await this.runWaves(this.plan.syncFail, 'hook');
     } catch (hookErr) {
       if (!(hookErr instanceof PhaseFailure)) throw hookErr;
       return {
@@ -310,6 +174,182 @@ export async function executePlan(
       };
     }
     return { ok: false, phase: err.phase, reason: err.message };
+  }
+
+  /** Objects live and tracked by another Application: reported, and with FailOnSharedResource a refusal. */
+  private async checkSharedResources(): Promise<ExecuteOutcome | undefined> {
+    const { tracking } = this.options;
+    if (!tracking) return undefined;
+    const shared = await findSharedResources(
+      this.cluster,
+      this.plan.resources.map((o) => o.ref),
+      tracking,
+      this.options.concurrency ?? 8,
+    );
+    for (const s of shared)
+      this.options.record(this.result({ ref: s.ref }, 'check', 'SharedResourceWarning', null, s.message));
+    if (tracking.failOnShared && shared.length > 0)
+      return {
+        ok: false,
+        phase: 'decision',
+        reason: `Shared resource found: ${shared.map((s) => s.message).join('; ')}`,
+      };
+    return undefined;
+  }
+
+  private tracked(o: PlannedObject): KubeObject {
+    const { tracking } = this.options;
+    return tracking && o !== this.namespaceStep ? withTracking(o.object, tracking.context, o.ref) : o.object;
+  }
+
+  /** Applies one object (or dry-runs it); a refusal is recorded and returned as the failure message. */
+  private async apply(o: PlannedObject): Promise<string | undefined> {
+    const { cluster, options } = this;
+    try {
+      let object = this.tracked(o);
+      // The namespace of CreateNamespace=true is always applied (Argo never replaces a Namespace).
+      const mode = o === this.namespaceStep ? {} : (options.writeMode?.(o) ?? {});
+      if (options.beforeWrite && !o.hook && o !== this.namespaceStep) {
+        const prepared = options.beforeWrite(
+          o,
+          object,
+          (await cluster.read(o.ref)) as KubeObject | undefined,
+        );
+        if ('skip' in prepared) {
+          options.record(this.result(o, 'apply', 'Synced', null, `${describeRef(o.ref)} ${prepared.skip}`));
+          return undefined;
+        }
+        object = prepared.object;
+      }
+      if (options.dryRun) return await this.dryRun(o, object, mode);
+      await cluster.apply(object as never, { ...mode, dryRun: false });
+      const how = mode.replace ? (mode.force ? 'replaced (deleted and created)' : 'replaced') : 'applied';
+      options.record(
+        this.result(o, 'apply', 'Synced', 200, `${describeRef(o.ref)} ${how} as ${cluster.identityName}`),
+      );
+      return undefined;
+    } catch (err) {
+      if (isUnreachable(err)) throw err;
+      const message = refusal(cluster, 'apply', o.ref, err);
+      options.record(this.result(o, 'apply', 'SyncFailed', httpStatusOf(err) ?? null, message));
+      return message;
+    }
+  }
+
+  /**
+   * What would change: the live object (read as the sync identity) against the server's own dry-run
+   * result of the apply, both without the fields the server maintains.
+   */
+  private async dryRun(
+    o: PlannedObject,
+    object: KubeObject,
+    mode: Omit<WriteOptions, 'dryRun'>,
+  ): Promise<undefined> {
+    const live = await this.cluster.read(o.ref);
+    const after = await this.cluster.apply(object as never, { ...mode, dryRun: true });
+    const change =
+      live === undefined ? 'would be created' : sameContent(live, after) ? 'unchanged' : 'would change';
+    this.options.record(
+      this.result(
+        o,
+        'apply',
+        'DryRun',
+        200,
+        `${describeRef(o.ref)} ${change} (server-side dry run as ${this.cluster.identityName})`,
+      ),
+    );
+    return undefined;
+  }
+
+  /** A hook: BeforeHookCreation delete, apply, wait for its health, then its delete policy. */
+  private async runHook(o: PlannedObject): Promise<string | undefined> {
+    const policies = o.hook!.deletePolicies;
+    if (policies.includes('BeforeHookCreation') && !this.options.dryRun) {
+      const refused = await this.deleteHook(o, 'before hook creation', false);
+      if (refused) return refused;
+    }
+    const failed = await this.apply(o);
+    if (failed) return failed;
+    if (this.options.dryRun) return undefined;
+    const outcome = await waitForHookHealth(this.cluster, o, this.health, this.options.hookTimeoutMs);
+    this.options.record(
+      this.result(o, 'wait', outcome.ok ? 'HookSucceeded' : 'HookFailed', null, outcome.message),
+    );
+    const deleteNow = outcome.ok ? policies.includes('HookSucceeded') : policies.includes('HookFailed');
+    // A hook that ran is deleted by its policy; a failure to delete it does not fail the sync.
+    if (deleteNow) await this.deleteHook(o, outcome.ok ? '(HookSucceeded)' : '(HookFailed)', true);
+    return outcome.ok ? undefined : `hook ${describeRef(o.ref)} failed: ${outcome.message}`;
+  }
+
+  /**
+   * Deletes a hook object; records HookDeleted (when it existed, or always with `reportAbsent`), or
+   * HookFailed and returns the refusal.
+   */
+  private async deleteHook(
+    o: PlannedObject,
+    why: string,
+    reportAbsent: boolean,
+  ): Promise<string | undefined> {
+    try {
+      const outcome = await this.cluster.delete(o.ref, { dryRun: false });
+      if (outcome === 'deleted' || reportAbsent)
+        this.options.record(
+          this.result(o, 'delete', 'HookDeleted', 200, `${describeRef(o.ref)} deleted ${why}`),
+        );
+      return undefined;
+    } catch (err) {
+      if (isUnreachable(err)) throw err;
+      const message = refusal(this.cluster, 'delete', o.ref, err);
+      this.options.record(this.result(o, 'delete', 'HookFailed', httpStatusOf(err) ?? null, message));
+      return message;
+    }
+  }
+
+  private async runWaves(waves: PlannedObject[][], phase: 'apply' | 'hook'): Promise<void> {
+    for (const wave of waves) {
+      // The previous step's results are on record before this wave touches the cluster.
+      await this.options.flush();
+      const resources = wave.filter((o) => !o.hook);
+      const failures = await this.applyTogether(resources);
+      for (const o of wave.filter((x) => x.hook)) {
+        const failed = await this.runHook(o);
+        if (failed) failures.push(failed);
+      }
+      if (failures.length > 0) throw new PhaseFailure(phase, failures.join('; '));
+      // A sync of several steps goes on only once this wave's resources are Healthy (Argo CD).
+      if (this.multiStep && !this.options.dryRun && resources.length > 0)
+        await this.waitForWave(resources, phase);
+    }
+  }
+
+  /** Objects of one wave do not depend on each other (that is what waves are for): apply them together. */
+  private async applyTogether(resources: PlannedObject[]): Promise<string[]> {
+    const failures: string[] = [];
+    const queue = [...resources];
+    await Promise.all(
+      Array.from({ length: Math.min(this.options.concurrency ?? 8, queue.length) }, async () => {
+        for (let o = queue.shift(); o !== undefined; o = queue.shift()) {
+          const failed = await this.apply(o);
+          if (failed) failures.push(failed);
+        }
+      }),
+    );
+    return failures;
+  }
+
+  private async waitForWave(resources: PlannedObject[], phase: 'apply' | 'hook'): Promise<void> {
+    const waited = await waitForWaveHealth(
+      this.cluster,
+      resources,
+      this.health,
+      this.options.waveTimeoutMs ?? this.options.hookTimeoutMs,
+    );
+    for (const [o, h] of waited.seen)
+      if (h)
+        this.options.record(
+          this.result(o, 'wait', h.status, null, h.message ?? `${describeRef(o.ref)} is ${h.status}`),
+        );
+    if (waited.failure) throw new PhaseFailure(phase, waited.failure);
   }
 }
 
