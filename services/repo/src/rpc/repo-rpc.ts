@@ -84,51 +84,31 @@ function repoUrl(value: string | undefined, field: string): string {
   return validateRepoUrl(required(value, field), field);
 }
 
+type Unary = <Req, Res>(
+  method: string,
+  fn: (req: Req, caller: CallerIdentity) => Promise<Res>,
+) => handleUnaryCall<Req, Res>;
+
+/** Every method: the caller authenticated (service identity), the answer or the one error mapping. */
+function unaryFor(deps: RepoRpcDeps): Unary {
+  return (method, fn) => (call, callback) => {
+    Promise.resolve()
+      .then(() => authenticateRepoCall(deps.auth, call, method))
+      .then((caller) => fn(call.request, caller))
+      .then(
+        (res) => callback(null, res),
+        (err: unknown) => callback(toServiceError(err, deps.logger, method)),
+      );
+  };
+}
+
 export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoServiceServer {
-  const unary =
-    <Req, Res>(
-      method: string,
-      fn: (req: Req, caller: CallerIdentity) => Promise<Res>,
-    ): handleUnaryCall<Req, Res> =>
-    (call, callback) => {
-      Promise.resolve()
-        .then(() => authenticateRepoCall(deps.auth, call, method))
-        .then((caller) => fn(call.request, caller))
-        .then(
-          (res) => callback(null, res),
-          (err: unknown) => callback(toServiceError(err, deps.logger, method)),
-        );
-    };
+  const unary = unaryFor(deps);
+  return { ...credentialMethods(deps, unary), ...contentMethods(deps, unary) };
+}
 
-  /**
-   * Selects the credential for the Application's project and runs `work` with it while the
-   * decision's audit row is written; answers only once both are done.
-   */
-  const withCredential = async <T>(
-    repoURL: string,
-    app: repov1.ApplicationRef | undefined,
-    caller: CallerIdentity,
-    work: (lookup: LookupResult, project: string) => Promise<T>,
-  ): Promise<T> => {
-    const { project, application } = applicationOf(app);
-    const lookup = await deps.credentials.lookupForApplication(
-      { url: repoURL, project, application },
-      caller,
-    );
-    deps.metrics?.credentialLookup(lookup.reason);
-    const [result, recorded] = await Promise.allSettled([work(lookup, project), lookup.recorded]);
-    if (recorded.status === 'rejected') throw recorded.reason;
-    if (result.status === 'rejected') throw result.reason;
-    return result.value;
-  };
-  const remember = (key: { repoURL: string; revision: string; project: string }) => {
-    // A commit SHA never moves: nothing to watch (syncs of a pinned or announced commit pass one).
-    if (FULL_SHA.test(key.revision)) return;
-    deps
-      .watch(key)
-      .catch((err: unknown) => deps.logger.warn({ err, repoURL: key.repoURL }, 'cannot record watch'));
-  };
-
+/** The credentials of each project: create, update, get, list, delete, apply a repository Secret. */
+function credentialMethods(deps: RepoRpcDeps, unary: Unary) {
   return {
     createCredential: unary('createCredential', async (req: repov1.CreateCredentialRequest, caller) => ({
       credential: toCredential(
@@ -168,6 +148,44 @@ export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoService
         };
       },
     ),
+  };
+}
+
+/**
+ * What is read from a repository for an Application (revisions, manifests, listings): always with the
+ * credential selected for its project, the decision audited.
+ */
+function contentMethods(deps: RepoRpcDeps, unary: Unary) {
+  /**
+   * Selects the credential for the Application's project and runs `work` with it while the
+   * decision's audit row is written; answers only once both are done.
+   */
+  const withCredential = async <T>(
+    repoURL: string,
+    app: repov1.ApplicationRef | undefined,
+    caller: CallerIdentity,
+    work: (lookup: LookupResult, project: string) => Promise<T>,
+  ): Promise<T> => {
+    const { project, application } = applicationOf(app);
+    const lookup = await deps.credentials.lookupForApplication(
+      { url: repoURL, project, application },
+      caller,
+    );
+    deps.metrics?.credentialLookup(lookup.reason);
+    const [result, recorded] = await Promise.allSettled([work(lookup, project), lookup.recorded]);
+    if (recorded.status === 'rejected') throw recorded.reason;
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
+  };
+  const remember = (key: { repoURL: string; revision: string; project: string }) => {
+    // A commit SHA never moves: nothing to watch (syncs of a pinned or announced commit pass one).
+    if (FULL_SHA.test(key.revision)) return;
+    deps
+      .watch(key)
+      .catch((err: unknown) => deps.logger.warn({ err, repoURL: key.repoURL }, 'cannot record watch'));
+  };
+
+  return {
     lookupCredential: unary('lookupCredential', async (req: repov1.LookupCredentialRequest, caller) =>
       withCredential(required(req.repoUrl, 'repoUrl'), req.application, caller, async (lookup) => {
         const name = lookup.credentialId ? ((await deps.credentials.nameOf(lookup.credentialId)) ?? '') : '';
