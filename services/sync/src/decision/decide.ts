@@ -62,6 +62,16 @@ export interface Decided {
 
 class InvalidProjectError extends Error {}
 
+/** A step's refusal: decideSync turns it into an EarlyRefusal naming the reason. */
+class Refused extends Error {
+  constructor(
+    readonly reason: string,
+    readonly application: Application | undefined,
+  ) {
+    super(reason);
+  }
+}
+
 export async function decideSync(
   inputs: SyncInputs,
   request: SyncRequestData,
@@ -70,10 +80,42 @@ export async function decideSync(
   /** windows: false — the reconciler's reads, which sync windows do not govern. */
   options: { windows?: boolean } = {},
 ): Promise<Decided | EarlyRefusal> {
+  try {
+    const application = applicationOf(inputs, request);
+    const rendered = await renderFor(application, request, manifests);
+    const clusters = new ClusterDirectory(inputs.clusters, { inCluster: false });
+    const explainInput: ExplainSyncInput = {
+      application,
+      projects: projectLookup(inputs),
+      clusters,
+      impersonation: settings.impersonation,
+      strict: settings.strict,
+      controlNamespace: settings.controlNamespace,
+      requireRegisteredCluster: true,
+      // The projects' syncWindows (a cascade deletion is not a sync they govern, as in Argo CD).
+      ...(request.cascadeDelete || options.windows === false
+        ? {}
+        : { now: new Date(), manual: request.automated !== true }),
+    };
+    const deliveredProjects = deliveredProjectsOf(rendered, application);
+    try {
+      const decision = explainSync({ ...explainInput, deliveredProjects });
+      return { decision, application, rendered, clusters, explainInput };
+    } catch (err) {
+      if (err instanceof InvalidProjectError) throw new Refused(err.message, application);
+      throw err;
+    }
+  } catch (err) {
+    if (err instanceof Refused) return { allowed: false, reason: err.reason, application: err.application };
+    throw err;
+  }
+}
+
+/** The Application to sync: the read model's (or a cascade deletion's own copy), decoded; not one being deleted. */
+function applicationOf(inputs: SyncInputs, request: SyncRequestData): Application {
   const { namespace, name } = request.application;
   const raw = request.cascadeDelete?.application ?? inputs.application;
-  if (raw === undefined)
-    return { allowed: false, reason: `Application ${namespace}/${name} not found`, application: undefined };
+  if (raw === undefined) throw new Refused(`Application ${namespace}/${name} not found`, undefined);
   let application: Application;
   try {
     const decoded = decodeArgoObject(raw, `Application ${namespace}/${name}`);
@@ -83,20 +125,23 @@ export async function decideSync(
       ]);
     application = decoded.value;
   } catch (err) {
-    if (err instanceof ManifestError) return { allowed: false, reason: err.message, application: undefined };
+    if (err instanceof ManifestError) throw new Refused(err.message, undefined);
     throw err;
   }
   const deleting = (application.metadata as { deletionTimestamp?: unknown }).deletionTimestamp;
   if (deleting && !request.cascadeDelete)
-    return {
-      allowed: false,
-      reason: `Application ${namespace}/${name} is being deleted (since ${String(deleting)}): it is not synced`,
+    throw new Refused(
+      `Application ${namespace}/${name} is being deleted (since ${String(deleting)}): it is not synced`,
       application,
-    };
+    );
+  return application;
+}
 
+/** The project chain's projects by name, decoded once each and only when the chain reaches them. */
+function projectLookup(inputs: SyncInputs): (projectName: string) => AppProject | undefined {
   const projectRows = new Map(inputs.projects.map((r) => [r.name, r.manifest]));
   const decodedProjects = new Map<string, AppProject>();
-  const lookup = (projectName: string): AppProject | undefined => {
+  return (projectName) => {
     const cached = decodedProjects.get(projectName);
     if (cached) return cached;
     const row = projectRows.get(projectName);
@@ -112,22 +157,30 @@ export async function decideSync(
       throw err;
     }
   };
-  const clusters = new ClusterDirectory(inputs.clusters, { inCluster: false });
+}
 
+/** The desired objects (none for a cascade deletion: it applies nothing and prunes everything), checked. */
+async function renderFor(
+  application: Application,
+  request: SyncRequestData,
+  manifests: ManifestSource,
+): Promise<RenderedManifests> {
   let rendered: RenderedManifests;
   try {
-    // A cascade deletion applies nothing (and prunes everything the Application applied).
     rendered = request.cascadeDelete
       ? { revision: null, objects: [] }
       : await manifests.render(application, request);
   } catch (err) {
-    if (err instanceof ManifestSourceError) return { allowed: false, reason: err.message, application };
+    if (err instanceof ManifestSourceError) throw new Refused(err.message, application);
     throw err;
   }
   const problems = objectProblems(rendered.objects);
-  if (problems.length > 0)
-    return { allowed: false, reason: `invalid manifests: ${problems.join('; ')}`, application };
+  if (problems.length > 0) throw new Refused(`invalid manifests: ${problems.join('; ')}`, application);
+  return rendered;
+}
 
+/** AppProjects among the rendered objects: the projects this Application delivers. */
+function deliveredProjectsOf(rendered: RenderedManifests, application: Application): AppProject[] {
   const delivered: AppProject[] = [];
   for (const o of rendered.objects) {
     if (o.kind !== 'AppProject' || !o.apiVersion.startsWith('argoproj.io/')) continue;
@@ -135,31 +188,11 @@ export async function decideSync(
       const d = decodeArgoObject(o, `delivered AppProject ${o.metadata.name}`);
       if (d.kind === 'AppProject') delivered.push(d.value);
     } catch (err) {
-      if (err instanceof ManifestError) return { allowed: false, reason: err.message, application };
+      if (err instanceof ManifestError) throw new Refused(err.message, application);
       throw err;
     }
   }
-
-  const explainInput: ExplainSyncInput = {
-    application,
-    projects: lookup,
-    clusters,
-    impersonation: settings.impersonation,
-    strict: settings.strict,
-    controlNamespace: settings.controlNamespace,
-    requireRegisteredCluster: true,
-    // The projects' syncWindows (a cascade deletion is not a sync they govern, as in Argo CD).
-    ...(request.cascadeDelete || options.windows === false
-      ? {}
-      : { now: new Date(), manual: request.automated !== true }),
-  };
-  try {
-    const decision = explainSync({ ...explainInput, deliveredProjects: delivered });
-    return { decision, application, rendered, clusters, explainInput };
-  } catch (err) {
-    if (err instanceof InvalidProjectError) return { allowed: false, reason: err.message, application };
-    throw err;
-  }
+  return delivered;
 }
 
 /** Second look, after discovery: each object's kind and namespace against the project chain. */

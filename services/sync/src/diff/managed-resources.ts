@@ -9,6 +9,7 @@ import {
   compileIgnoreDifferences,
   hideSecretData,
   type IgnoreDifference,
+  type IgnoreRules,
   type KubeObjectLike,
 } from '@capstan/diff';
 import { explainSync } from '@capstan/policy';
@@ -16,21 +17,16 @@ import type { apiv1 } from '@capstan/proto';
 import { FailedPreconditionError, NotFoundError, type Logger } from '@capstan/service';
 import type { SyncDb } from '../sync.table.js';
 import { decideSync, type Decided, type DecisionSettings } from '../decision/decide.js';
+import { connectToDestination } from '../decision/destination.js';
 import { loadSyncInputs } from '../decision/sync-inputs.repository.js';
-import type { ManifestSource } from '../manifests/manifest-source.js';
+import type { KubeObject, ManifestSource } from '../manifests/manifest-source.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
-import {
-  FIELD_MANAGER,
-  httpStatusOf,
-  kubeMessageOf,
-  type SyncIdentity,
-  type TargetCluster,
-} from '../kube/target-cluster.js';
+import { FIELD_MANAGER, httpStatusOf, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
 import { discover } from '../apply/discover.js';
 import { partitionObjects, isControlPlaneRef } from '../delivery/control-plane-objects.js';
 import { groupOf, HOOK_ANNOTATION, refKey, type ObjectRef } from '../apply/plan.js';
-import { ownershipOf, trackingContext, withTracking } from '../apply/tracking.js';
+import { ownershipOf, trackingContext, withTracking, type TrackingContext } from '../apply/tracking.js';
 
 export interface ManagedResourcesDeps {
   db: SyncDb;
@@ -69,16 +65,7 @@ export async function managedResources(
     if (!decided.application) throw new NotFoundError(decided.reason);
     throw new FailedPreconditionError(decided.reason);
   }
-  const decision = identityDecision(decided);
-  if (!decision.allowed) throw new FailedPreconditionError(decision.reason);
-  const identity: SyncIdentity = decision.impersonation
-    ? { kind: 'service-account', username: decision.username ?? '' }
-    : { kind: 'control-plane' };
-  const server = decision.destination.server!;
-  const clusterRef = decided.clusters.byServerUrl(server) ?? { name: server, server };
-  const cluster = deps.clusters.get(await deps.credentials.get(clusterRef), identity);
-  const destNamespace = decision.destination.namespace;
-
+  const { cluster, clusterRef, server, destNamespace } = await connectAs(deps, decided);
   // Capstan's own objects (argoproj.io) live in the control plane, not on the cluster: not compared here.
   const found = await discover(cluster, partitionObjects(decided.rendered.objects).cluster, {
     destNamespace,
@@ -91,8 +78,37 @@ export async function managedResources(
     ...(deps.systemIgnoreDifferences ?? []),
     ...(spec.ignoreDifferences ?? []),
   ]);
+  const work = workItems(found.objects, tracking, inputs.applied.get(server) ?? []);
+  const compare = (w: WorkItem) => compareOne(cluster, w, { tracking, ignore });
+  const out: ManagedResource[] = [];
+  for (let i = 0; i < work.length; i += READ_CONCURRENCY) {
+    const batch = await Promise.all(work.slice(i, i + READ_CONCURRENCY).map(compare));
+    for (const item of batch) if (item) out.push(item);
+  }
+  return out;
+}
 
-  const work: { ref: ObjectRef; target?: KubeObjectLike; hook: boolean }[] = found.objects.map((o) => {
+/** The destination cluster, as the identity a sync would use (the same decision). */
+async function connectAs(deps: ManagedResourcesDeps, decided: Decided) {
+  const decision = identityDecision(decided);
+  if (!decision.allowed) throw new FailedPreconditionError(decision.reason);
+  return connectToDestination(deps, decided, decision);
+}
+
+interface WorkItem {
+  ref: ObjectRef;
+  /** The desired object with its tracking id; absent: applied before, no longer declared. */
+  target?: KubeObjectLike;
+  hook: boolean;
+}
+
+/** Every declared object, then every object applied before that git no longer declares. */
+function workItems(
+  objects: readonly KubeObject[],
+  tracking: TrackingContext,
+  applied: readonly ObjectRef[],
+): WorkItem[] {
+  const work: WorkItem[] = objects.map((o) => {
     const ref: ObjectRef = {
       apiVersion: o.apiVersion,
       kind: o.kind,
@@ -103,61 +119,53 @@ export async function managedResources(
     return { ref, target: withTracking(o, tracking, ref) as KubeObjectLike, hook };
   });
   const declared = new Set(work.map((w) => refKey(w.ref)));
-  for (const ref of inputs.applied.get(server) ?? []) {
+  for (const ref of applied) {
     if (!isControlPlaneRef(ref) && !declared.has(refKey(ref))) work.push({ ref, hook: false });
   }
+  return work;
+}
 
-  const compare = async (w: (typeof work)[number]): Promise<ManagedResource | undefined> => {
-    const base = {
-      group: groupOf(w.ref.apiVersion),
-      kind: w.ref.kind,
-      namespace: w.ref.namespace ?? '',
-      name: w.ref.name,
-      hook: w.hook,
-    };
-    // Hooks are not part of the comparison (Argo CD leaves them out of the sync status).
-    if (w.hook)
-      return { ...base, ...states(w.target, undefined), modified: false, resourceVersion: '', error: '' };
-    let live: KubeObjectLike | undefined;
-    try {
-      live = await readLive(cluster, w.ref);
-    } catch (err) {
-      const status = httpStatusOf(err);
-      if (status === undefined || status >= 500) throw err;
-      const what =
-        status === 403 ? `${cluster.identityName} may not read it` : `reading it failed (${status})`;
-      return {
-        ...base,
-        ...states(w.target, undefined),
-        modified: false,
-        resourceVersion: '',
-        error: `${what}: ${kubeMessageOf(err)}`,
-      };
-    }
-    // An object git no longer declares is listed while it is still this Application's.
-    if (!w.target && (!live || ownershipOf(live, tracking, w.ref).kind !== 'owned')) return undefined;
-    const result = compareResource(w.target, live, { ignore, fieldManager: FIELD_MANAGER });
-    const modified = result.status === 'OutOfSync';
-    const resourceVersion = String(
-      (live?.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion ?? '',
-    );
-    return {
-      ...base,
-      ...states(w.target, live),
-      normalizedLiveState: json(result.normalizedLive),
-      predictedLiveState: w.target && live ? json(result.predictedLive) : '',
-      modified,
-      resourceVersion,
-      error: '',
-    };
+/** One resource: live (as the identity) against desired, Argo CD's comparison; undefined when not listed. */
+async function compareOne(
+  cluster: TargetCluster,
+  w: WorkItem,
+  opts: { tracking: TrackingContext; ignore: IgnoreRules },
+): Promise<ManagedResource | undefined> {
+  const base = {
+    group: groupOf(w.ref.apiVersion),
+    kind: w.ref.kind,
+    namespace: w.ref.namespace ?? '',
+    name: w.ref.name,
+    hook: w.hook,
   };
-
-  const out: ManagedResource[] = [];
-  for (let i = 0; i < work.length; i += READ_CONCURRENCY) {
-    const batch = await Promise.all(work.slice(i, i + READ_CONCURRENCY).map(compare));
-    for (const item of batch) if (item) out.push(item);
+  // Hooks are not part of the comparison (Argo CD leaves them out of the sync status).
+  if (w.hook)
+    return { ...base, ...states(w.target, undefined), modified: false, resourceVersion: '', error: '' };
+  let live: KubeObjectLike | undefined;
+  try {
+    live = await readLive(cluster, w.ref);
+  } catch (err) {
+    const status = httpStatusOf(err);
+    if (status === undefined || status >= 500) throw err;
+    const what = status === 403 ? `${cluster.identityName} may not read it` : `reading it failed (${status})`;
+    const error = `${what}: ${kubeMessageOf(err)}`;
+    return { ...base, ...states(w.target, undefined), modified: false, resourceVersion: '', error };
   }
-  return out;
+  // An object git no longer declares is listed while it is still this Application's.
+  if (!w.target && (!live || ownershipOf(live, opts.tracking, w.ref).kind !== 'owned')) return undefined;
+  const result = compareResource(w.target, live, { ignore: opts.ignore, fieldManager: FIELD_MANAGER });
+  const resourceVersion = String(
+    (live?.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion ?? '',
+  );
+  return {
+    ...base,
+    ...states(w.target, live),
+    normalizedLiveState: json(result.normalizedLive),
+    predictedLiveState: w.target && live ? json(result.predictedLive) : '',
+    modified: result.status === 'OutOfSync',
+    resourceVersion,
+    error: '',
+  };
 }
 
 async function readLive(cluster: TargetCluster, ref: ObjectRef): Promise<KubeObjectLike | undefined> {

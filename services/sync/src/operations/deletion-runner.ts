@@ -17,10 +17,11 @@ import {
 import type { Envelope } from '@capstan/events';
 import type { SyncTrx } from '../sync.table.js';
 import { decideSync } from '../decision/decide.js';
+import { connectToDestination } from '../decision/destination.js';
 import { recordDecision, recordResourceResults, type ResourceResult } from '../decision/audit.js';
 import { loadSyncInputs, type SyncInputs } from '../decision/sync-inputs.repository.js';
 import { ImpersonationError, httpStatusOf, isUnreachable, kubeMessageOf } from '../kube/target-cluster.js';
-import type { TargetCluster, SyncIdentity } from '../kube/target-cluster.js';
+import type { TargetCluster } from '../kube/target-cluster.js';
 import { describeRef, groupOf, type ObjectRef } from '../apply/plan.js';
 import { deleteIfOwned } from '../apply/ownership.js';
 import { trackingContext, type TrackingContext } from '../apply/tracking.js';
@@ -146,19 +147,10 @@ class DeletionAttempt {
     );
     if (!('decision' in decided) || !decided.decision.allowed) return decision.reason;
     const d = decided.decision;
-    const syncIdentity: SyncIdentity = d.impersonation
-      ? { kind: 'service-account', username: d.username ?? '' }
-      : { kind: 'control-plane' };
     this.identity = { impersonation: d.impersonation, username: d.username };
-    const server = d.destination.server!;
-    const clusterRef = decided.clusters.byServerUrl(server) ?? { name: server, server };
-    const cluster = deps.clusters.get(await deps.credentials.get(clusterRef), syncIdentity);
+    const { cluster, server, destNamespace } = await connectToDestination(deps, decided);
     this.auditIdentity = cluster.identityName;
-    return {
-      server,
-      cluster,
-      ctx: trackingContext(app, deps.settings.controlNamespace, d.destination.namespace),
-    };
+    return { server, cluster, ctx: trackingContext(app, deps.settings.controlNamespace, destNamespace) };
   }
 
   /**

@@ -12,6 +12,7 @@ import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
 import type { ClusterConnection, SyncIdentity } from '../kube/target-cluster.js';
 import { decideSync, type DecisionSettings } from '../decision/decide.js';
+import { connectToDestination } from '../decision/destination.js';
 import { loadSyncInputs } from '../decision/sync-inputs.repository.js';
 import { discover } from '../apply/discover.js';
 import { groupOf, planSync, PlanError, type ObjectRef } from '../apply/plan.js';
@@ -88,13 +89,14 @@ export async function loadDesired(
   const revision = rendered.revision ?? undefined;
   const fail = (message: string): DesiredFailure => ({ ok: false, application, specHash, message, revision });
   if (!decision.allowed) return fail(decision.reason);
-  const identity: SyncIdentity = decision.impersonation
-    ? { kind: 'service-account', username: decision.username ?? '' }
-    : { kind: 'control-plane' };
-  const server = decision.destination.server!;
-  const clusterRef = decided.clusters.byServerUrl(server) ?? { name: server, server };
-  const connection = await deps.credentials.get(clusterRef);
-  const client = deps.clusters.get(connection, identity);
+  const {
+    identity,
+    server,
+    clusterRef,
+    destNamespace,
+    connection,
+    cluster: client,
+  } = await connectToDestination(deps, decided);
   // Discovery answers once per kind for this load (discover() and the watch keys both ask).
   const scopes = new Map<string, ReturnType<typeof client.scope>>();
   const cluster = {
@@ -105,7 +107,6 @@ export async function loadDesired(
       return answer;
     },
   };
-  const destNamespace = decision.destination.namespace;
   const found = await discover(cluster, partitionObjects(rendered.objects).cluster, {
     destNamespace,
     clusterName: clusterRef.name,

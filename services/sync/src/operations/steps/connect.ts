@@ -3,7 +3,8 @@
 // read the sync options, and check every resource against the project chain.
 import type { Application } from '@capstan/policy';
 import { checkResources } from '../../decision/decide.js';
-import type { SyncIdentity, TargetCluster } from '../../kube/target-cluster.js';
+import type { TargetCluster } from '../../kube/target-cluster.js';
+import { connectToDestination } from '../../decision/destination.js';
 import type { KubeObject } from '../../manifests/manifest-source.js';
 import { discover, managedNamespace } from '../../apply/discover.js';
 import { parseAppSyncOptions, type AppSyncOptions } from '../../apply/sync-options.js';
@@ -28,16 +29,10 @@ export async function connect(a: SyncAttempt, resolved: Resolved): Promise<Conne
   const { deps } = a;
   const { decided } = resolved;
   const { decision, rendered } = decided;
-  const syncIdentity: SyncIdentity = decision.impersonation
-    ? { kind: 'service-account', username: decision.username ?? '' }
-    : { kind: 'control-plane' };
   a.identity = { impersonation: decision.impersonation, username: decision.username };
-  const server = decision.destination.server!;
-  const clusterRef = decided.clusters.byServerUrl(server) ?? { name: server, server };
-  const cluster = deps.clusters.get(await deps.credentials.get(clusterRef), syncIdentity);
+  const { cluster, clusterRef, server, destNamespace } = await connectToDestination(deps, decided);
 
   // Capstan's own objects go to the api; the rest are discovered on the cluster, as the sync identity.
-  const destNamespace = decision.destination.namespace;
   const parts = partitionObjects(rendered.objects);
   const found = await discover(cluster, parts.cluster, { destNamespace, clusterName: clusterRef.name });
   const delivered = controlPlaneResources(parts.controlPlane, destNamespace);
