@@ -3,7 +3,7 @@
 // through runService like every service's start; tests call it with their own database, bus namespace
 // and ports, and it starts the backbone itself.
 import { startBackbone, type Bus, type OutboxRelay } from '@capstan/events';
-import { commonSettings, FailedPreconditionError, loadConfig, type Logger } from '@capstan/service';
+import { commonSettings, loadConfig, type Logger } from '@capstan/service';
 import {
   DEFAULT_CONTROL_NAMESPACE,
   DEFAULT_INPUT_LIMITS,
@@ -13,35 +13,21 @@ import {
 import type { Kysely } from 'kysely';
 import { API_SCHEMA, apiSchemaMigrations } from './migrations/index.js';
 import type { ApiDatabase } from './support/db.table.js';
-import { loadKeyring, resealAtStartup } from '@capstan/sealing';
+import { loadKeyring, resealAtStartup, type Keyring } from '@capstan/sealing';
 import { loadSigningKey, sealedSigningKeys } from './auth/signing-key.js';
 import { sealedClusterCredentials } from './clusters/cluster.repository.js';
 import { TokenSigner } from './auth/tokens.js';
-import { ServiceClient, ServiceTokens, type TlsMaterial } from '@capstan/service-identity';
+import { ServiceTokens, type TlsMaterial } from '@capstan/service-identity';
 import { Delegations, loadDelegationKey } from './auth/delegations.js';
 import { Authenticator } from './auth/authenticator.js';
 import { PolicyStore } from './rbac/policy-store.js';
 import { Authorizer } from './rbac/authorizer.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { ApplicationsService } from './applications/applications.service.js';
-import {
-  GrpcSyncBackend,
-  ManagedResourcesService,
-  UnconfiguredSyncBackend,
-  type SyncBackend,
-} from './applications/managed-resources.js';
+import { ManagedResourcesService } from './applications/managed-resources.js';
 import { ClustersService } from './clusters/clusters.service.js';
-import {
-  RepositoriesService,
-  UnconfiguredRepoBackend,
-  type RepoBackend,
-} from './repositories/repositories.service.js';
-import { GrpcRepoBackend } from './repositories/repo-client.js';
-import {
-  GrpcAppSetBackend,
-  UnconfiguredAppSetBackend,
-  type AppSetBackend,
-} from './applicationsets/appset-client.js';
+import { RepositoriesService } from './repositories/repositories.service.js';
+import { connectPeers, type PeerBackends } from './peers.js';
 import { ApplicationSetsService } from './applicationsets/applicationsets.service.js';
 import { GeneratedApplicationsService } from './applicationsets/generated-applications.service.js';
 import { GeneratorInputsService } from './applicationsets/generator-inputs.service.js';
@@ -50,11 +36,7 @@ import { DeliveredObjectsService } from './delivery/delivered-objects.service.js
 import { DeliveringApplications } from './delivery/delivering-applications.js';
 import { AuditService } from './audit/audit.service.js';
 import { AccountsService } from './accounts/accounts.service.js';
-import {
-  defaultInitialAdminPasswordFile,
-  removeInitialAdminPassword,
-  writeInitialAdminPassword,
-} from './accounts/initial-admin-password.js';
+import { bootstrapAdminAccount } from './accounts/initial-admin-password.js';
 import {
   DEFAULT_LOGIN_THROTTLE,
   LoginThrottle,
@@ -140,20 +122,20 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
+type Defer = (name: string, stop: () => Promise<void> | void) => void;
+
 export async function startApi(
   config: ApiConfig,
   logger: Logger,
   onStop?: (name: string, stop: () => Promise<void> | void) => void,
 ): Promise<RunningApi> {
   const stops: { name: string; stop: () => Promise<void> | void }[] = [];
-  const defer = (name: string, stop: () => Promise<void> | void) =>
-    onStop ? onStop(name, stop) : stops.push({ name, stop });
+  const defer: Defer = (name, stop) => (onStop ? onStop(name, stop) : stops.push({ name, stop }));
 
   const keyring = await loadKeyring(
     { value: config.encryptionKeys, file: config.encryptionKeyFile },
     { value: 'encryption.keys', file: 'encryption.key-file', env: 'CAPSTAN_API_ENCRYPTION_KEYS' },
   );
-  const serviceTokens = new ServiceTokens(config.serviceTokens);
   const { db, bus, relay } = config.backbone ?? (await ownBackbone(config, logger, defer));
   if (config.rebuildProjections)
     logger.info(await rebuildProjections(db), 'rebuilt projections from the event store');
@@ -161,6 +143,58 @@ export async function startApi(
   // delegation keys) still sealed with another key is re-sealed with the active one.
   await resealAtStartup(db, keyring, [sealedClusterCredentials, sealedSigningKeys], logger);
 
+  const access = await startAccessControl(config, { db, keyring, logger, defer });
+  const services = createServices(config, access, connectPeers(config, access.delegations, defer), keyring);
+  await bootstrapAdminAccount(services.accounts, config, logger);
+
+  const syncStatus = await startSyncStatusConsumer({ bus, db, applications: services.applications, logger });
+  defer('sync status consumer', () => syncStatus.stop());
+  const extSync = await startExtSyncRequestConsumer({
+    bus,
+    db,
+    authz: access.authz,
+    applications: services.applications,
+    accounts: parseExtAccounts(config.extAccounts ?? ''),
+    logger,
+  });
+  defer('external sync request consumer', () => extSync.stop());
+
+  const { grpc, http } = await startServers(config, services, logger, defer);
+  return {
+    grpcPort: grpc.port,
+    httpPort: http.port,
+    services,
+    bus,
+    flushOutbox: () => relay.flush(),
+    stop: async () => {
+      for (const { name, stop } of stops.reverse()) {
+        try {
+          await stop();
+        } catch (err) {
+          logger.error({ err, component: name }, 'error while stopping');
+        }
+      }
+      stops.length = 0;
+    },
+  };
+}
+
+interface AccessControl {
+  db: Kysely<ApiDatabase>;
+  signer: TokenSigner;
+  delegations: Delegations;
+  deliverers: DeliveringApplications;
+  authn: Authenticator;
+  policy: PolicyStore;
+  authz: Authorizer;
+}
+
+/** Who calls (tokens, delegations, service identities) and what they may do (RBAC), audited. */
+async function startAccessControl(
+  config: ApiConfig,
+  deps: { db: Kysely<ApiDatabase>; keyring: Keyring; logger: Logger; defer: Defer },
+): Promise<AccessControl> {
+  const { db, keyring, logger, defer } = deps;
   const signer = new TokenSigner(await loadSigningKey(db, keyring, config.signingKey));
   const delegationKey = await loadDelegationKey(db, keyring, config.delegationKey);
   const delegations = new Delegations(delegationKey.key, db, config.delegationTtlSeconds);
@@ -170,6 +204,7 @@ export async function startApi(
       'delegation key generated and kept sealed; give its public key to repo (auth.delegation-public-key)',
     );
   const deliverers = new DeliveringApplications(db);
+  const serviceTokens = new ServiceTokens(config.serviceTokens);
   const authn = new Authenticator({ db, signer, serviceTokens, delegations, deliverers });
   await authn.start();
   defer('authenticator', () => authn.stop());
@@ -183,7 +218,17 @@ export async function startApi(
   defer('policy', () => policy.stop());
   const authz = new Authorizer(db as unknown as Kysely<unknown>, policy, logger);
   defer('access audit', () => authz.stop());
+  return { db, signer, delegations, deliverers, authn, policy, authz };
+}
 
+/** The use cases both transports serve (services.ts). */
+function createServices(
+  config: ApiConfig,
+  access: AccessControl,
+  peers: PeerBackends,
+  keyring: Keyring,
+): ApiServices {
+  const { db, authz, authn, policy, delegations, deliverers } = access;
   const projects = new ProjectsService({ db, authz, policy });
   const applications = new ApplicationsService({
     db,
@@ -191,54 +236,13 @@ export async function startApi(
     controlNamespace: config.controlNamespace ?? DEFAULT_CONTROL_NAMESPACE,
   });
   const clusters = new ClustersService({ db, authz, keyring, credentialReaders: config.credentialReaders });
-  let backend: RepoBackend = new UnconfiguredRepoBackend();
-  if (config.repoAddress) {
-    if (!config.tls)
-      throw new FailedPreconditionError(
-        'repo.address needs mutual TLS: set tls.ca-file, tls.cert-file and tls.key-file',
-      );
-    const grpcRepo = new GrpcRepoBackend(
-      config.repoAddress,
-      new ServiceClient({ token: config.repoServiceToken ?? '', tls: config.tls }),
-      delegations,
-    );
-    defer('repo client', () => grpcRepo.close());
-    backend = grpcRepo;
-  }
-  const repositories = new RepositoriesService({ authz, backend });
-  let appsetBackend: AppSetBackend = new UnconfiguredAppSetBackend();
-  if (config.appsetAddress) {
-    if (!config.tls)
-      throw new FailedPreconditionError(
-        'appset.address needs mutual TLS: set tls.ca-file, tls.cert-file and tls.key-file',
-      );
-    const grpcAppset = new GrpcAppSetBackend(
-      config.appsetAddress,
-      new ServiceClient({ token: config.appsetServiceToken ?? '', tls: config.tls }),
-      delegations,
-    );
-    defer('appset client', () => grpcAppset.close());
-    appsetBackend = grpcAppset;
-  }
-  let syncBackend: SyncBackend = new UnconfiguredSyncBackend();
-  if (config.syncAddress) {
-    if (!config.tls)
-      throw new FailedPreconditionError(
-        'sync.address needs mutual TLS: set tls.ca-file, tls.cert-file and tls.key-file',
-      );
-    const grpcSync = new GrpcSyncBackend(
-      config.syncAddress,
-      new ServiceClient({ token: config.syncServiceToken ?? '', tls: config.tls }),
-    );
-    defer('sync client', () => grpcSync.close());
-    syncBackend = grpcSync;
-  }
+  const repositories = new RepositoriesService({ authz, backend: peers.repo });
   const throttle: LoginThrottleSettings = { ...DEFAULT_LOGIN_THROTTLE, ...config.loginThrottle };
   const accounts = new AccountsService({
     db,
     authz,
     authn,
-    signer,
+    signer: access.signer,
     sessionTtlSeconds: config.sessionTtlSeconds,
     throttle: new LoginThrottle(db, throttle),
     failureWindowSeconds: throttle.failureWindowSeconds,
@@ -248,10 +252,10 @@ export async function startApi(
     db,
     authz,
     policy,
-    backend: appsetBackend,
+    backend: peers.appset,
     delegations,
   });
-  const services: ApiServices = {
+  return {
     inputLimits,
     db,
     authn,
@@ -276,7 +280,7 @@ export async function startApi(
       applicationSets,
       deliverers,
     }),
-    managedResources: new ManagedResourcesService({ applications, backend: syncBackend }),
+    managedResources: new ManagedResourcesService({ applications, backend: peers.sync }),
     apply: new ApplyService({
       db,
       authz,
@@ -292,43 +296,10 @@ export async function startApi(
       },
     }),
   };
+}
 
-  const passwordFile = config.initialAdminPasswordFile || defaultInitialAdminPasswordFile();
-  const admin = await accounts.bootstrapAdmin(config.adminPassword, {
-    keep: async (password) => {
-      try {
-        await writeInitialAdminPassword(passwordFile, password);
-      } catch (err) {
-        throw new Error(
-          `cannot write the generated admin password to ${passwordFile} (${(err as NodeJS.ErrnoException).code ?? 'error'}): set auth.initial-admin-password-file to a writable path, or auth.admin-password`,
-          { cause: err },
-        );
-      }
-    },
-    discard: () => removeInitialAdminPassword(passwordFile),
-  });
-  if (admin.generated) {
-    // Only where it is: the value itself never reaches a log, stdout or stderr.
-    logger.warn(
-      { file: passwordFile },
-      'created the bootstrap admin account; its generated password is in the file (mode 600): log in as admin, change it (capstan account update-password), then delete the file',
-    );
-  } else if (admin.created) {
-    logger.info('created the bootstrap admin account with the configured password');
-  }
-
-  const syncStatus = await startSyncStatusConsumer({ bus, db, applications, logger });
-  defer('sync status consumer', () => syncStatus.stop());
-  const extSync = await startExtSyncRequestConsumer({
-    bus,
-    db,
-    authz,
-    applications,
-    accounts: parseExtAccounts(config.extAccounts ?? ''),
-    logger,
-  });
-  defer('external sync request consumer', () => extSync.stop());
-
+/** The gRPC and HTTP/JSON servers of the same operations, with one request-metrics registry. */
+async function startServers(config: ApiConfig, services: ApiServices, logger: Logger, defer: Defer) {
   const metrics = new RequestMetrics(config.metrics);
   const grpc = await startGrpcServer({
     services,
@@ -350,24 +321,7 @@ export async function startApi(
   });
   defer('http server', () => http.stop());
   logger.info({ grpcPort: grpc.port, httpPort: http.port }, 'api listening');
-
-  return {
-    grpcPort: grpc.port,
-    httpPort: http.port,
-    services,
-    bus,
-    flushOutbox: () => relay.flush(),
-    stop: async () => {
-      for (const { name, stop } of stops.reverse()) {
-        try {
-          await stop();
-        } catch (err) {
-          logger.error({ err, component: name }, 'error while stopping');
-        }
-      }
-      stops.length = 0;
-    },
-  };
+  return { grpc, http };
 }
 
 /** The backbone of an api started without one (tests): startBackbone's, with the database and bus of `config`. */
