@@ -16,9 +16,25 @@ export interface SshKeyPair {
   publicKey: string;
 }
 
+/**
+ * A fresh ed25519 key pair. ssh2's generator drops leading zero bytes of the public key, so about one
+ * pair in 256 is one that OpenSSH refuses to load ("error in libcrypto", mscdex/ssh2#1390): such a
+ * pair is detected by parsing both halves back and generated again.
+ */
 export function generateSshKeyPair(): SshKeyPair {
-  const pair = utils.generateKeyPairSync('ed25519');
-  return { privateKey: pair.private, publicKey: pair.public.trim().split(' ').slice(0, 2).join(' ') };
+  for (;;) {
+    const pair = utils.generateKeyPairSync('ed25519');
+    if (wellFormed(pair.private) && wellFormed(pair.public))
+      return { privateKey: pair.private, publicKey: pair.public.trim().split(' ').slice(0, 2).join(' ') };
+  }
+}
+
+function wellFormed(key: string): boolean {
+  const parsed = utils.parseKey(key);
+  if (parsed instanceof Error) return false;
+  const one = Array.isArray(parsed) ? parsed[0] : parsed;
+  // The public key blob of ssh-ed25519: 4+11 bytes of type, 4 of length, 32 of key.
+  return one !== undefined && one.getPublicSSH().length === 51;
 }
 
 export interface SshRequestRecord {
