@@ -10,9 +10,13 @@
 //  4. every environment variable handed to a service is one that service reads (its settings and
 //     @capstan/service's common ones, from the built packages), and each service's full environment,
 //     generated secrets included, passes the service's own configuration loader;
-//  5. with --apiserver: a real kube-apiserver (the test tooling's, test/dist/kube/up.js) accepts the
-//     built objects and deploy/k3s/capstan-control-plane.yaml (kubectl apply --server-side), with no
-//     warning, so no Pod Security "restricted" violation either.
+//  5. the HA overlay (deploy/k8s-ha) and the Helm chart (deploy/helm/capstan, rendered with the helm
+//     test/scripts/obtain-helm.sh builds) hold what they promise;
+//  6. with --apiserver: a real kube-apiserver (the test tooling's, test/dist/kube/up.js) accepts the
+//     built objects and deploy/k3s/capstan-control-plane.yaml (kubectl apply --server-side), then the
+//     HA overlay and the chart (server-side dry-run), with no warning, so no Pod Security
+//     "restricted" violation either;
+//  7. docs/settings.md is what deploy/settings-doc.mjs generates.
 // Usage (after `npx turbo run build --filter=@capstan/api... --filter=@capstan/repo...
 // --filter=@capstan/sync... --filter=@capstan/appset...`): node deploy/validate.mjs [--apiserver]
 import { execFileSync, spawn } from 'node:child_process';
@@ -297,7 +301,7 @@ try {
     Deployment: 4,
     Service: 4,
     PodDisruptionBudget: 4,
-    NetworkPolicy: 5,
+    NetworkPolicy: 6,
   };
   for (const [kind, n] of Object.entries(expected))
     check(count(kind) === n, `kustomize: ${count(kind)} ${kind}, expected ${n}`);
@@ -362,8 +366,7 @@ try {
     for (const name of Object.keys(env).filter((n) => n.startsWith('CAPSTAN_') && n.endsWith('_FILE')))
       check(mounted.has(env[name]), `${where}: ${name}=${env[name]} is not a mounted file`);
     check(
-      byName('Secret', `capstan-${service}-tls`) !== undefined &&
-        tls.some((s) => s.secret?.name === `capstan-${service}-tls`),
+      tls.some((s) => s.secret?.name.startsWith(`capstan-${service}-tls-`)),
       `${where}: does not mount its own TLS Secret`,
     );
     check(
@@ -482,6 +485,10 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
+
+// docs/settings.md is generated from the same settings definitions: it must be current.
+const settingsDoc = spawnResult(process.execPath, [path.join(deployDir, 'settings-doc.mjs'), '--check']);
+check(settingsDoc.status === 0, settingsDoc.stderr.trim() || 'docs/settings.md is stale');
 
 if (failures.length > 0) {
   console.error(`deploy/ check failed:\n- ${failures.join('\n- ')}`);
