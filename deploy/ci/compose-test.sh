@@ -56,10 +56,11 @@ say "images: $capstan_image, $node_image, $postgres_image, $nats_image, $kube_im
 
 # --- the stack -----------------------------------------------------------------------------------
 work=$(mktemp -d /tmp/capstan-compose-test.XXXXXX)
-service_pid=
+service_pid= health_pid=
 cleanup() {
   local rc=$?
   if [[ "${CAPSTAN_CI_KEEP:-0}" != 1 ]]; then
+    [[ -n $health_pid ]] && kill "$health_pid" 2>/dev/null
     "${compose[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
     [[ -n $service_pid ]] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null
     rm -rf "$work"
@@ -82,6 +83,18 @@ export CAPSTAN_CI_KUBE_ADMIN_TOKEN=$(openssl rand -hex 32)
 export CAPSTAN_CI_GIT_USERNAME=team-a-reader CAPSTAN_CI_GIT_PASSWORD=$(openssl rand -hex 16)
 export CAPSTAN_CI_GIT_CONTENT="$root/scripts/demo/repo" CAPSTAN_CI_GIT_SERVER="$root/deploy/ci/git-server.mjs"
 compose=("$compose_bin" --env-file "$work/deploy/.env" -f deploy/docker-compose.yml -f deploy/ci/compose.ci.yml)
+
+# podman runs health checks from systemd timers, and these machines have no systemd: run them here,
+# every 2 s, for every container of the project that has one (what the timers would do).
+(
+  while true; do
+    for c in $(podman ps -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME"); do
+      podman healthcheck run "$c" >/dev/null 2>&1 || true
+    done
+    sleep 2
+  done
+) &
+health_pid=$!
 
 say "docker compose up --wait (project $COMPOSE_PROJECT_NAME; api on $CAPSTAN_PUBLISH_API_GRPC)"
 up_start=$SECONDS

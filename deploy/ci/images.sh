@@ -42,6 +42,13 @@ path-exclude /usr/share/info/*
 path-exclude /usr/share/locale/*
 CFG
   printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' >"$rootfs/etc/apt/apt.conf.d/90slim"
+  # As the official debian images' docker-clean: no package files or apt caches left in a layer.
+  cat >"$rootfs/etc/apt/apt.conf.d/docker-clean" <<'CFG'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+CFG
   find "$rootfs/usr/share/doc" -mindepth 2 ! -name copyright -type f -delete
   rm -rf "$rootfs"/usr/share/{man,info,locale}/* "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
   tar -C "$rootfs" --numeric-owner -c . \
