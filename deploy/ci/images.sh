@@ -80,10 +80,13 @@ ci_image() {
 }
 
 # The Capstan image from deploy/Dockerfile (target capstan), with the local Node.js image and the
-# prebuilt tools. The hash covers every file git would see (tracked or not ignored) and the bases.
+# prebuilt tools. The hash covers every file git would see (tracked or not ignored) except what
+# deploy/Dockerfile.dockerignore keeps out of the build context as documentation or deployment
+# files (the same list, below), and the bases.
 ci_capstan_image() {
   local node=$1 tools=$2 tag start=$SECONDS
   tag="localhost/capstan-ci/capstan:$( { echo "$node $tools"; git ls-files -z -co --exclude-standard \
+    | grep -zv -E '(^docs/|\.md$|^bench/results/|^deploy/(ci|k8s|k8s-ha|helm|k3s)/|^\.ci/)' \
     | (xargs -0 -r sha256sum 2>/dev/null || true); } | ci_hash)"
   if ci_exists "$tag"; then echo "$tag"; return; fi
   echo "compose:test: building $tag from deploy/Dockerfile (log: $ci_log_dir/capstan.log)" >&2
@@ -102,7 +105,7 @@ ci_capstan_image() {
 ci_report() {
   local image=$1 sbom
   sbom=$(mktemp)
-  podman run --rm --entrypoint cat "$image" /usr/share/capstan/sbom.cdx.json >"$sbom"
+  podman run --rm --entrypoint cat "$image" /usr/share/capstan/sbom.cdx.json >"$sbom" 2>/dev/null
   CI_IMAGE="$image" CI_SIZE=$(podman image inspect --format '{{.Size}}' "$image") CI_SBOM="$sbom" \
     CI_TIMINGS="$ci_timings" CI_UP="$2" CI_STORY="$3" node --input-type=module -e '
       import { readFileSync, writeFileSync } from "node:fs";
