@@ -110,7 +110,7 @@ say "every service healthy in ${up_seconds}s"
 
 "${compose[@]}" exec -T k3s cat /var/lib/kube/pki/ca.crt >"$work/kube-ca.crt"
 story_start=$SECONDS
-env CAPSTAN_CONFIG="$work/cli-config" CAPSTAN_CI_WORK="$work" CAPSTAN_CI_API="$CAPSTAN_PUBLISH_API_GRPC" \
+env CAPSTAN_PROGRESS_LABEL='compose story' CAPSTAN_CONFIG="$work/cli-config" CAPSTAN_CI_WORK="$work" CAPSTAN_CI_API="$CAPSTAN_PUBLISH_API_GRPC" \
   CAPSTAN_DEMO_SERVER_CRT="$work/deploy/pki/ca.crt" \
   CAPSTAN_CI_ADMIN_PASSWORD="$(sed -n 's/^CAPSTAN_ADMIN_PASSWORD=//p' "$work/deploy/.env")" \
   CAPSTAN_CI_KUBE_SERVER="https://$CAPSTAN_PUBLISH_K3S" CAPSTAN_CI_KUBE_CA_FILE="$work/kube-ca.crt" \
