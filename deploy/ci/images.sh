@@ -96,6 +96,12 @@ ci_capstan_image() {
     tail -40 "$ci_log_dir/capstan.log" >&2; return 1
   fi
   ci_record capstan $((SECONDS - start))
+  # The slim per-service runtime (target api; sync and appset are the same but for SERVICE), for its
+  # size: every stage it needs is in the cache by now.
+  podman build --format docker -f deploy/Dockerfile --ignorefile deploy/Dockerfile.dockerignore \
+    --build-arg "NODE_IMAGE=$node" --build-arg "TOOLS_FROM=$tools" --target api -t "${tag/capstan:/capstan-api:}" . \
+    >>"$ci_log_dir/capstan.log" 2>&1 || { tail -40 "$ci_log_dir/capstan.log" >&2; return 1; }
+  ci_prune localhost/capstan-ci/capstan-api "${tag/capstan:/capstan-api:}"
   ci_prune localhost/capstan-ci/capstan "$tag"
   echo "$tag"
 }
@@ -107,6 +113,7 @@ ci_report() {
   sbom=$(mktemp)
   podman run --rm --entrypoint cat "$image" /usr/share/capstan/sbom.cdx.json >"$sbom" 2>/dev/null
   CI_IMAGE="$image" CI_SIZE=$(podman image inspect --format '{{.Size}}' "$image") CI_SBOM="$sbom" \
+    CI_API_SIZE=$(podman image inspect --format '{{.Size}}' "${image/capstan:/capstan-api:}") \
     CI_TIMINGS="$ci_timings" CI_UP="$2" CI_STORY="$3" node --input-type=module -e '
       import { readFileSync, writeFileSync } from "node:fs";
       import os from "node:os";
@@ -115,8 +122,10 @@ ci_report() {
       const kind = (p) => sbom.components.filter((c) => c.purl?.startsWith(p)).length;
       const mib = Number(env.CI_SIZE) / 2 ** 20;
       const builds = readFileSync(env.CI_TIMINGS, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      const apiMib = Number(env.CI_API_SIZE) / 2 ** 20;
       const figures = [
-        { name: "image size (uncompressed, podman image inspect)", value: Math.round(mib), unit: "MiB", goal: "< 250", met: mib < 250 },
+        { name: "image size, generic (target capstan, uncompressed, podman image inspect)", value: Math.round(mib), unit: "MiB", goal: "< 250", met: mib < 250 },
+        { name: "image size, api/sync/appset (targets on the slim runtime)", value: Math.round(apiMib), unit: "MiB", goal: "< 250", met: apiMib < 250 },
         { name: "SBOM: Debian packages", value: kind("pkg:deb/"), unit: "packages" },
         { name: "SBOM: npm packages", value: kind("pkg:npm/"), unit: "packages" },
         ...builds.map((b) => ({ name: `build ${b.image} image (this run)`, value: b.seconds, unit: "s" })),
