@@ -10,9 +10,13 @@
 //  4. every environment variable handed to a service is one that service reads (its settings and
 //     @capstan/service's common ones, from the built packages), and each service's full environment,
 //     generated secrets included, passes the service's own configuration loader;
-//  5. with --apiserver: a real kube-apiserver (the test tooling's, test/dist/kube/up.js) accepts the
-//     built objects and deploy/k3s/capstan-control-plane.yaml (kubectl apply --server-side), with no
-//     warning, so no Pod Security "restricted" violation either.
+//  5. the HA overlay (deploy/k8s-ha) and the Helm chart (deploy/helm/capstan, rendered with the helm
+//     test/scripts/obtain-helm.sh builds) hold what they promise;
+//  6. with --apiserver: a real kube-apiserver (the test tooling's, test/dist/kube/up.js) accepts the
+//     built objects and deploy/k3s/capstan-control-plane.yaml (kubectl apply --server-side), then the
+//     HA overlay and the chart (server-side dry-run), with no warning, so no Pod Security
+//     "restricted" violation either;
+//  7. docs/settings.md is what deploy/settings-doc.mjs generates.
 // Usage (after `npx turbo run build --filter=@capstan/api... --filter=@capstan/repo...
 // --filter=@capstan/sync... --filter=@capstan/appset...`): node deploy/validate.mjs [--apiserver]
 import { execFileSync, spawn } from 'node:child_process';
@@ -21,7 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { commonSettings, envNameOf, loadConfig } from '@capstan/service';
 import { apiSettings } from '@capstan/api';
 import { repoSettings } from '@capstan/repo';
@@ -31,8 +35,8 @@ import { appsetSettings } from '@capstan/appset';
 const deployDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.dirname(deployDir);
 const settingsOf = { api: apiSettings, repo: repoSettings, sync: syncSettings, appset: appsetSettings };
-/** Read by the image's entrypoint, not by a service. */
-const entrypointEnv = new Set(['SERVICE']);
+/** Read by the image's entrypoint (SERVICE) or by node itself (NODE_OPTIONS), not by a service. */
+const entrypointEnv = new Set(['SERVICE', 'NODE_OPTIONS']);
 const envNames = (service) =>
   new Set(Object.entries({ ...commonSettings, ...settingsOf[service] }).map(([k, s]) => envNameOf(k, s)));
 
@@ -89,12 +93,14 @@ async function applyToApiServer(scratch, files) {
       await sleep(500);
     }
     const kubeconfig = path.join(out, 'deploy-check.admin.kubeconfig');
-    for (const file of files) {
+    for (const entry of files) {
+      const { file, dryRun = false } = typeof entry === 'string' ? { file: entry } : entry;
       const result = spawnResult('kubectl', [
         '--kubeconfig',
         kubeconfig,
         'apply',
         '--server-side',
+        ...(dryRun ? ['--dry-run=server'] : []),
         '-f',
         file,
       ]);
@@ -102,8 +108,17 @@ async function applyToApiServer(scratch, files) {
       check(ok, `kube-apiserver: ${path.basename(file)}: ${result.stderr.trim()}`);
       if (ok)
         console.log(
-          `kube-apiserver accepted ${path.basename(file)}: ${result.stdout.trim().split('\n').length} objects, no warnings`,
+          `kube-apiserver accepted ${path.basename(file)}${dryRun ? ' (server-side dry-run)' : ''}: ${result.stdout.trim().split('\n').length} objects, no warnings`,
         );
+      if (file.endsWith('.crd.yaml'))
+        spawnResult('kubectl', [
+          '--kubeconfig',
+          kubeconfig,
+          'wait',
+          '--for=condition=Established',
+          '-f',
+          file,
+        ]);
     }
   } finally {
     up.kill('SIGTERM');
@@ -118,6 +133,92 @@ function spawnResult(command, args) {
   } catch (err) {
     return { status: err.status ?? 1, stdout: err.stdout ?? '', stderr: err.stderr ?? err.message };
   }
+}
+
+/** The generated secrets of each service (the Helm chart takes them from Secrets it does not make). */
+const placeholderSecrets = {};
+
+const CNPG_CLUSTER_CRD_STAND_IN = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: { name: clusters.postgresql.cnpg.io }
+spec:
+  group: postgresql.cnpg.io
+  scope: Namespaced
+  names: { kind: Cluster, plural: clusters, singular: cluster, listKind: ClusterList }
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema: { openAPIV3Schema: { type: object, x-kubernetes-preserve-unknown-fields: true } }
+`;
+
+const restrictedNamespace = (name) =>
+  `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n  labels: { pod-security.kubernetes.io/enforce: restricted }\n`;
+
+function withNamespace(text, namespace) {
+  return parseAllDocuments(text)
+    .filter((d) => d.contents)
+    .map((d) => {
+      const o = d.toJS();
+      o.metadata.namespace ??= namespace;
+      return stringify(o);
+    })
+    .join('---\n');
+}
+
+/** The HA variant: two replicas of every service, a three-node NATS, CloudNativePG with two instances. */
+function checkHa(objects) {
+  const find = (kind, name) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+  for (const service of ['api', 'repo', 'sync', 'appset'])
+    check(
+      find('Deployment', `capstan-${service}`)?.spec.replicas === 2,
+      `k8s-ha: capstan-${service} replicas`,
+    );
+  check(find('StatefulSet', 'capstan-nats')?.spec.replicas === 3, 'k8s-ha: NATS is not a three-node cluster');
+  check(find('PodDisruptionBudget', 'capstan-nats') !== undefined, 'k8s-ha: NATS has no PodDisruptionBudget');
+  const pg = find('Cluster', 'capstan-pg');
+  check(pg?.spec.instances >= 2, 'k8s-ha: PostgreSQL (CloudNativePG) has fewer than two instances');
+  check(
+    find('Secret', pg?.spec.bootstrap.initdb.secret.name) !== undefined,
+    "k8s-ha: the CloudNativePG owner Secret's name does not match",
+  );
+  const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('capstan-config-'));
+  check(
+    config?.data.NATS_URL === 'nats://capstan-nats:4222',
+    'k8s-ha: the services do not use the NATS cluster',
+  );
+  console.log(`kustomize build deploy/k8s-ha: ${objects.length} objects`);
+}
+
+/** The Helm chart: the same four Deployments as the base, as hardened, with PDBs and NetworkPolicies. */
+function checkHelm(objects) {
+  for (const service of ['api', 'repo', 'sync', 'appset']) {
+    const d = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === `capstan-${service}`);
+    const c = d?.spec.template.spec.containers[0];
+    check(
+      c?.securityContext.readOnlyRootFilesystem === true && d.spec.template.spec.securityContext.runAsNonRoot,
+      `helm: capstan-${service} is not non-root with a read-only root filesystem`,
+    );
+    check(
+      c?.readinessProbe?.httpGet?.path === '/readyz',
+      `helm: capstan-${service} readiness is not /readyz`,
+    );
+    check(c?.resources?.requests?.cpu !== undefined, `helm: capstan-${service} has no resource requests`);
+    const config = objects.find(
+      (o) => o.kind === 'ConfigMap' && o.metadata.name === `capstan-${service}-config`,
+    );
+    checkEnvironment(`helm capstan-${service}`, service, {
+      ...config?.data,
+      ...Object.fromEntries(c?.env.map((e) => [e.name, e.value]) ?? []),
+      ...placeholderSecrets[service],
+    });
+  }
+  const count = (kind) => objects.filter((o) => o.kind === kind).length;
+  check(
+    count('PodDisruptionBudget') === 4 && count('NetworkPolicy') === 6,
+    'helm: PodDisruptionBudgets or NetworkPolicies missing',
+  );
+  console.log(`helm template deploy/helm/capstan: ${objects.length} objects`);
 }
 
 // --- 0: the image builds kustomize and helm at the versions the repo service is tested with ------
@@ -140,7 +241,7 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'capstan-deploy-check-'));
 try {
   cpSync(deployDir, scratch, {
     recursive: true,
-    filter: (src) => !/[/\\](\.env|\.k3s|secrets)$/.test(src),
+    filter: (src) => !/[/\\](\.env|\.k3s|secrets|pki)$/.test(src),
   });
   execFileSync('bash', [path.join(scratch, 'generate-secrets.sh')], {
     env: {
@@ -158,22 +259,49 @@ try {
   ).trim();
   const built = execFileSync(kustomize, ['build', path.join(scratch, 'k8s')], { encoding: 'utf8' });
   const objects = parseAllDocuments(built).map((d) => d.toJS());
+  // The HA variant (deploy/k8s-ha) and the Helm chart (deploy/helm/capstan), rendered with the
+  // kustomize and helm the project builds.
+  const builtHa = execFileSync(kustomize, ['build', path.join(scratch, 'k8s-ha')], { encoding: 'utf8' });
+  const helm = execFileSync('bash', [path.join(repoRoot, 'test/scripts/obtain-helm.sh'), '--print-path'], {
+    encoding: 'utf8',
+  }).trim();
+  const helmNamespace = 'capstan-helm';
+  const rendered = execFileSync(
+    helm,
+    ['template', 'capstan', path.join(deployDir, 'helm/capstan'), '--namespace', helmNamespace],
+    { encoding: 'utf8' },
+  );
+  for (const service of Object.keys(settingsOf))
+    placeholderSecrets[service] = readEnvFile(path.join(scratch, `k8s/secrets/${service}.env`));
+  checkHa(parseAllDocuments(builtHa).map((d) => d.toJS()));
+  checkHelm(
+    parseAllDocuments(rendered)
+      .filter((d) => d.contents)
+      .map((d) => d.toJS()),
+  );
   if (process.argv.includes('--apiserver')) {
-    writeFileSync(path.join(scratch, 'built.yaml'), built);
+    const write = (name, text) => (writeFileSync(path.join(scratch, name), text), path.join(scratch, name));
     await applyToApiServer(scratch, [
-      path.join(scratch, 'built.yaml'),
+      write('built.yaml', built),
       path.join(deployDir, 'k3s/capstan-control-plane.yaml'),
+      // CloudNativePG's CRD is not available here: a schema-less stand-in lets the server check the
+      // Cluster's apiVersion, kind and metadata, not its spec.
+      write('cnpg-stand-in.crd.yaml', CNPG_CLUSTER_CRD_STAND_IN),
+      { file: write('built-ha.yaml', builtHa), dryRun: true },
+      write('helm-namespace.yaml', restrictedNamespace(helmNamespace)),
+      // helm template leaves the namespace to the client, as helm install does.
+      { file: write('helm.yaml', withNamespace(rendered, helmNamespace)), dryRun: true },
     ]);
   }
   const count = (kind) => objects.filter((o) => o.kind === kind).length;
   const expected = {
     Namespace: 1,
-    ConfigMap: 6, // + capstan-nats-config, for the operator's nats-server
-    Secret: 5, // + capstan-nats (its environment: the bus passwords)
+    ConfigMap: 7, // + capstan-nats-config, for the operator's nats-server; capstan-delegation-public
+    Secret: 10, // + capstan-nats (its environment: the bus passwords); 4 × capstan-<service>-tls, capstan-delegation
     Deployment: 4,
     Service: 4,
     PodDisruptionBudget: 4,
-    NetworkPolicy: 5,
+    NetworkPolicy: 6,
   };
   for (const [kind, n] of Object.entries(expected))
     check(count(kind) === n, `kustomize: ${count(kind)} ${kind}, expected ${n}`);
@@ -224,6 +352,23 @@ try {
       usedConfig.add(name);
     }
     for (const e of c.env) env[e.name] = e.value;
+    // Files: the projected TLS volume (certificate, key, CA, delegation key) at the paths the
+    // environment names.
+    const tls = pod.volumes.find((v) => v.name === 'tls')?.projected?.sources ?? [];
+    for (const source of tls) {
+      const ref = source.secret ? ['Secret', source.secret.name] : ['ConfigMap', source.configMap.name];
+      check(byName(...ref) !== undefined, `${where}: ${ref.join(' ')} not generated`);
+      usedConfig.add(ref[1]);
+    }
+    const mounted = new Set(
+      tls.flatMap((s) => (s.secret ?? s.configMap).items.map((i) => `/etc/capstan/tls/${i.path}`)),
+    );
+    for (const name of Object.keys(env).filter((n) => n.startsWith('CAPSTAN_') && n.endsWith('_FILE')))
+      check(mounted.has(env[name]), `${where}: ${name}=${env[name]} is not a mounted file`);
+    check(
+      tls.some((s) => s.secret?.name.startsWith(`capstan-${service}-tls-`)),
+      `${where}: does not mount its own TLS Secret`,
+    );
     check(
       c.envFrom.some((e) => e.secretRef?.name.startsWith(`capstan-${service}-`)),
       `${where}: does not receive its own Secret`,
@@ -287,7 +432,11 @@ try {
   // compose's own interpolation, enough for this file: ${VAR}, ${VAR:-default}, ${VAR:?message}.
   const interpolate = (s) =>
     String(s).replace(/\$\{([A-Z0-9_]+)(?::([-?])([^}]*))?\}/g, (_, name, op, arg) => {
-      const v = dotenv[name]?.replace(/^'(.*)'$/, '$1');
+      // Single quotes: literal; double quotes: \n is a newline (the PEM keys), as compose reads them.
+      const raw = dotenv[name];
+      const v = /^"(.*)"$/.test(raw ?? '')
+        ? raw.slice(1, -1).replace(/\\n/g, '\n')
+        : raw?.replace(/^'(.*)'$/, '$1');
       if (v !== undefined && v !== '') return v;
       if (op === '?') failures.push(`compose: ${name} unset (${arg})`);
       return op === '-' ? arg : '';
@@ -336,6 +485,10 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
+
+// docs/settings.md is generated from the same settings definitions: it must be current.
+const settingsDoc = spawnResult(process.execPath, [path.join(deployDir, 'settings-doc.mjs'), '--check']);
+check(settingsDoc.status === 0, settingsDoc.stderr.trim() || 'docs/settings.md is stale');
 
 if (failures.length > 0) {
   console.error(`deploy/ check failed:\n- ${failures.join('\n- ')}`);

@@ -23,8 +23,8 @@ export function capstan(
   const env = { ...process.env };
   delete env.CAPSTAN_SERVER;
   delete env.CAPSTAN_AUTH_TOKEN;
-  // The api's gRPC port speaks TLS signed by the stack's own CA.
-  env.CAPSTAN_SERVER_CRT = path.join(paths.pki, 'ca.crt');
+  // The api's gRPC port speaks TLS signed by the stack's own CA (the compose test's: its own).
+  env.CAPSTAN_SERVER_CRT = process.env.CAPSTAN_DEMO_SERVER_CRT ?? path.join(paths.pki, 'ca.crt');
   if (!options.quiet) process.stdout.write(`\n    $ capstan ${args.map(shellWord).join(' ')}\n`);
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: repoRoot,

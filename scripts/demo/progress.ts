@@ -4,11 +4,13 @@
 const started = Number(process.env.CAPSTAN_UP_STARTED_MS) || Date.now();
 let current: { title: string; at: number } | null = null;
 
+/** The prefix of every line (the compose test's story sets its own). */
+const label = process.env.CAPSTAN_PROGRESS_LABEL ?? 'capstan up';
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s`;
 
 export function step(title: string): void {
   current = { title, at: Date.now() };
-  process.stdout.write(`capstan up ${elapsed()}  ▸ ${title}\n`);
+  process.stdout.write(`${label} ${elapsed()}  ▸ ${title}\n`);
 }
 
 export function detail(line: string): void {
@@ -19,7 +21,7 @@ export function done(note = ''): void {
   if (!current) return;
   const ms = Date.now() - current.at;
   process.stdout.write(
-    `capstan up ${elapsed()}  ✓ ${current.title} (${(ms / 1000).toFixed(1)} s)${note ? ` ${note}` : ''}\n`,
+    `${label} ${elapsed()}  ✓ ${current.title} (${(ms / 1000).toFixed(1)} s)${note ? ` ${note}` : ''}\n`,
   );
   current = null;
 }

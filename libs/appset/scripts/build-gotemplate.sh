@@ -20,6 +20,12 @@ source "$here/../../test/scripts/lib/go-tool.sh"
 
 GT_NAME=build-gotemplate
 gt_parse_args --print-path "$@"
+# An image build (deploy/Dockerfile) builds the module in its Go stage and places it in
+# dist/gotemplate/ with a PREBUILT marker, so the Node.js build stage needs no Go toolchain.
+if [[ -f "$here/dist/gotemplate/PREBUILT" ]]; then
+  gt_say "using the module placed in $here/dist/gotemplate by the image build"
+  exit 0
+fi
 gt_find_go
 src="$here/gotemplate"
 key="$(cd "$src" && { cat go.mod go.sum ./*.go; "$go_cmd" env GOVERSION; } | sha256sum | cut -c1-16)"
