@@ -32,29 +32,77 @@ export interface OutboxRelay {
 }
 
 export async function startOutboxRelay<DB>(options: OutboxRelayOptions<DB>): Promise<OutboxRelay> {
-  const db = options.db as unknown as Kysely<EventStoreDatabase>;
-  const batchSize = options.batchSize ?? 500;
-  const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const lockKey = `outbox-relay:${options.schema}`;
-  let stopping = false;
-  let wake: (() => void) | undefined;
-  let dirty = true;
+  const relay = new Relay(options as unknown as OutboxRelayOptions);
+  await relay.listen();
+  relay.start();
+  return { flush: () => relay.flush(), stop: () => relay.stop() };
+}
 
-  const listener = new pg.Client({ connectionString: options.databaseUrl });
-  listener.on('error', (err) => options.onError?.(err));
-  await listener.connect();
-  listener.on('notification', () => {
-    dirty = true;
-    wake?.();
-  });
-  await listener.query(`listen "${outboxChannel(options.schema)}"`);
+/** One relay: a LISTEN connection that wakes it, a loop that drains the outbox a batch at a time. */
+class Relay {
+  private readonly batchSize: number;
+  private readonly lockKey: string;
+  private readonly listener: pg.Client;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+  /** Rows may be waiting: set by a notification, a poll tick, or a failed round. */
+  private dirty = true;
+  private running: Promise<number> | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.batchSize = options.batchSize ?? 500;
+    this.lockKey = `outbox-relay:${options.schema}`;
+    this.listener = new pg.Client({ connectionString: options.databaseUrl });
+  }
+
+  async listen(): Promise<void> {
+    this.listener.on('error', (err) => this.options.onError?.(err));
+    await this.listener.connect();
+    this.listener.on('notification', () => {
+      this.dirty = true;
+      this.wake?.();
+    });
+    await this.listener.query(`listen "${outboxChannel(this.options.schema)}"`);
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    const pollIntervalMs = this.options.pollIntervalMs ?? 1000;
+    while (!this.stopping) {
+      if (this.dirty) {
+        this.dirty = false;
+        try {
+          await this.drainOnce();
+        } catch (err) {
+          this.dirty = true;
+          this.options.onError?.(err);
+        }
+      }
+      if (this.stopping) break;
+      // A notification that arrived while draining means there is more: go round again at once.
+      if (this.dirty) continue;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(() => {
+          this.dirty = true;
+          resolve();
+        }, pollIntervalMs).unref();
+      });
+      this.wake = undefined;
+    }
+  }
 
   /** One round: returns how many rows it published, or -1 when another replica holds the lock. */
-  const publishBatch = async (): Promise<number> =>
-    db.transaction().execute(async (trx) => {
+  private publishBatch(): Promise<number> {
+    const { options, batchSize } = this;
+    return options.db.transaction().execute(async (trx) => {
       const locked = await sql<{
         ok: boolean;
-      }>`select pg_try_advisory_xact_lock(hashtext(${lockKey})) as ok`.execute(trx);
+      }>`select pg_try_advisory_xact_lock(hashtext(${this.lockKey})) as ok`.execute(trx);
       if (!locked.rows[0]?.ok) return -1;
       const rows = await trx
         .withSchema(options.schema)
@@ -84,73 +132,49 @@ export async function startOutboxRelay<DB>(options: OutboxRelayOptions<DB>): Pro
         .execute();
       return rows.length;
     });
+  }
 
-  let running: Promise<number> | undefined;
   /** Rows published, or -1 when another relay held the lock before anything was published. */
-  const drain = async (): Promise<number> => {
+  private async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      const n = await publishBatch();
+      const n = await this.publishBatch();
       if (n < 0) return total > 0 ? total : -1;
       total += n;
       // A short batch emptied the outbox as of its read: stop without an empty round trip. Rows
       // committed since then sent a notification, which brings the loop straight back.
-      if (n < batchSize) return total;
+      if (n < this.batchSize) return total;
     }
-  };
-  const drainOnce = () => {
-    running ??= drain().finally(() => (running = undefined));
-    return running;
-  };
+  }
 
-  const loop = (async () => {
-    while (!stopping) {
-      if (dirty) {
-        dirty = false;
-        try {
-          await drainOnce();
-        } catch (err) {
-          dirty = true;
-          options.onError?.(err);
-        }
+  /** One drain at a time: a flush during the loop's drain waits for that one. */
+  private drainOnce(): Promise<number> {
+    this.running ??= this.drain().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  async flush(): Promise<number> {
+    let total = 0;
+    // Another holder of the lock (a replica, or the backend of a relay that was just killed and
+    // that PostgreSQL has not reaped yet) is waited for, not mistaken for an empty outbox.
+    const deadline = Date.now() + FLUSH_LOCK_WAIT_MS;
+    for (;;) {
+      const n = await this.drainOnce();
+      if (n < 0) {
+        if (Date.now() > deadline)
+          throw new Error(`outbox relay of ${this.options.schema}: another relay holds the lock`);
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
       }
-      if (stopping) break;
-      // A notification that arrived while draining means there is more: go round again at once.
-      if (dirty) continue;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(() => {
-          dirty = true;
-          resolve();
-        }, pollIntervalMs).unref();
-      });
-      wake = undefined;
+      total += n;
+      if (n === 0) return total;
     }
-  })();
+  }
 
-  return {
-    flush: async () => {
-      let total = 0;
-      // Another holder of the lock (a replica, or the backend of a relay that was just killed and
-      // that PostgreSQL has not reaped yet) is waited for, not mistaken for an empty outbox.
-      const deadline = Date.now() + FLUSH_LOCK_WAIT_MS;
-      for (;;) {
-        const n = await drainOnce();
-        if (n < 0) {
-          if (Date.now() > deadline)
-            throw new Error(`outbox relay of ${options.schema}: another relay holds the lock`);
-          await new Promise((r) => setTimeout(r, 50));
-          continue;
-        }
-        total += n;
-        if (n === 0) return total;
-      }
-    },
-    async stop() {
-      stopping = true;
-      wake?.();
-      await loop;
-      await listener.end();
-    },
-  };
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    await this.listener.end();
+  }
 }
