@@ -1,0 +1,2 @@
+export * from './argo-keys.js';
+export * from './argo-settings.js';
