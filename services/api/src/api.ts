@@ -21,6 +21,8 @@ import { ServiceClient, ServiceTokens, type TlsMaterial } from '@capstan/service
 import { Delegations, loadDelegationKey } from './auth/delegations.js';
 import { Authenticator } from './auth/authenticator.js';
 import { PolicyStore } from './rbac/policy-store.js';
+import { SettingsService } from './settings/settings.service.js';
+import { SettingsView, type SettingsViewSource } from './settings/settings-view.js';
 import { Authorizer } from './rbac/authorizer.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { ApplicationsService } from './applications/applications.service.js';
@@ -87,6 +89,12 @@ export interface ApiConfig {
   policyFile: string;
   policyCsv: string;
   defaultRole: string;
+  /**
+   * Argo CD configuration objects applied through the api: `strict` refuses unknown and not
+   * implemented keys; `view` is what `capstan admin settings` shows of the api's own settings
+   * (its sources say which ones a flag or the environment pinned).
+   */
+  settings?: { strict: boolean; view?: SettingsViewSource };
   sessionTtlSeconds: number;
   /** Login throttling (defaults: Argo CD's, DEFAULT_LOGIN_THROTTLE). */
   loginThrottle?: Partial<LoginThrottleSettings>;
@@ -173,11 +181,14 @@ export async function startApi(
   const authn = new Authenticator({ db, signer, serviceTokens, delegations, deliverers });
   await authn.start();
   defer('authenticator', () => authn.stop());
+  const pinned = (key: string) =>
+    ['flag', 'env'].includes(config.settings?.view?.report?.sources[key]?.kind ?? '');
   const policy = new PolicyStore({
     db,
     policyFile: config.policyFile,
     policyCsv: config.policyCsv,
     defaultRole: config.defaultRole,
+    pinned: { policyCsv: pinned('rbac.policy-csv'), defaultRole: pinned('rbac.default-role') },
   });
   await policy.start();
   defer('policy', () => policy.stop());
@@ -251,8 +262,20 @@ export async function startApi(
     backend: appsetBackend,
     delegations,
   });
+  const settings = new SettingsService({
+    db,
+    strict: config.settings?.strict ?? false,
+    // The RBAC policy of this replica follows an applied argocd-rbac-cm at once (others on refresh).
+    onChanged: () => policy.reload(),
+  });
   const services: ApiServices = {
     inputLimits,
+    settings,
+    settingsView: new SettingsView({
+      authz,
+      settings,
+      ...(config.settings?.view ? { own: config.settings.view } : {}),
+    }),
     db,
     authn,
     authz,
@@ -285,6 +308,7 @@ export async function startApi(
       clusters,
       repositories,
       applicationSets,
+      settings,
       yamlLimits: {
         ...inputLimits,
         maxBytes: config.bodyLimit,

@@ -8,7 +8,7 @@ import { clusterCredentialOperations, clusterOperations } from './clusters.js';
 import { repositoryOperations } from './repositories.js';
 import { auditOperations } from './audit.js';
 import { accountOperations, sessionOperations } from './accounts.js';
-import { applyOperations } from './apply.js';
+import { applyOperations, settingsOperations } from './apply.js';
 import {
   applicationSetOperations,
   applicationSetWriteOperations,
@@ -40,6 +40,10 @@ export const apiServices: ServiceOperations[] = [
   { definition: apiv1.SessionServiceService as unknown as ServiceDefinition, operations: sessionOperations },
   { definition: apiv1.AccountServiceService as unknown as ServiceDefinition, operations: accountOperations },
   { definition: apiv1.ApplyServiceService as unknown as ServiceDefinition, operations: applyOperations },
+  {
+    definition: apiv1.SettingsServiceService as unknown as ServiceDefinition,
+    operations: settingsOperations,
+  },
   {
     definition: apiv1.ApplicationSetServiceService as unknown as ServiceDefinition,
     operations: applicationSetOperations,
