@@ -82,13 +82,11 @@ const cm: ArgoKeySpec[] = [
     'resource.customizations',
     true,
   ),
-  implemented(
+  ...notImplemented(
     'argocd-cm',
-    'resource.customizations.ignoreDifferences.<rest>',
+    ['resource.customizations.ignoreDifferences.<rest>'],
     'yaml',
-    'sync',
-    'resource.customizations',
-    true,
+    "system-level ignoreDifferences are not applied yet: write them in the Application's spec.ignoreDifferences",
   ),
   ...notImplemented(
     'argocd-cm',

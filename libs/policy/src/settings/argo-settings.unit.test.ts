@@ -126,7 +126,6 @@ describe('Argo CD settings keys', () => {
     expect(sync.get('reconcile.resync-ms')).toMatchObject({ value: 60_000, live: true });
     expect(Object.keys(sync.get('resource.customizations')!.value as object)).toEqual([
       'resource.customizations.health.example.com_Widget',
-      'resource.customizations.ignoreDifferences.apps_Deployment',
     ]);
   });
 });
