@@ -6,5 +6,4 @@ export * from './observability/logger.js';
 export * from './observability/http.js';
 export * from './lifecycle/run-service.js';
 export * from './config/live-settings.js';
-export { argoObjectOf, type ArgoObjectDoc } from './config/argocd-files.js';
 export { nearestKey } from './config/file-keys.js';

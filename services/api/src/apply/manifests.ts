@@ -20,8 +20,7 @@ import { validateApplication } from '../applications/application.validation.js';
 import { validateClusterRegistration, type ClusterRegistration } from '../clusters/cluster.validation.js';
 import { parseOrThrow, violationsOf } from '../support/validation.js';
 import { applicationSetManifest, refOf } from '../applicationsets/applicationsets.service.js';
-import { argoObjectOf } from '@capstan/service';
-import type { ArgoConfigObject } from '@capstan/policy';
+import { argoObjectOf, type ArgoConfigObject } from '@capstan/policy';
 
 export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 
