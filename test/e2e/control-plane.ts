@@ -22,6 +22,8 @@ export interface ControlPlane {
   sync: ServiceProcess;
   /** The last lines of each service's output, for assertion messages. */
   output(): string;
+  /** Stops the sync service and starts it again with `args` (same environment); throws when it fails to start. */
+  restartSync(args: string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -32,6 +34,8 @@ export async function startControlPlane(opts: {
   /** Extra environment of the repo and appset processes (e.g. polling and reconcile intervals). */
   repoEnv?: Record<string, string>;
   appsetEnv?: Record<string, string>;
+  /** The sync service's arguments (default: --enable-impersonation). */
+  syncArgs?: string[];
 }): Promise<ControlPlane> {
   const { databaseUrl, bus } = opts;
   const repo = await startRepoProcess({
@@ -67,26 +71,29 @@ export async function startControlPlane(opts: {
     repoToken: repo.serviceToken('appset'),
     ...(opts.appsetEnv ? { env: opts.appsetEnv } : {}),
   });
-  const sync = await startServiceProcess(
-    'sync',
-    {
-      DATABASE_URL: databaseUrl,
-      ...bus.env('sync'),
-      CAPSTAN_API_ADDRESS: api.grpcAddress,
-      CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
-      CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
-      CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('sync'),
-      CAPSTAN_GRPC_PORT: syncAddress.split(':').at(-1)!,
-      CAPSTAN_AUTH_SERVICE_TOKENS: `api=${apiToSync}`,
-      ...repo.pki.env('sync'),
-    },
-    ['--enable-impersonation'],
-  );
+  const syncEnv = {
+    DATABASE_URL: databaseUrl,
+    ...bus.env('sync'),
+    CAPSTAN_API_ADDRESS: api.grpcAddress,
+    CAPSTAN_API_SERVICE_TOKEN: api.syncToken,
+    CAPSTAN_REPO_ADDRESS: repo.grpcAddress,
+    CAPSTAN_REPO_SERVICE_TOKEN: repo.serviceToken('sync'),
+    CAPSTAN_GRPC_PORT: syncAddress.split(':').at(-1)!,
+    CAPSTAN_AUTH_SERVICE_TOKENS: `api=${apiToSync}`,
+    ...repo.pki.env('sync'),
+  };
+  let sync = await startServiceProcess('sync', syncEnv, opts.syncArgs ?? ['--enable-impersonation']);
   return {
     repo,
     api,
     appset,
-    sync,
+    get sync() {
+      return sync;
+    },
+    async restartSync(args) {
+      await sync.stop();
+      sync = await startServiceProcess('sync', syncEnv, args);
+    },
     output: () => [api, repo, appset, sync].map((s) => s.output().slice(-4000)).join('\n-----\n'),
     async stop() {
       await sync.stop();
