@@ -265,8 +265,12 @@ export async function startApi(
   const settings = new SettingsService({
     db,
     strict: config.settings?.strict ?? false,
-    // The RBAC policy of this replica follows an applied argocd-rbac-cm at once (others on refresh).
-    onChanged: () => policy.reload(),
+    // This replica follows an applied argocd-rbac-cm (RBAC) and argocd-cm (account keys) at once;
+    // others within their refresh (2 s).
+    onChanged: async () => {
+      authn.forgetAccounts();
+      await policy.reload();
+    },
   });
   const services: ApiServices = {
     inputLimits,

@@ -14,7 +14,17 @@ export type ArgoConfigObject = (typeof ARGO_CONFIG_OBJECTS)[number];
 
 /** How a value is read: Argo's values are all strings. */
 export type ArgoValueKind =
-  'bool' | 'duration' | 'seconds' | 'int' | 'number' | 'string' | 'yaml' | 'lua' | 'match-mode' | 'log-level';
+  | 'bool'
+  | 'duration'
+  | 'seconds'
+  | 'int'
+  | 'number'
+  | 'string'
+  | 'yaml'
+  | 'lua'
+  | 'match-mode'
+  | 'log-level'
+  | 'capabilities';
 
 export type CapstanService = 'api' | 'sync' | 'repo' | 'appset';
 
@@ -122,12 +132,12 @@ const cm: ArgoKeySpec[] = [
     'bool',
     'Capstan always records every RBAC decision in audit.access_decisions; this switch changes nothing',
   ),
-  ...notImplemented(
-    'argocd-cm',
-    ['admin.enabled', 'accounts.<name>', 'accounts.<name>.enabled'],
-    'string',
-    'Capstan accounts are managed with `capstan account` (stored by the api), not from argocd-cm yet',
-  ),
+  // Local accounts: they are created with `capstan account create`; these keys enable, disable and
+  // give capabilities to an account of that name, as Argo CD's do, live (the api reads them per login
+  // and per request, within its 2 s account cache).
+  implemented('argocd-cm', 'admin.enabled', 'bool', 'api', 'accounts', true),
+  implemented('argocd-cm', 'accounts.<name>', 'capabilities', 'api', 'accounts', true),
+  implemented('argocd-cm', 'accounts.<name>.enabled', 'bool', 'api', 'accounts', true),
   ...notImplemented('argocd-cm', [
     'application.allowedNodeLabels',
     'application.instanceLabelKey',

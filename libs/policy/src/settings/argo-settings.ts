@@ -114,6 +114,16 @@ export function readArgoValue(kind: ArgoValueKind, text: string): { value: unkno
       return LOG_LEVELS.has(text)
         ? { value: text }
         : { problem: `expected one of ${[...LOG_LEVELS].join(', ')}, got ${JSON.stringify(text)}` };
+    case 'capabilities': {
+      const caps = text
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean);
+      const bad = caps.find((c) => c !== 'login' && c !== 'apiKey');
+      return bad === undefined
+        ? { value: caps }
+        : { problem: `unknown capability ${JSON.stringify(bad)} (expected apiKey and/or login)` };
+    }
     case 'lua':
     case 'string':
       return { value: text };
@@ -204,8 +214,9 @@ export function argoOverlay(
       const prev = out.get(setting);
       let value = m.value;
       if (setting === 'rbac.policy-csv' && prev) value = `${String(prev.value)}\n${String(m.value)}`;
-      if (setting === 'resource.customizations')
-        value = { ...((prev?.value as Record<string, string>) ?? {}), [m.key]: data[m.key] };
+      // Several keys feed one map: the raw argocd-cm keys, for the library that reads them.
+      if (setting === 'resource.customizations' || setting === 'accounts')
+        value = { ...((prev?.value as Record<string, unknown>) ?? {}), [m.key]: data[m.key] };
       out.set(setting, { value, from: [...(prev?.from ?? []), from], live: m.spec.capstan.live });
     }
   }

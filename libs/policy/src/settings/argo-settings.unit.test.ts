@@ -81,6 +81,19 @@ describe('Argo CD settings keys', () => {
     ).toContain('globs only');
   });
 
+  it("reads Argo's account capabilities, and refuses one it does not have", () => {
+    expect(readArgoValue('capabilities', 'apiKey, login')).toEqual({ value: ['apiKey', 'login'] });
+    expect(
+      checkArgoSettings('argocd-cm', { 'accounts.alice': 'login, sudo' }, { strict: false }).problems,
+    ).toEqual([
+      {
+        key: 'argocd-cm: accounts.alice',
+        message: 'unknown capability "sudo" (expected apiKey and/or login)',
+      },
+    ]);
+    expect(argoKeySpec('argocd-cm', 'admin.enabled')?.capstan).toMatchObject({ service: 'api', live: true });
+  });
+
   it('reads Argo durations and seconds as milliseconds', () => {
     expect(readArgoValue('duration', '180s')).toEqual({ value: 180_000 });
     expect(readArgoValue('duration', '1m30s')).toEqual({ value: 90_000 });

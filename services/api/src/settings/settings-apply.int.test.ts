@@ -150,6 +150,24 @@ describe('applied Argo CD settings', () => {
     expect(everywhere).not.toContain(secretValue);
   });
 
+  it("disables an account and limits its capabilities with argocd-cm's account keys, live", async () => {
+    const login = () => h.login('viewer', 'viewer-password');
+    await apply(admin, argocdCm({ 'accounts.viewer.enabled': 'false' }));
+    await expect(login()).rejects.toThrow();
+    // Its session of before is refused too.
+    expect((await httpClient(h)('GET', '/api/v1/account', viewer)).status).toBe(401);
+    // Created with the login capability only: argocd-cm gives it apiKey, then takes it back.
+    await apply(admin, argocdCm({ 'accounts.viewer': 'login, apiKey' }));
+    viewer = await login();
+    expect((await httpClient(h)('POST', '/api/v1/account/viewer/token', viewer, {})).status).toBe(200);
+    await apply(admin, argocdCm({ 'accounts.viewer': 'login' }));
+    const token = await httpClient(h)('POST', '/api/v1/account/viewer/token', viewer, {});
+    expect(token.status).toBe(400);
+    expect(JSON.stringify(token.body)).toContain('does not have the apiKey capability');
+    const bad = await grpcError(apply(admin, argocdCm({ 'accounts.viewer': 'login, root' })));
+    expect(bad.details).toContain('unknown capability "root"');
+  });
+
   it('refuses an unknown key under settings.strict', async () => {
     await h.restart({ settings: { strict: true } });
     c = h.clients();
