@@ -24,6 +24,7 @@ import { TargetClusterPool } from './kube/target-cluster-pool.js';
 import { AuditWriter } from './decision/audit-writer.js';
 import { apiDeliveredObjects, type DeliveredObjects } from './delivery/api-delivery.js';
 import type { HealthAssessor } from '@capstan/health';
+import { systemIgnoreDifferencesFromArgoCdCm } from '@capstan/diff';
 import { loadHealthAssessor } from './health-customizations.js';
 import { startSyncGrpcServer } from './diff/sync-grpc-server.js';
 import { startReconciler, type RunningReconciler } from './reconcile/start.js';
@@ -64,6 +65,17 @@ export async function startSync(
         (err: unknown) =>
           ctx.logger.error({ err }, 'applied resource.customizations refused; previous checks kept'),
       );
+  });
+  // argocd-cm's system-level ignoreDifferences: a bad entry fails the start; applied later, it is
+  // refused with a log line and the previous entries stay.
+  let systemIgnore = systemIgnoreDifferencesFromArgoCdCm(live.get('resource.customizations'));
+  live.onChange((change) => {
+    if (!change.changed.includes('resource.customizations')) return;
+    try {
+      systemIgnore = systemIgnoreDifferencesFromArgoCdCm(live.get('resource.customizations'));
+    } catch (err) {
+      ctx.logger.error({ err }, 'applied ignoreDifferences refused; previous entries kept');
+    }
   });
   const impersonation = live.get('application.sync.impersonation.enabled');
   ctx.logger.info(
@@ -110,6 +122,9 @@ export async function startSync(
     get impersonation() {
       return live.get('application.sync.impersonation.enabled');
     },
+    get systemIgnoreDifferences() {
+      return systemIgnore;
+    },
     strict: config['sync.strict-service-accounts'],
     controlNamespace: config['sync.control-namespace'],
   };
@@ -125,6 +140,9 @@ export async function startSync(
       settings: {
         get impersonation() {
           return live.get('application.sync.impersonation.enabled');
+        },
+        get systemIgnoreDifferences() {
+          return systemIgnore;
         },
         strict: config['sync.strict-service-accounts'],
         controlNamespace: config['sync.control-namespace'],

@@ -24,7 +24,8 @@ export type ArgoValueKind =
   | 'lua'
   | 'match-mode'
   | 'log-level'
-  | 'capabilities';
+  | 'capabilities'
+  | 'ignore-differences';
 
 export type CapstanService = 'api' | 'sync' | 'repo' | 'appset';
 
@@ -92,11 +93,13 @@ const cm: ArgoKeySpec[] = [
     'resource.customizations',
     true,
   ),
-  ...notImplemented(
+  implemented(
     'argocd-cm',
-    ['resource.customizations.ignoreDifferences.<rest>'],
-    'yaml',
-    "system-level ignoreDifferences are not applied yet: write them in the Application's spec.ignoreDifferences",
+    'resource.customizations.ignoreDifferences.<rest>',
+    'ignore-differences',
+    'sync',
+    'resource.customizations',
+    true,
   ),
   ...notImplemented(
     'argocd-cm',

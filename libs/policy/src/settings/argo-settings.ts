@@ -114,6 +114,22 @@ export function readArgoValue(kind: ArgoValueKind, text: string): { value: unkno
       return LOG_LEVELS.has(text)
         ? { value: text }
         : { problem: `expected one of ${[...LOG_LEVELS].join(', ')}, got ${JSON.stringify(text)}` };
+    case 'ignore-differences': {
+      const read = readArgoValue('yaml', text);
+      if ('problem' in read) return read;
+      const doc = read.value ?? {};
+      if (typeof doc !== 'object' || Array.isArray(doc))
+        return { problem: 'must be a map of jsonPointers, jqPathExpressions, managedFieldsManagers' };
+      for (const [k, v] of Object.entries(doc as Record<string, unknown>)) {
+        if (!['jsonPointers', 'jqPathExpressions', 'managedFieldsManagers'].includes(k))
+          return {
+            problem: `unknown field ${JSON.stringify(k)} (expected jsonPointers, jqPathExpressions, managedFieldsManagers)`,
+          };
+        if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+          return { problem: `${k}: must be a list of strings` };
+      }
+      return { value: doc };
+    }
     case 'capabilities': {
       const caps = text
         .split(',')

@@ -94,6 +94,16 @@ describe('Argo CD settings keys', () => {
     expect(argoKeySpec('argocd-cm', 'admin.enabled')?.capstan).toMatchObject({ service: 'api', live: true });
   });
 
+  it('checks the shape of a system-level ignoreDifferences entry', () => {
+    const key = 'resource.customizations.ignoreDifferences.apps_Deployment';
+    expect(
+      checkArgoSettings('argocd-cm', { [key]: 'jsonPointers: [/spec/replicas]' }, { strict: true }).problems,
+    ).toEqual([]);
+    expect(
+      checkArgoSettings('argocd-cm', { [key]: 'jsonPointers: /spec/replicas' }, { strict: true }).problems,
+    ).toEqual([{ key: `argocd-cm: ${key}`, message: 'jsonPointers: must be a list of strings' }]);
+  });
+
   it('reads Argo durations and seconds as milliseconds', () => {
     expect(readArgoValue('duration', '180s')).toEqual({ value: 180_000 });
     expect(readArgoValue('duration', '1m30s')).toEqual({ value: 90_000 });
@@ -139,6 +149,7 @@ describe('Argo CD settings keys', () => {
     expect(sync.get('reconcile.resync-ms')).toMatchObject({ value: 60_000, live: true });
     expect(Object.keys(sync.get('resource.customizations')!.value as object)).toEqual([
       'resource.customizations.health.example.com_Widget',
+      'resource.customizations.ignoreDifferences.apps_Deployment',
     ]);
   });
 });
