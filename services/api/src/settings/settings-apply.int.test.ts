@@ -168,6 +168,17 @@ describe('applied Argo CD settings', () => {
     expect(bad.details).toContain('unknown capability "root"');
   });
 
+  it('says when an applied argocd-cmd-params-cm key takes effect, or that it is not read from applied objects', async () => {
+    const r = await apply(
+      admin,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: argocd-cmd-params-cm }\ndata:\n  controller.operation.processors: "8"\n  server.log.level: debug\n`,
+    );
+    expect(r.warnings).toEqual([
+      'argocd-cmd-params-cm: controller.operation.processors: read at start by the sync service: takes effect at its next start (as in Argo CD)',
+      'argocd-cmd-params-cm: server.log.level: stored, but the api service does not read it from applied objects yet: give it at start with --argocd-config-dir',
+    ]);
+  });
+
   it('refuses an unknown key under settings.strict', async () => {
     await h.restart({ settings: { strict: true } });
     c = h.clients();

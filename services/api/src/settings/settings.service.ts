@@ -59,11 +59,17 @@ export function checkSettings(
   }
   if (problems.length > 0) throw new ValidationError(problems);
   const warnings = check.warnings.map((w) => `${w.key}: ${w.message}`);
-  for (const m of check.mapped)
-    if (!m.spec.capstan.live)
-      warnings.push(
-        `${item.object}: ${m.key}: read at start by the ${m.spec.capstan.service} service: takes effect at its next start (as in Argo CD)`,
-      );
+  for (const m of check.mapped) {
+    const { service, setting, live } = m.spec.capstan;
+    if (live) continue;
+    // Only the sync service reads applied start-time keys (at its next start); the others, and log
+    // levels, take them from --argocd-config-dir files only: say so rather than store them silently.
+    warnings.push(
+      service === 'sync' && setting !== 'log.level'
+        ? `${item.object}: ${m.key}: read at start by the sync service: takes effect at its next start (as in Argo CD)`
+        : `${item.object}: ${m.key}: stored, but the ${service} service does not read it from applied objects yet: give it at start with --argocd-config-dir`,
+    );
+  }
   return { warnings };
 }
 
