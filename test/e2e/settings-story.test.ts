@@ -184,7 +184,7 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
     await db?.drop();
     await cluster?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  }, 180_000);
 
   it("turns impersonation on with argocd-cm's flat key and shows where the value came from", async () => {
     const r = await applyCm('argocd-cm.yaml', { 'application.sync.impersonation.enabled': 'true' });
@@ -207,7 +207,7 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
       await admin(['apply', '-f', await file('proposal.yaml', proposalManifests(cluster.server, repo.url))]),
       'apply the proposal',
     );
-  });
+  }, 180_000);
 
   it("syncs each Application as the ServiceAccount the proposal names, per the API server's audit log", async () => {
     for (const [app, sa] of [
@@ -219,7 +219,7 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
       expect(op, services()).toMatchObject({ phase: 'Succeeded', identity: sa });
       expect(await writers(since, app)).toEqual(new Set([sa]));
     }
-  });
+  }, 180_000);
 
   it("falls back to the destination namespace's default ServiceAccount when no rule matches", async () => {
     const since = await cluster.audit.mark();
@@ -227,7 +227,7 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
     const sa = 'system:serviceaccount:guestbook-other:default';
     expect(op, services()).toMatchObject({ phase: 'Succeeded', identity: sa });
     expect(await writers(since, 'guestbook-other')).toEqual(new Set([sa]));
-  });
+  }, 180_000);
 
   it('turns impersonation off again for the next sync, without a restart', async () => {
     ok(
@@ -250,7 +250,7 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
       reviews.filter((e) => e.user.username !== cluster.controlPlaneUsername || e.impersonatedUser),
     ).toEqual([]);
     expect(await writers(since, 'guestbook')).toEqual(new Set());
-  });
+  }, 180_000);
 
   it('warns about a misspelled key naming the nearest one, at apply and at start; strict mode refuses it', async () => {
     const typo = { 'application.sync.impersonaton.enabled': 'true' };
@@ -277,7 +277,7 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
     await expect(plane.restartSync(['--argocd-config-dir', startDir, '--settings-strict'])).rejects.toThrow(
       /settings\.strict|did you mean/,
     );
-  });
+  }, 180_000);
 
   it('starts with what was applied, and strict ServiceAccount mode refuses the unmatched destination end to end', async () => {
     ok(await applyCm('argocd-cm-on.yaml', { 'application.sync.impersonation.enabled': 'true' }), 'apply on');
@@ -303,5 +303,5 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
     expect(refused.phase, services()).toBe('Denied');
     expect(refused.message).toContain('strict mode refuses instead of using the default ServiceAccount');
     expect(await writers(since, 'guestbook-other')).toEqual(new Set());
-  });
+  }, 180_000);
 });
