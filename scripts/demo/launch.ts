@@ -205,7 +205,7 @@ export function serviceEnvironments(
     sync: {
       ...common(ports.ops.sync),
       ...busEnv(s, 'sync'),
-      CAPSTAN_APPLICATION_SYNC_IMPERSONATION_ENABLED: 'true',
+      // No impersonation setting here: the story turns it on with argocd-cm (settings-step.ts).
       CAPSTAN_API_ADDRESS: installation.apiAddress,
       CAPSTAN_API_SERVICE_TOKEN: s.tokens.syncToApi,
       CAPSTAN_REPO_ADDRESS: repoAddress,

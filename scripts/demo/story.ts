@@ -20,6 +20,7 @@ import { effectiveUser, readAuditLog } from '@capstan/test/kube';
 import { runAppsetChapter } from './appset-story.js';
 import { runSelfServiceChapter } from './self-service-story.js';
 import { runLiveStateChapter } from './live-state-story.js';
+import { runSettingsStep } from './settings-step.js';
 import { capstan } from './capstan-cli.js';
 import type { ClusterInfo, GitInfo } from './launch.js';
 import { detail, done, heading, step } from './progress.js';
@@ -95,6 +96,8 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
   );
   await prepareTenant(cluster.adminKubeconfig);
   done();
+
+  await runSettingsStep();
 
   step(
     `create project ${story.project}: syncs to ${story.namespace} run as ${story.namespace}:${story.serviceAccount}`,

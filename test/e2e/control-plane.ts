@@ -79,6 +79,8 @@ export interface ControlPlane {
   sync: ServiceProcess;
   /** The last lines of each service's output, for assertion messages. */
   output(): string;
+  /** Stops the sync service and starts it again with `args` (same environment); throws when it fails to start. */
+  restartSync(args: string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -89,6 +91,8 @@ export async function startControlPlane(opts: {
   /** Extra environment of the repo and appset processes (e.g. polling and reconcile intervals). */
   repoEnv?: Record<string, string>;
   appsetEnv?: Record<string, string>;
+  /** The sync service's arguments (default: --enable-impersonation). */
+  syncArgs?: string[];
 }): Promise<ControlPlane> {
   const { databaseUrl, bus } = opts;
   const appsetAddress = await reserveAppsetAddress();
@@ -117,22 +121,27 @@ export async function startControlPlane(opts: {
     repoToken: repo.serviceToken('appset'),
     ...(opts.appsetEnv ? { env: opts.appsetEnv } : {}),
   });
-  const sync = await startSyncProcess(
-    syncProcessEnv(
-      databaseUrl,
-      bus,
-      { api, repo },
-      {
-        CAPSTAN_GRPC_PORT: syncAddress.split(':').at(-1)!,
-        CAPSTAN_AUTH_SERVICE_TOKENS: `api=${apiToSync}`,
-      },
-    ),
+  const syncEnv = syncProcessEnv(
+    databaseUrl,
+    bus,
+    { api, repo },
+    {
+      CAPSTAN_GRPC_PORT: syncAddress.split(':').at(-1)!,
+      CAPSTAN_AUTH_SERVICE_TOKENS: `api=${apiToSync}`,
+    },
   );
+  let sync = await startSyncProcess(syncEnv, opts.syncArgs);
   return {
     repo,
     api,
     appset,
-    sync,
+    get sync() {
+      return sync;
+    },
+    async restartSync(args) {
+      await sync.stop();
+      sync = await startSyncProcess(syncEnv, args);
+    },
     output: () => [api, repo, appset, sync].map((s) => s.output().slice(-4000)).join('\n-----\n'),
     async stop() {
       await sync.stop();

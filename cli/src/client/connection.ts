@@ -25,6 +25,7 @@ export interface Connection {
   sessions: apiv1.SessionServiceClient;
   audit: apiv1.AuditServiceClient;
   apply: apiv1.ApplyServiceClient;
+  settings: apiv1.SettingsServiceClient;
   applicationSets: apiv1.ApplicationSetServiceClient;
   close(): void;
 }
@@ -58,6 +59,7 @@ export function clientsFor(server: string, token: string, serverCrt?: string): C
     sessions: new apiv1.SessionServiceClient(server, creds),
     audit: new apiv1.AuditServiceClient(server, creds),
     apply: new apiv1.ApplyServiceClient(server, creds),
+    settings: new apiv1.SettingsServiceClient(server, creds),
     applicationSets: new apiv1.ApplicationSetServiceClient(server, creds),
   };
   return {

@@ -15,7 +15,7 @@ export function readManifestSources(paths: string[], recursive: boolean): string
 export function applyCommand(): Command {
   return new Command('apply')
     .description(
-      'apply Argo CD manifests (AppProject, Application, ApplicationSet, repository and cluster Secrets); nothing is written when any is invalid',
+      'apply Argo CD manifests (AppProject, Application, ApplicationSet, repository and cluster Secrets, ConfigMaps argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm, Secret argocd-secret); nothing is written when any is invalid',
     )
     .requiredOption(
       '-f, --filename <path>',
@@ -45,6 +45,8 @@ export function applyCommand(): Command {
             dryRun: !!o.dryRun,
             strict: o.strict !== 'false',
           });
+          // Keys of Argo CD's settings that Capstan does not know or implement: never silent.
+          for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
           if (o.output === 'table') {
             for (const x of r.results)
               process.stdout.write(`${x.kind.toLowerCase()}/${x.name} ${x.action}\n`);

@@ -14,7 +14,7 @@ export const serviceUsers: readonly ServiceUser[] = ['api', 'sync', 'repo', 'app
 
 /** Subjects (below the namespace) each service publishes: the aggregates and commands it owns. */
 export const publishedBy: Readonly<Record<ServiceUser, readonly string[]>> = {
-  api: ['evt.project.>', 'evt.application.>', 'evt.cluster.>', 'cmd.sync.>'],
+  api: ['evt.project.>', 'evt.application.>', 'evt.cluster.>', 'evt.settings.>', 'cmd.sync.>'],
   sync: ['evt.sync.>'],
   repo: ['evt.repository.>'],
   appset: ['evt.applicationset.>'],
@@ -31,6 +31,8 @@ export const consumersOf: Readonly<Record<ServiceUser, readonly { durable: strin
       { durable: 'sync-requests', stream: 'cmd' },
       { durable: 'sync-automated', stream: 'evt' },
       { durable: 'sync-read-model', stream: 'evt' },
+      // Applied Argo CD settings (argocd-cm, ...), kept in the sync schema and applied live.
+      { durable: 'sync-settings', stream: 'evt' },
     ],
     repo: [{ durable: 'repo-git-push', stream: 'ext' }],
     // Reconcile triggers: git pushes (EXT), new revisions of watched sources and cluster registry

@@ -22,3 +22,4 @@ export { hideSecretData } from './mask.js';
 export { renderDiff, diffHeader, toYaml, type RenderOptions } from './render.js';
 export { parseQuantity } from './canonical.js';
 export { JqError, DEFAULT_JQ_TIMEOUT_MS } from './jq.js';
+export { systemIgnoreDifferencesFromArgoCdCm } from './system-ignore.js';

@@ -90,3 +90,4 @@ export {
   type AppRef,
   type TrackedObject,
 } from './tracking/tracking-id.js';
+export * from './settings/index.js';

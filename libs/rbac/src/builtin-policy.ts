@@ -30,6 +30,8 @@ p, role:admin, accounts, create, *, allow
 p, role:admin, accounts, update, *, allow
 p, role:admin, accounts, delete, *, allow
 p, role:admin, audit, get, *, allow
+p, role:admin, settings, get, *, allow
+p, role:admin, settings, update, *, allow
 
 g, role:admin, role:readonly
 g, admin, role:admin

@@ -31,6 +31,9 @@ const RESOURCES = [
   'clusters',
   'accounts',
   'audit',
+  // Capstan's own: Argo CD's configuration objects applied through the api (argocd-cm, ...); Argo CD
+  // has no RBAC resource for them (they are edited with kubectl).
+  'settings',
   'certificates',
   'gpgkeys',
   'logs',

@@ -5,3 +5,5 @@ export * from './config/common.js';
 export * from './observability/logger.js';
 export * from './observability/http.js';
 export * from './lifecycle/run-service.js';
+export * from './config/live-settings.js';
+export { nearestKey } from './config/file-keys.js';

@@ -2,12 +2,12 @@
 // migrated, bus, outbox relay) from startBackbone, then startApi with the settings read into ApiConfig.
 import { readFileSync } from 'node:fs';
 import { startBackbone } from '@capstan/events';
-import type { CommonConfig, ConfigOf, ServiceContext } from '@capstan/service';
+import { commonSettings, type CommonConfig, type ConfigOf, type ServiceContext } from '@capstan/service';
 import { loadTls } from '@capstan/service-identity';
 import type { Kysely } from 'kysely';
 import { startApi, type ApiConfig, type RunningApi } from './api.js';
 import { API_SCHEMA, apiSchemaMigrations } from './migrations/index.js';
-import type { apiSettings } from './settings.js';
+import { apiSettings } from './settings.js';
 import type { ApiDatabase } from './support/db.table.js';
 
 export type ApiSettingsConfig = ConfigOf<typeof apiSettings> & CommonConfig;
@@ -77,6 +77,14 @@ export async function startApiService(ctx: ServiceContext<ApiSettingsConfig>): P
   return startApi(
     {
       ...apiConfigOf(ctx.config),
+      settings: {
+        strict: ctx.config['settings.strict'],
+        view: {
+          settings: { ...commonSettings, ...apiSettings },
+          config: ctx.config,
+          ...(ctx.configReport ? { report: ctx.configReport } : {}),
+        },
+      },
       metrics: ctx.metrics,
       backbone: {
         db: backbone.db as unknown as Kysely<ApiDatabase>,

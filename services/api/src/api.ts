@@ -21,6 +21,8 @@ import { ServiceTokens, type TlsMaterial } from '@capstan/service-identity';
 import { Delegations, loadDelegationKey } from './auth/delegations.js';
 import { Authenticator } from './auth/authenticator.js';
 import { PolicyStore } from './rbac/policy-store.js';
+import { SettingsService } from './settings/settings.service.js';
+import { SettingsView, type SettingsViewSource } from './settings/settings-view.js';
 import { Authorizer } from './rbac/authorizer.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { ApplicationsService } from './applications/applications.service.js';
@@ -69,6 +71,12 @@ export interface ApiConfig {
   policyFile: string;
   policyCsv: string;
   defaultRole: string;
+  /**
+   * Argo CD configuration objects applied through the api: `strict` refuses unknown and not
+   * implemented keys; `view` is what `capstan admin settings` shows of the api's own settings
+   * (its sources say which ones a flag or the environment pinned).
+   */
+  settings?: { strict: boolean; view?: SettingsViewSource };
   sessionTtlSeconds: number;
   /** Login throttling (defaults: Argo CD's, DEFAULT_LOGIN_THROTTLE). */
   loginThrottle?: Partial<LoginThrottleSettings>;
@@ -208,11 +216,14 @@ async function startAccessControl(
   const authn = new Authenticator({ db, signer, serviceTokens, delegations, deliverers });
   await authn.start();
   defer('authenticator', () => authn.stop());
+  const pinned = (key: string) =>
+    ['flag', 'env'].includes(config.settings?.view?.report?.sources[key]?.kind ?? '');
   const policy = new PolicyStore({
     db,
     policyFile: config.policyFile,
     policyCsv: config.policyCsv,
     defaultRole: config.defaultRole,
+    pinned: { policyCsv: pinned('rbac.policy-csv'), defaultRole: pinned('rbac.default-role') },
   });
   await policy.start();
   defer('policy', () => policy.stop());
@@ -255,8 +266,24 @@ function createServices(
     backend: peers.appset,
     delegations,
   });
+  const settings = new SettingsService({
+    db,
+    strict: config.settings?.strict ?? false,
+    // This replica follows an applied argocd-rbac-cm (RBAC) and argocd-cm (account keys) at once;
+    // others within their refresh (2 s).
+    onChanged: async () => {
+      authn.forgetAccounts();
+      await policy.reload();
+    },
+  });
   return {
     inputLimits,
+    settings,
+    settingsView: new SettingsView({
+      authz,
+      settings,
+      ...(config.settings?.view ? { own: config.settings.view } : {}),
+    }),
     db,
     authn,
     authz,
@@ -289,6 +316,7 @@ function createServices(
       clusters,
       repositories,
       applicationSets,
+      settings,
       yamlLimits: {
         ...inputLimits,
         maxBytes: config.bodyLimit,

@@ -13,6 +13,8 @@ import type { RepositoriesService } from './repositories/repositories.service.js
 import type { AuditService } from './audit/audit.service.js';
 import type { AccountsService } from './accounts/accounts.service.js';
 import type { ApplyService } from './apply/apply.service.js';
+import type { SettingsService } from './settings/settings.service.js';
+import type { SettingsView } from './settings/settings-view.js';
 import type { ApplicationSetsService } from './applicationsets/applicationsets.service.js';
 import type { GeneratedApplicationsService } from './applicationsets/generated-applications.service.js';
 import type { GeneratorInputsService } from './applicationsets/generator-inputs.service.js';
@@ -23,6 +25,9 @@ import type { ManagedResourcesService } from './applications/managed-resources.j
 export interface ApiServices {
   /** Bounds on every request's input (dispatch) and every applied YAML document. */
   inputLimits: InputLimits;
+  /** Applied Argo CD configuration objects (argocd-cm, ...), and what `capstan admin settings` shows. */
+  settings: SettingsService;
+  settingsView: SettingsView;
   db: Kysely<ApiDatabase>;
   authn: Authenticator;
   authz: Authorizer;

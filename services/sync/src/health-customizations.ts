@@ -31,8 +31,26 @@ function dataOf(file: string, doc: unknown): Record<string, unknown> {
   return d;
 }
 
-export async function loadHealthAssessor(file: string): Promise<HealthAssessor> {
-  if (file === '') return createHealthAssessor();
+/**
+ * The assessor of the file's checks with `applied` (argocd-cm keys from --argocd-config-dir or an
+ * applied argocd-cm) on top, key by key.
+ */
+export async function loadHealthAssessor(
+  file: string,
+  applied: Record<string, string> = {},
+): Promise<HealthAssessor> {
+  const data = { ...(file === '' ? {} : await readCustomizationsFile(file)), ...applied };
+  if (Object.keys(data).length === 0) return createHealthAssessor();
+  try {
+    return await createHealthAssessor({ customizations: healthCustomizationsFromArgoCdCm(data) });
+  } catch (err) {
+    if (err instanceof HealthConfigError || err instanceof HealthCheckCompileError)
+      throw new InvalidArgumentError(`${file || 'argocd-cm'}: ${err.message}`, { cause: err });
+    throw err;
+  }
+}
+
+async function readCustomizationsFile(file: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -48,13 +66,5 @@ export async function loadHealthAssessor(file: string): Promise<HealthAssessor> 
   } catch (err) {
     throw new InvalidArgumentError(`${file}: not valid YAML: ${(err as Error).message}`, { cause: err });
   }
-  try {
-    return await createHealthAssessor({
-      customizations: healthCustomizationsFromArgoCdCm(dataOf(file, doc)),
-    });
-  } catch (err) {
-    if (err instanceof HealthConfigError || err instanceof HealthCheckCompileError)
-      throw new InvalidArgumentError(`${file}: ${err.message}`, { cause: err });
-    throw err;
-  }
+  return dataOf(file, doc);
 }

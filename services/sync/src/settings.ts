@@ -3,8 +3,10 @@
 // default (see @capstan/service loadConfig). The impersonation switch in particular:
 //   --enable-impersonation (or --enable-impersonation=false)
 //   > CAPSTAN_APPLICATION_SYNC_IMPERSONATION_ENABLED=true|false
-//   > `application: { sync: { impersonation: { enabled: true } } }` in the file
-//   > default false.
+//   > argocd-cm `application.sync.impersonation.enabled: "true"` applied with `capstan apply -f` (live)
+//   > the same key in an argocd-cm file of --argocd-config-dir
+//   > `application.sync.impersonation.enabled: true` (flat) or nested in the --config file
+//   > default false. (docs/configuration.md has the table for every setting.)
 import { z } from 'zod';
 import { internalServerSettings, tlsSettings } from '@capstan/service-identity';
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
@@ -63,6 +65,13 @@ export const syncSettings = {
     default: '',
     description:
       "YAML file of argocd-cm data keys (resource.customizations, resource.customizations.health.<group>_<kind>, resource.customizations.useOpenLibs.<group>_<kind>): custom Lua health checks, read at start-up; '' = built-in rules only",
+  },
+  'resource.customizations': {
+    schema: z.record(z.string(), z.string()),
+    default: {},
+    flags: [],
+    description:
+      "argocd-cm's resource.customizations keys (health.<group>_<kind>, useOpenLibs.<group>_<kind>, the legacy resource.customizations): from --argocd-config-dir or an applied argocd-cm, live; on top of resource.customizations-file",
   },
   'sync.request-timeout-ms': {
     schema: z.coerce.number().int().min(100),

@@ -296,6 +296,28 @@ describe('sync options', () => {
     expect(live.data).toEqual({ size: '5', other: 'b' });
   });
 
+  it("given argocd-cm's system-level ignoreDifferences applied live, when synced with RespectIgnoreDifferences, then the live value is kept", async () => {
+    // No ignoreDifferences in the Application: only argocd-cm's, applied while the service runs.
+    await h.putApplication(app('system-respect', { syncOptions: ['RespectIgnoreDifferences=true'] }));
+    await sync('system-respect', [{ ...cm('sys-tuned'), data: { size: '1', other: 'a' } }]);
+    await core().patchNamespacedConfigMap({
+      name: 'sys-tuned',
+      namespace: 'team-a',
+      body: [{ op: 'replace', path: '/data/size', value: '7' }],
+    });
+    await h.applySettings('argocd-cm', 1, {
+      'resource.customizations.ignoreDifferences.ConfigMap': 'jsonPointers:\n- /data/size\n',
+    });
+    await sync('system-respect', [{ ...cm('sys-tuned'), data: { size: '1', other: 'b' } }]);
+    const live = await core().readNamespacedConfigMap({ name: 'sys-tuned', namespace: 'team-a' });
+    expect(live.data).toEqual({ size: '7', other: 'b' });
+    // Taken away again: the next sync writes git's value.
+    await h.applySettings('argocd-cm', 2, {});
+    await sync('system-respect', [{ ...cm('sys-tuned'), data: { size: '1', other: 'c' } }]);
+    const after = await core().readNamespacedConfigMap({ name: 'sys-tuned', namespace: 'team-a' });
+    expect(after.data).toEqual({ size: '1', other: 'c' });
+  });
+
   it('given an unknown sync option, when synced, then it is ignored as Argo does and the operation says so', async () => {
     await h.putApplication(app('typo', { syncOptions: ['CreateNamspace=true'] }));
     const { events, terminal } = await sync('typo', [cm('typo-cm')]);

@@ -3,8 +3,15 @@
 // the credentials of the real API servers they start.
 import type { Kysely } from 'kysely';
 import { postgresDeadLetters, startBackbone, type EventStoreDatabase } from '@capstan/events';
-import type { CommonConfig, ConfigOf, ServiceContext } from '@capstan/service';
-import type { syncSettings } from './settings.js';
+import {
+  commonSettings,
+  LiveSettings,
+  type CommonConfig,
+  type ConfigOf,
+  type ServiceContext,
+} from '@capstan/service';
+import { syncSettings } from './settings.js';
+import { logLiveChange, readAppliedSettings, startSettingsConsumer } from './settings/applied-settings.js';
 import type { SyncDatabase } from './sync.table.js';
 import { syncMigrations } from './migrations/index.js';
 import { startReadModelConsumer } from './read-model/read-model.consumer.js';
@@ -17,6 +24,7 @@ import { TargetClusterPool } from './kube/target-cluster-pool.js';
 import { AuditWriter } from './decision/audit-writer.js';
 import { apiDeliveredObjects, type DeliveredObjects } from './delivery/api-delivery.js';
 import type { HealthAssessor } from '@capstan/health';
+import { systemIgnoreDifferencesFromArgoCdCm } from '@capstan/diff';
 import { loadHealthAssessor } from './health-customizations.js';
 import { startSyncGrpcServer } from './diff/sync-grpc-server.js';
 import { startReconciler, type RunningReconciler } from './reconcile/start.js';
@@ -40,15 +48,42 @@ export async function startSync(
   reconciler?: RunningReconciler;
 }> {
   // Custom health checks compile before anything starts: a bad file fails the start, naming file and key.
-  const health = ports.health ?? (await loadHealthAssessor(ctx.config['resource.customizations-file']));
+  const file = ctx.config['resource.customizations-file'];
+  let currentHealth = ports.health ?? (await loadHealthAssessor(file, ctx.config['resource.customizations']));
+  // Swapped when an applied argocd-cm changes resource.customizations: workers read it per object.
+  const health: HealthAssessor = { assess: (obj) => currentHealth.assess(obj) };
   const { db, bus } = await startBackbone<SyncDatabase>(ctx, { schema: 'sync', migrations: syncMigrations });
   const config = ctx.config;
-  const impersonation = config['application.sync.impersonation.enabled'];
+  // The settings in force: start-up configuration with Argo CD objects applied through the api on top.
+  const live = new LiveSettings({ ...commonSettings, ...syncSettings }, config, ctx.configReport, 'sync');
+  logLiveChange(ctx.logger, live.apply(await readAppliedSettings(db)), live);
+  live.onChange((change) => {
+    logLiveChange(ctx.logger, change, live);
+    if (!ports.health && change.changed.includes('resource.customizations'))
+      void loadHealthAssessor(file, live.get('resource.customizations')).then(
+        (h) => (currentHealth = h),
+        (err: unknown) =>
+          ctx.logger.error({ err }, 'applied resource.customizations refused; previous checks kept'),
+      );
+  });
+  // argocd-cm's system-level ignoreDifferences: a bad entry fails the start; applied later, it is
+  // refused with a log line and the previous entries stay.
+  let systemIgnore = systemIgnoreDifferencesFromArgoCdCm(live.get('resource.customizations'));
+  live.onChange((change) => {
+    if (!change.changed.includes('resource.customizations')) return;
+    try {
+      systemIgnore = systemIgnoreDifferencesFromArgoCdCm(live.get('resource.customizations'));
+    } catch (err) {
+      ctx.logger.error({ err }, 'applied ignoreDifferences refused; previous entries kept');
+    }
+  });
+  const impersonation = live.get('application.sync.impersonation.enabled');
   ctx.logger.info(
     {
       impersonation,
+      source: live.sourceOf('application.sync.impersonation.enabled')?.detail,
       strict: config['sync.strict-service-accounts'],
-      parallelism: config['sync.parallelism'],
+      parallelism: live.get('sync.parallelism'),
     },
     impersonation
       ? 'syncs run as the ServiceAccounts of destinationServiceAccounts'
@@ -82,8 +117,14 @@ export async function startSync(
   const deadLetters = postgresDeadLetters(db, 'sync');
   // The reconciler is told of finished syncs and read-model changes; it starts after the workers.
   let reconciler: RunningReconciler | undefined;
+  // Read at every decision (getters, never copied): an applied change counts from the next sync.
   const decisionSettings = {
-    impersonation,
+    get impersonation() {
+      return live.get('application.sync.impersonation.enabled');
+    },
+    get systemIgnoreDifferences() {
+      return systemIgnore;
+    },
     strict: config['sync.strict-service-accounts'],
     controlNamespace: config['sync.control-namespace'],
   };
@@ -97,7 +138,14 @@ export async function startSync(
       delivery,
       health,
       settings: {
-        ...decisionSettings,
+        get impersonation() {
+          return live.get('application.sync.impersonation.enabled');
+        },
+        get systemIgnoreDifferences() {
+          return systemIgnore;
+        },
+        strict: config['sync.strict-service-accounts'],
+        controlNamespace: config['sync.control-namespace'],
         hookTimeoutMs: config['sync.hook-timeout-ms'],
         waveTimeoutMs: config['sync.wave-timeout-ms'],
         maxAttempts: config['sync.max-attempts'],
@@ -107,14 +155,14 @@ export async function startSync(
       audit: new AuditWriter(db as unknown as Kysely<unknown>),
     },
     {
-      parallelism: config['sync.parallelism'],
+      parallelism: live.get('sync.parallelism'),
       leaseMs: config['sync.lease-ms'],
       onFinished: (app) => reconciler?.syncFinished(app),
     },
   );
   ctx.onShutdown('sync workers', () => workers.stop());
   // The internal gRPC server (ManagedResources for `capstan app diff`), when callers are configured.
-  const grpcPort = await startSyncGrpcServer(ctx, { db, credentials, manifests, clusters });
+  const grpcPort = await startSyncGrpcServer(ctx, { db, credentials, manifests, clusters }, decisionSettings);
   const readModel = await startReadModelConsumer(db, bus, {
     deadLetters,
     onApplied: (event) => reconciler?.readModelApplied(event),
@@ -122,6 +170,11 @@ export async function startSync(
   ctx.onShutdown('read model consumer', () => readModel.stop());
   const intake = await startIntake(db, bus, workers, { deadLetters });
   ctx.onShutdown('sync request consumer', () => intake.stop());
+  const settingsConsumer = await startSettingsConsumer(db, bus, {
+    deadLetters,
+    onApplied: async (objects) => void live.apply(objects),
+  });
+  ctx.onShutdown('settings consumer', () => settingsConsumer.stop());
   if (config['reconcile.enabled']) {
     reconciler = await startReconciler(
       {
@@ -138,13 +191,16 @@ export async function startSync(
         wake: (count) => workers.wake(count),
       },
       {
-        resyncMs: config['reconcile.resync-ms'],
+        // argocd-cm timeout.reconciliation, live: each Application's next resync is scheduled with it.
+        get resyncMs() {
+          return live.get('reconcile.resync-ms');
+        },
         requestTimeoutMs: config['sync.request-timeout-ms'],
         selfHeal: {
-          backoffMs: config['reconcile.self-heal-backoff-ms'],
-          factor: config['reconcile.self-heal-backoff-factor'],
-          capMs: config['reconcile.self-heal-backoff-cap-ms'],
-          timeoutMs: config['reconcile.self-heal-timeout-ms'],
+          backoffMs: live.get('reconcile.self-heal-backoff-ms'),
+          factor: live.get('reconcile.self-heal-backoff-factor'),
+          capMs: live.get('reconcile.self-heal-backoff-cap-ms'),
+          timeoutMs: live.get('reconcile.self-heal-timeout-ms'),
         },
       },
     );

@@ -79,4 +79,12 @@ export interface SyncDatabase {
   operations: OperationRow;
   applied_resources: AppliedResourceRow;
   reconcile_status: ReconcileStatusRow;
+  applied_settings: AppliedSettingsRow;
+}
+
+/** The latest applied version of an Argo CD configuration object (argocd-cm, ...). */
+export interface AppliedSettingsRow {
+  object: string;
+  version: number;
+  data: Record<string, string>;
 }

@@ -9,7 +9,7 @@ export async function migrateAudit<DB>(db: Kysely<DB>): Promise<void> {
   await migrateToLatest(db, { schema: 'audit', migrations: auditMigrations });
 }
 
-const jsonColumns = new Set(['project_chain', 'rules_considered', 'candidates']);
+const jsonColumns = new Set(['project_chain', 'rules_considered', 'candidates', 'changes', 'warnings']);
 
 function contentOf(row: Record<string, unknown>): Record<string, unknown> {
   const { id: _id, hash: _hash, prev_hash: _prev, ...content } = row;

@@ -86,11 +86,31 @@ export interface AccessDecisionColumns {
   via: string;
 }
 
+/** One key of an Argo CD configuration object as a settings change touched it (never a secret value). */
+export interface SettingsKeyChange {
+  key: string;
+  change: 'added' | 'removed' | 'changed';
+  /** The values before and after; absent for sensitive keys (argocd-secret, oidc.config, ...). */
+  before?: string;
+  after?: string;
+}
+
+export interface SettingsChangeColumns {
+  /** argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm or argocd-secret. */
+  object: string;
+  version: number;
+  actor: string;
+  changes: SettingsKeyChange[];
+  /** The warnings the apply returned (unknown and not implemented keys). */
+  warnings: string[];
+}
+
 export interface AuditTables {
   sync_decisions: SyncDecisionColumns;
   resource_results: ResourceResultColumns;
   credential_decisions: CredentialDecisionColumns;
   access_decisions: AccessDecisionColumns;
+  settings_changes: SettingsChangeColumns;
 }
 
 export type AuditTableName = keyof AuditTables;
@@ -99,6 +119,7 @@ export const auditTableNames = [
   'resource_results',
   'credential_decisions',
   'access_decisions',
+  'settings_changes',
 ] as const satisfies readonly AuditTableName[];
 
 export type AuditRow<T extends AuditTableName> = AuditTables[T] & { occurred_at?: Date };

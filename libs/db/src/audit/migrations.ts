@@ -143,7 +143,32 @@ const views: Migration = {
   },
 };
 
+// Every change of an Argo CD configuration object applied through the api (argocd-cm, ...).
+const settingsChanges: Migration = {
+  async up(db) {
+    await chain(db.schema.withSchema('audit').createTable('settings_changes'))
+      .addColumn('object', 'text', (c) => c.notNull())
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .addColumn('actor', 'text', (c) => c.notNull())
+      .addColumn('changes', 'jsonb', (c) => c.notNull())
+      .addColumn('warnings', 'jsonb', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .withSchema('audit')
+      .createIndex('settings_changes_object_time')
+      .on('settings_changes')
+      .columns(['object', 'occurred_at'])
+      .execute();
+    await sql`create trigger refuse_update_delete before update or delete on audit.settings_changes
+      for each row execute function audit.refuse_change()`.execute(db);
+    await sql`create trigger refuse_truncate before truncate on audit.settings_changes
+      for each statement execute function audit.refuse_change()`.execute(db);
+    await sql`grant select, insert on audit.settings_changes to capstan_audit_writer`.execute(db);
+  },
+};
+
 export const auditMigrations: Migrations = {
   '2026_11_20_0001_audit_tables': tables,
   '2026_11_20_0002_audit_views': views,
+  '2026_11_26_0101_audit_settings_changes': settingsChanges,
 };

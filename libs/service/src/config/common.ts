@@ -62,6 +62,20 @@ export const commonSettings = {
     flags: ['migrate-only'],
     description: 'apply the database migrations of this service (and the audit schema), then exit',
   },
+  'settings.strict': {
+    schema: bool,
+    default: false,
+    flags: ['settings-strict'],
+    description:
+      'refuse unknown or not implemented keys (configuration file, --argocd-config-dir, applied Argo CD ConfigMaps) instead of warning',
+  },
+  'argocd.config-dir': {
+    schema: z.string(),
+    default: '',
+    flags: ['argocd-config-dir'],
+    description:
+      "directory of Argo CD ConfigMaps (argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm; Secret argocd-secret) read at start, Argo's flat keys; '' = none",
+  },
   'shutdown.timeout-ms': {
     schema: z.coerce.number().int().positive(),
     default: 15_000,

@@ -1,13 +1,20 @@
 // Configuration: every setting has a dotted key (`application.sync.impersonation.enabled`), an
 // environment variable, optionally a flag, a zod schema and a default. Precedence, highest first:
-//   1. command-line flag   2. environment variable   3. configuration file (YAML)   4. default
-// A value that fails its schema stops start-up with a message naming the setting and its source.
+//   1. command-line flag   2. environment variable   3. Argo CD ConfigMaps applied through the api
+//   (live, see LiveSettings)   4. Argo CD ConfigMap files (--argocd-config-dir)   5. configuration
+//   file (YAML, nested or flat dotted keys)   6. default
+// A value that fails its schema stops start-up with a message naming the setting and its source. A
+// key of the configuration file or the ConfigMaps that this service does not know is a warning naming
+// it (and the nearest known key), or a refusal with settings.strict.
 // Secret settings have no flag (argv is visible to every user of the machine) and are never echoed.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import type { CapstanService } from '@capstan/policy';
 import { ValidationError, type FieldViolation } from '../errors/errors.js';
+import { fileKeyWarnings, lookupKey } from './file-keys.js';
+import { readArgoConfigDir } from './argocd-files.js';
 
 export interface Setting<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -29,6 +36,22 @@ export interface ConfigSources {
   env?: NodeJS.ProcessEnv;
   /** Path of a YAML file; when absent, `--config` or CAPSTAN_CONFIG names it. */
   file?: string;
+  /** Whose keys of the Argo CD ConfigMaps apply here (`sync`: timeout.reconciliation, ...). */
+  service?: CapstanService;
+}
+
+export type ConfigSourceKind = 'flag' | 'env' | 'applied' | 'argocd-file' | 'file' | 'default';
+
+export interface ConfigSource {
+  kind: ConfigSourceKind;
+  /** `flag --enable-impersonation`, `environment CAPSTAN_...`, `argocd-cm: timeout.reconciliation (file x)`. */
+  detail: string;
+}
+
+/** Where every setting came from, and what the operator should know about the configuration given. */
+export interface ConfigReport {
+  sources: Record<string, ConfigSource>;
+  warnings: string[];
 }
 
 export function envNameOf(key: string, setting: Setting): string {
@@ -38,15 +61,6 @@ export function envNameOf(key: string, setting: Setting): string {
 export function flagNamesOf(key: string, setting: Setting): readonly string[] {
   if (setting.secret) return [];
   return setting.flags ?? [key.replace(/\./g, '-')];
-}
-
-function lookupPath(doc: unknown, key: string): unknown {
-  let cur: unknown = doc;
-  for (const part of key.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[part];
-  }
-  return cur;
 }
 
 /** Flags given without a value (`--enable-impersonation`) mean true for boolean settings. */
@@ -77,55 +91,83 @@ function parseFlags(settings: Settings, argv: readonly string[]): Map<string, st
   return out;
 }
 
+function readConfigFile(file: string | undefined): unknown {
+  if (!file) return {};
+  try {
+    return parseYaml(readFileSync(file, 'utf8')) ?? {};
+  } catch (err) {
+    throw new ValidationError([{ field: 'config', description: `cannot read configuration file ${file}` }], {
+      cause: err,
+    });
+  }
+}
+
 export function loadConfig<T extends Settings>(settings: T, sources: ConfigSources = {}): ConfigOf<T> {
+  return loadConfigReport(settings, sources).config;
+}
+
+/** The configuration, where each value came from, and the warnings to log at start. */
+export function loadConfigReport<T extends Settings>(
+  settings: T,
+  sources: ConfigSources = {},
+): { config: ConfigOf<T>; report: ConfigReport } {
   const env = sources.env ?? process.env;
   const flags = parseFlags(settings, sources.argv ?? []);
   const file = sources.file ?? (flags.get('$config') as string | undefined) ?? env.CAPSTAN_CONFIG;
-  let fileDoc: unknown = {};
-  if (file) {
-    try {
-      fileDoc = parseYaml(readFileSync(file, 'utf8')) ?? {};
-    } catch (err) {
-      throw new ValidationError(
-        [{ field: 'config', description: `cannot read configuration file ${file}` }],
-        {
-          cause: err,
-        },
-      );
-    }
-  }
-
-  const violations: FieldViolation[] = [];
-  const result: Record<string, unknown> = {};
-  for (const [key, setting] of Object.entries(settings)) {
+  const fileDoc = readConfigFile(file);
+  const pick = (key: string): { raw: unknown; source: ConfigSource } | undefined => {
+    const setting = settings[key]!;
     const envName = envNameOf(key, setting);
-    let raw: unknown;
-    let source: string;
-    if (flags.has(key)) {
-      raw = flags.get(key);
-      source = `flag --${flagNamesOf(key, setting)[0]}`;
-    } else if (env[envName] !== undefined && env[envName] !== '') {
-      raw = env[envName];
-      source = `environment ${envName}`;
-    } else if (lookupPath(fileDoc, key) !== undefined) {
-      raw = lookupPath(fileDoc, key);
-      source = `file ${file}`;
-    } else {
-      raw = setting.default;
-      source = 'default';
-    }
+    if (flags.has(key))
+      return {
+        raw: flags.get(key),
+        source: { kind: 'flag', detail: `flag --${flagNamesOf(key, setting)[0]}` },
+      };
+    if (env[envName] !== undefined && env[envName] !== '')
+      return { raw: env[envName], source: { kind: 'env', detail: `environment ${envName}` } };
+    return undefined;
+  };
+  // Strictness and the ConfigMap directory are settings themselves (flag, environment or file).
+  const early = (key: string) => {
+    if (!settings[key]) return undefined;
+    const given = pick(key)?.raw ?? lookupKey(fileDoc, key) ?? settings[key].default;
+    return settings[key].schema.safeParse(given).data as unknown;
+  };
+  const strict = early('settings.strict') === true;
+  const dir = (early('argocd.config-dir') as string | undefined) ?? '';
+  const argo = readArgoConfigDir(dir, sources.service, strict);
+  const warnings = [...argo.warnings, ...(file ? fileKeyWarnings(fileDoc, Object.keys(settings), file) : [])];
+  const violations: FieldViolation[] = [...argo.problems];
+  if (strict && file) {
+    for (const w of fileKeyWarnings(fileDoc, Object.keys(settings), file))
+      violations.push({ field: 'config', description: `${w} (settings.strict refuses it)` });
+    warnings.splice(argo.warnings.length);
+  }
+  const result: Record<string, unknown> = {};
+  const where: Record<string, ConfigSource> = {};
+  for (const [key, setting] of Object.entries(settings)) {
+    let chosen = pick(key);
+    const fromArgo = argo.values.get(key);
+    const fromFile = lookupKey(fileDoc, key);
+    if (!chosen && fromArgo)
+      chosen = { raw: fromArgo.value, source: { kind: 'argocd-file', detail: fromArgo.detail } };
+    if (!chosen && fromFile !== undefined)
+      chosen = { raw: fromFile, source: { kind: 'file', detail: `file ${file}` } };
+    chosen ??= { raw: setting.default, source: { kind: 'default', detail: 'default' } };
+    const { raw, source } = chosen;
     const parsed = setting.schema.safeParse(raw);
     if (parsed.success) {
       result[key] = parsed.data;
+      where[key] = source;
     } else {
       const why = parsed.error.issues.map((i) => i.message).join(', ');
       // Never echo the offending value of a secret; for other settings it helps the operator.
       const shown = setting.secret || raw === undefined ? '' : ` (got ${JSON.stringify(raw)})`;
-      violations.push({ field: key, description: `invalid value from ${source}${shown}: ${why}` });
+      violations.push({ field: key, description: `invalid value from ${source.detail}${shown}: ${why}` });
     }
   }
   if (violations.length > 0) throw new ValidationError(violations);
-  return result as ConfigOf<T>;
+  return { config: result as ConfigOf<T>, report: { sources: where, warnings } };
 }
 
 /** A markdown table of the settings, for the package READMEs and `--help`. */

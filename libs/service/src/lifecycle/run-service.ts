@@ -2,7 +2,14 @@
 // shutdown. A service's main.ts calls runService with its settings and a `start` function that wires
 // db, bus and handlers and registers what must be stopped; nothing else lives in main.ts.
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { loadConfig, type ConfigOf, type ConfigSources, type Settings } from '../config/settings.js';
+import {
+  loadConfigReport,
+  type ConfigOf,
+  type ConfigReport,
+  type ConfigSources,
+  type Settings,
+} from '../config/settings.js';
+import type { CapstanService } from '@capstan/policy';
 import { commonSettings } from '../config/common.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { startOpsServer, type ReadinessCheck } from '../observability/http.js';
@@ -24,6 +31,8 @@ export interface ServiceContext<C> {
   readonly config: C;
   readonly logger: Logger;
   readonly metrics: Registry;
+  /** Where each setting came from (for LiveSettings and `capstan admin settings --show-source`). */
+  readonly configReport?: ConfigReport;
   /** Readiness is the conjunction of every check (database reachable, bus connected, ...). */
   addReadinessCheck(name: string, check: ReadinessCheck): void;
   /** Stop functions run in reverse order of registration: consumers drain before the bus closes. */
@@ -38,6 +47,8 @@ export interface RunningService<C> {
 
 export type CommonConfig = ConfigOf<typeof commonSettings>;
 
+const SERVICES = new Set<string>(['api', 'sync', 'repo', 'appset']);
+
 export async function startService<S extends Settings>(options: {
   name: string;
   settings: S;
@@ -46,12 +57,18 @@ export async function startService<S extends Settings>(options: {
   logDestination?: NodeJS.WritableStream;
 }): Promise<RunningService<ConfigOf<S> & CommonConfig>> {
   const startedAt = performance.now();
-  const config = loadConfig({ ...commonSettings, ...options.settings }, options.sources) as ConfigOf<S> &
-    CommonConfig;
+  const service = SERVICES.has(options.name) ? (options.name as CapstanService) : undefined;
+  const loaded = loadConfigReport(
+    { ...commonSettings, ...options.settings },
+    { ...(service ? { service } : {}), ...options.sources },
+  );
+  const config = loaded.config as ConfigOf<S> & CommonConfig;
   const logger = createLogger(options.name, {
     level: config['log.level'],
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
+  // Never silent: every key given that this service does not know or implement is named at start.
+  for (const warning of loaded.report.warnings) logger.warn({ setting: true }, warning);
   const metrics = new Registry();
   metrics.setDefaultLabels({ service: options.name });
   collectDefaultMetrics({ register: metrics });
@@ -64,6 +81,7 @@ export async function startService<S extends Settings>(options: {
     config,
     logger,
     metrics,
+    configReport: loaded.report,
     addReadinessCheck: (name, check) => readiness.set(name, check),
     onShutdown: (name, stop) => stops.push({ name, stop }),
   };

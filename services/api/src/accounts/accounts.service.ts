@@ -32,6 +32,7 @@ import {
   type AccountRecord,
   type ApiTokenRecord,
 } from './account.repository.js';
+import { effectiveAccount } from '../settings/argo-accounts.js';
 
 const ACCOUNT_NAME = /^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/;
 const CAPABILITIES = new Set(['login', 'apiKey']);
@@ -104,7 +105,8 @@ export class AccountsService {
       });
       return new UnauthenticatedError('invalid username or password');
     };
-    const account = await findAccount(this.deps.db, username);
+    // argocd-cm's admin.enabled, accounts.<name>(.enabled) apply (settings/argo-accounts.ts).
+    const account = await effectiveAccount(this.deps.db, username);
     if (!account || !account.enabled || !account.passwordHash || !account.capabilities.includes('login')) {
       await verifyPassword(password, 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA').catch(() => false);
       throw await refuse(account ? 'account may not log in' : 'no such account');
@@ -231,7 +233,8 @@ export class AccountsService {
     if (target !== ctx.principal.name || ctx.principal.kind !== 'user') {
       await this.deps.authz.check(ctx.principal, 'accounts', 'update', target, ctx.via);
     }
-    const account = await this.mustFind(target);
+    await this.mustFind(target);
+    const account = (await effectiveAccount(this.deps.db, target))!;
     if (!account.capabilities.includes('apiKey'))
       throw invalid('name', `account ${target} does not have the apiKey capability`);
     if (input.expiresIn < 0) throw invalid('expiresIn', 'must not be negative');

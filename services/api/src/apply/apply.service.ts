@@ -28,6 +28,7 @@ import { identity, readManifests, type ApplyItem } from './manifests.js';
 import type { WriteOutcome } from '../support/aggregate.js';
 import type { PendingObjects } from '../support/write-options.js';
 import { refOf, type ApplicationSetsService } from '../applicationsets/applicationsets.service.js';
+import type { SettingsService } from '../settings/settings.service.js';
 
 export interface ApplyResult {
   kind: string;
@@ -48,6 +49,8 @@ type Plan =
   | { resource: undefined; outcome: WriteOutcome | undefined };
 
 const ORDER: Record<ApplyItem['kind'], number> = {
+  // Settings first: an argocd-rbac-cm given with projects governs what comes after it.
+  Settings: -1,
   Cluster: 0,
   AppProject: 1,
   Repository: 2,
@@ -100,6 +103,7 @@ export class ApplyService {
       clusters: ClustersService;
       repositories: RepositoriesService;
       applicationSets: ApplicationSetsService;
+      settings: SettingsService;
       yamlLimits?: YamlLimits;
     },
   ) {}
@@ -148,6 +152,9 @@ export class ApplyService {
           secret,
         };
       }
+      case 'Settings':
+        // Capstan's own RBAC resource (Argo CD has none: its ConfigMaps are edited with kubectl).
+        return { resource: 'settings', action: 'update', object: item.value.object };
       case 'ApplicationSet':
         return {
           resource: undefined,
@@ -169,9 +176,15 @@ export class ApplyService {
     plan: Plan,
     dryRun: boolean,
     pending: PendingObjects,
+    warnings: string[],
   ): Promise<WriteOutcome> {
     const opts = { upsert: true, dryRun, pending };
     switch (item.kind) {
+      case 'Settings': {
+        const r = await this.deps.settings.put(ctx, item.value, { dryRun });
+        warnings.push(...r.warnings);
+        return r.outcome;
+      }
       case 'Cluster': {
         const outcome = await this.deps.clusters.put(ctx, item.value, opts);
         if (item.value.name) pending.clusters.set(item.value.name, item.value.server);
@@ -200,9 +213,24 @@ export class ApplyService {
     ctx: RequestContext,
     manifests: string,
     opts: { dryRun: boolean; strict: boolean },
-  ): Promise<ApplyResult[]> {
+  ): Promise<{ results: ApplyResult[]; warnings: string[] }> {
     const items = readManifests(manifests, opts.strict, this.deps.yamlLimits);
     for (const item of items) {
+      // Wrong values (and, with settings.strict, unknown keys) refuse the request before any write.
+      if (item.kind === 'Settings') {
+        try {
+          this.deps.settings.check(item.value);
+        } catch (err) {
+          if (!(err instanceof ValidationError)) throw err;
+          throw new ValidationError(
+            err.violations.map((v) => ({
+              ...v,
+              field: `document ${item.doc} (${identity(item)}): ${v.field}`,
+            })),
+            { cause: err },
+          );
+        }
+      }
       if (item.kind === 'ApplicationSet') this.deps.applicationSets.requireBackend();
       if (item.kind !== 'Repository') continue;
       this.deps.repositories.validate(item.value);
@@ -230,6 +258,7 @@ export class ApplyService {
       }
     }
     const ordered = [
+      ...items.filter((i) => i.kind === 'Settings'),
       ...items.filter((i) => i.kind === 'Cluster'),
       ...orderProjects(items),
       ...items.filter((i) => i.kind === 'Repository'),
@@ -237,6 +266,7 @@ export class ApplyService {
       ...items.filter((i) => i.kind === 'ApplicationSet'),
     ].sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
     const results: ApplyResult[] = [];
+    const warnings: string[] = [];
     const pending: PendingObjects = { projects: new Map(), clusters: new Map() };
     for (const item of ordered) {
       const [kind, ...rest] = identity(item).split(' ');
@@ -246,7 +276,7 @@ export class ApplyService {
       const name = named?.name ?? full;
       const base = { kind: kind!, name, namespace };
       try {
-        const outcome = await this.write(ctx, item, plans.get(item)!, opts.dryRun, pending);
+        const outcome = await this.write(ctx, item, plans.get(item)!, opts.dryRun, pending, warnings);
         results.push({
           ...base,
           action:
@@ -280,6 +310,6 @@ export class ApplyService {
         throw err;
       }
     }
-    return results;
+    return { results, warnings };
   }
 }

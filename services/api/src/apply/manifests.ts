@@ -20,6 +20,7 @@ import { validateApplication } from '../applications/application.validation.js';
 import { validateClusterRegistration, type ClusterRegistration } from '../clusters/cluster.validation.js';
 import { parseOrThrow, violationsOf } from '../support/validation.js';
 import { applicationSetManifest, refOf } from '../applicationsets/applicationsets.service.js';
+import { argoObjectOf, type ArgoConfigObject } from '@capstan/policy';
 
 export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 
@@ -42,7 +43,32 @@ export type ApplyItem =
   | { kind: 'Cluster'; doc: number; value: ClusterRegistration }
   | { kind: 'Repository'; doc: number; value: RepositoryInput }
   /** Argo CD's ApplicationSet, handed to the appset service (which validates its spec with field paths). */
-  | { kind: 'ApplicationSet'; doc: number; value: Record<string, unknown> };
+  | { kind: 'ApplicationSet'; doc: number; value: Record<string, unknown> }
+  /** Argo CD's configuration objects: ConfigMaps argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm, Secret argocd-secret. */
+  | { kind: 'Settings'; doc: number; value: { object: ArgoConfigObject; data: Record<string, string> } };
+
+const SETTINGS_OBJECT = new Set(['argocd-cm', 'argocd-rbac-cm', 'argocd-cmd-params-cm', 'argocd-secret']);
+
+/** A ConfigMap (or Secret argocd-secret) of Argo CD's settings; a value that is not a string is named. */
+function decodeSettings(obj: unknown, doc: number): ApplyItem {
+  const got = argoObjectOf(obj);
+  if (!got || 'problem' in got)
+    throw new ValidationError([
+      { field: 'metadata.name', description: got ? got.problem : 'expected a ConfigMap' },
+    ]);
+  const problems: FieldViolation[] = [];
+  const data: Record<string, string> = {};
+  for (const [k, v] of Object.entries(got.data)) {
+    if (typeof v === 'string') data[k] = v;
+    else
+      problems.push({
+        field: `data["${k}"]`,
+        description: 'must be a string (Argo CD ConfigMap values are strings: quote it)',
+      });
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return { kind: 'Settings', doc, value: { object: got.object, data } };
+}
 
 const SecretSchema = z.looseObject({
   apiVersion: z.literal('v1'),
@@ -78,7 +104,7 @@ const STANDARD_META = new Set([
 function strictProblems(obj: Record<string, unknown>, secret: boolean): FieldViolation[] {
   const out: FieldViolation[] = [];
   const top = secret
-    ? new Set(['apiVersion', 'kind', 'metadata', 'type', 'data', 'stringData', 'immutable'])
+    ? new Set(['apiVersion', 'kind', 'metadata', 'type', 'data', 'stringData', 'binaryData', 'immutable'])
     : STANDARD_TOP;
   for (const k of Object.keys(obj)) if (!top.has(k)) out.push({ field: k, description: 'unknown field' });
   const meta = obj.metadata;
@@ -218,13 +244,28 @@ export function readManifests(
     try {
       if (typeof obj !== 'object' || Array.isArray(obj))
         throw new ValidationError([{ field: '(root)', description: 'expected an object' }]);
-      const isSecret = o.apiVersion === 'v1' && o.kind === 'Secret';
+      const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '';
+      const isSettings =
+        o.apiVersion === 'v1' &&
+        (o.kind === 'ConfigMap' || (o.kind === 'Secret' && name === 'argocd-secret')) &&
+        (o.kind === 'ConfigMap' ||
+          !(o.metadata as { labels?: Record<string, unknown> } | undefined)?.labels?.[SECRET_TYPE_LABEL]);
+      const isSecret = o.apiVersion === 'v1' && o.kind === 'Secret' && !isSettings;
       if (strict) {
-        const problems = strictProblems(obj as Record<string, unknown>, isSecret);
+        const problems = strictProblems(obj as Record<string, unknown>, isSecret || isSettings);
         if (problems.length > 0) throw new ValidationError(problems);
       }
       let item: ApplyItem;
-      if (isSecret) item = decodeSecret(obj, n);
+      if (isSettings) {
+        if (!SETTINGS_OBJECT.has(name))
+          throw new ValidationError([
+            {
+              field: 'metadata.name',
+              description: `unsupported ConfigMap ${JSON.stringify(name)} (expected argocd-cm, argocd-rbac-cm or argocd-cmd-params-cm)`,
+            },
+          ]);
+        item = decodeSettings(obj, n);
+      } else if (isSecret) item = decodeSecret(obj, n);
       else if (o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'AppProject')
         item = { kind: 'AppProject', doc: n, value: validateProject(obj) };
       else if (o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'Application')
@@ -235,7 +276,7 @@ export function readManifests(
         throw new ValidationError([
           {
             field: 'kind',
-            description: `unsupported ${JSON.stringify(o.apiVersion)} ${JSON.stringify(o.kind)} (expected argoproj.io/v1alpha1 AppProject, Application or ApplicationSet, or a v1 Secret labelled ${SECRET_TYPE_LABEL})`,
+            description: `unsupported ${JSON.stringify(o.apiVersion)} ${JSON.stringify(o.kind)} (expected argoproj.io/v1alpha1 AppProject, Application or ApplicationSet, a v1 Secret labelled ${SECRET_TYPE_LABEL}, or a v1 ConfigMap argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm or Secret argocd-secret)`,
           },
         ]);
       }
@@ -273,5 +314,7 @@ export function identity(item: ApplyItem): string {
       const ref = refOf(item.value);
       return `ApplicationSet ${ref.namespace}/${ref.name}`;
     }
+    case 'Settings':
+      return `${item.value.object === 'argocd-secret' ? 'Secret' : 'ConfigMap'} ${item.value.object}`;
   }
 }

@@ -81,6 +81,9 @@ function predicates(t: AuditTableName, q: AuditQueryInput): RawBuilder<boolean>[
       if (q.user) out.push(matchesActor('subject', q.user));
       if (outcome) out.push(sql<boolean>`decision = ${outcome}`);
       break;
+    case 'settings_changes':
+      if (q.user) out.push(matchesActor('actor', q.user));
+      break;
   }
   return out;
 }

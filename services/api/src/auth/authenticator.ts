@@ -7,7 +7,8 @@
 import type { Kysely } from 'kysely';
 import { UnauthenticatedError, PermissionDeniedError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
-import { findAccount, revokedSince, type AccountRecord } from '../accounts/account.repository.js';
+import { revokedSince, type AccountRecord } from '../accounts/account.repository.js';
+import { effectiveAccount } from '../settings/argo-accounts.js';
 import type { TokenClaims, TokenSigner } from './tokens.js';
 import { authenticateService, type ServiceTokens } from '@capstan/service-identity';
 import type { Delegations } from './delegations.js';
@@ -71,10 +72,15 @@ export class Authenticator {
     this.accounts.delete(name);
   }
 
+  /** After an applied argocd-cm (its account keys): every account is read again. */
+  forgetAccounts(): void {
+    this.accounts.clear();
+  }
+
   async account(name: string): Promise<AccountRecord | undefined> {
     const hit = this.accounts.get(name);
     if (hit && Date.now() - hit.at < ACCOUNT_TTL_MS) return hit.account;
-    const account = await findAccount(this.opts.db, name);
+    const account = await effectiveAccount(this.opts.db, name);
     this.accounts.set(name, { at: Date.now(), account });
     return account;
   }

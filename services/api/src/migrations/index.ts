@@ -7,6 +7,7 @@ import { delegationGrants } from './2026_11_24_0010_delegation_grants.js';
 import { applicationOwners } from './2026_11_25_0001_application_owners.js';
 import { applicationConditions } from './2026_11_25_0020_application_conditions.js';
 import { reconciledStatus } from './2026_11_25_0030_reconciled_status.js';
+import { settingsVersions } from './2026_11_26_0101_settings.js';
 
 export const API_SCHEMA = 'api';
 
@@ -18,4 +19,5 @@ export const apiSchemaMigrations: Migrations = {
   '2026_11_25_0001_application_owners': applicationOwners,
   '2026_11_25_0020_application_conditions': applicationConditions,
   '2026_11_25_0030_reconciled_status': reconciledStatus,
+  '2026_11_26_0101_settings': settingsVersions,
 };

@@ -136,6 +136,17 @@ export interface ApiDatabase extends EventStoreDatabase {
   signing_keys: SigningKeysTable;
   login_failures: LoginFailuresTable;
   delegation_grants: DelegationGrantsTable;
+  settings: SettingsTable;
+}
+
+/** One version of an applied Argo CD configuration object (sensitive values are never stored). */
+export interface SettingsTable {
+  object: string;
+  version: number;
+  data: Record<string, string>;
+  sensitive_keys: string[];
+  actor: string;
+  applied_at: Date;
 }
 
 export interface DelegationGrantsTable {

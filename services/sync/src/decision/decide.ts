@@ -2,6 +2,7 @@
 // read model (loaded by the caller, sync-inputs.repository.ts), the objects from the manifest source, all handed to explainSync from
 // @capstan/policy (the very function `capstan sync explain` runs). The caller records the result
 // in audit.sync_decisions before anything touches the cluster.
+import type { IgnoreDifference } from '@capstan/diff';
 import {
   ClusterDirectory,
   decodeArgoObject,
@@ -24,6 +25,8 @@ export interface DecisionSettings {
   impersonation: boolean;
   strict: boolean;
   controlNamespace: string;
+  /** argocd-cm's system-level ignoreDifferences, before each Application's own (live). */
+  systemIgnoreDifferences?: readonly IgnoreDifference[];
 }
 
 export interface SyncRequestData {

@@ -75,7 +75,7 @@ export async function managedResources(
   const tracking = trackingContext(app, deps.settings.controlNamespace, destNamespace);
   const spec = decided.application.spec as { ignoreDifferences?: IgnoreDifference[] };
   const ignore = await compileIgnoreDifferences([
-    ...(deps.systemIgnoreDifferences ?? []),
+    ...(deps.systemIgnoreDifferences ?? deps.settings.systemIgnoreDifferences ?? []),
     ...(spec.ignoreDifferences ?? []),
   ]);
   const work = workItems(found.objects, tracking, inputs.applied.get(server) ?? []);

@@ -11,6 +11,8 @@ import { syncServiceImplementation } from './sync-rpc.js';
 export async function startSyncGrpcServer(
   ctx: ServiceContext<SyncConfig>,
   deps: Omit<ManagedResourcesDeps, 'settings' | 'logger'>,
+  /** The decision settings in force (live: read at every call). */
+  settings: ManagedResourcesDeps['settings'],
 ): Promise<number | undefined> {
   const config = ctx.config;
   if (!config['auth.service-tokens']) {
@@ -27,11 +29,7 @@ export async function startSyncGrpcServer(
       ...deps,
       auth: internalServerAuthenticator(config, 'sync'),
       logger: ctx.logger,
-      settings: {
-        impersonation: config['application.sync.impersonation.enabled'],
-        strict: config['sync.strict-service-accounts'],
-        controlNamespace: config['sync.control-namespace'],
-      },
+      settings,
     }),
   );
   const port = await new Promise<number>((resolve, reject) =>

@@ -141,9 +141,10 @@ export async function loadDesired(
     resources.push({ object: withTracking(o.object, tracking, o.ref), ref: o.ref, watch });
   }
   const watches = await watchesOf(resources, inputs.applied.get(server) ?? [], watchOf);
-  const ignore = await compileIgnoreDifferences(
-    (application.spec.ignoreDifferences ?? []) as unknown as IgnoreDifference[],
-  );
+  const ignore = await compileIgnoreDifferences([
+    ...(deps.settings.systemIgnoreDifferences ?? []),
+    ...((application.spec.ignoreDifferences ?? []) as unknown as IgnoreDifference[]),
+  ]);
   return {
     ok: true,
     application,

@@ -16,6 +16,7 @@ import {
   newEvent,
   projectCreated,
   projectUpdated,
+  settingsChanged,
   readStream,
   syncRequest,
   type Bus,
@@ -41,6 +42,11 @@ export interface SyncHarness {
   service: RunningService<SyncConfig>;
   registerCluster(cluster: { server: string }, name: string): Promise<void>;
   putProject(manifest: Record<string, unknown>): Promise<void>;
+  /**
+   * Publishes settings.changed for an Argo CD object as the api does, and waits until the sync
+   * service has stored that version (it is then in force).
+   */
+  applySettings(object: 'argocd-cm', version: number, data: Record<string, string>): Promise<void>;
   putApplication(manifest: Record<string, unknown>): Promise<void>;
   /**
    * Publishes application.deletion-requested for this manifest (marked with deletionTimestamp and
@@ -173,6 +179,24 @@ export async function startSyncHarness(
               .executeTakeFirst()
           )?.name === name,
       );
+    },
+    async applySettings(object, version, data) {
+      await bus.publish(
+        newEvent(
+          settingsChanged.type,
+          { object, version, data, sensitiveKeys: [], changedKeys: Object.keys(data) },
+          meta(`settings/${object}`),
+        ),
+      );
+      await waitUntil(async () => {
+        const row = await db!
+          .withSchema('sync')
+          .selectFrom('applied_settings')
+          .select('version')
+          .where('object', '=', object)
+          .executeTakeFirst();
+        return row?.version === version;
+      });
     },
     async putProject(manifest) {
       const name = (manifest.metadata as { name: string }).name;

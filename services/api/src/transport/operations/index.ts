@@ -7,7 +7,7 @@ import { clusterCredentialOperations, clusterOperations } from './clusters.js';
 import { repositoryOperations } from './repositories.js';
 import { auditOperations } from './audit.js';
 import { accountOperations, sessionOperations } from './accounts.js';
-import { applyOperations } from './apply.js';
+import { applyOperations, settingsOperations } from './apply.js';
 import {
   applicationSetOperations,
   applicationSetWriteOperations,
@@ -25,6 +25,7 @@ export const apiServices: ServiceOperations[] = [
   sessionOperations,
   accountOperations,
   applyOperations,
+  settingsOperations,
   applicationSetOperations,
   applicationSetWriteOperations,
   delegationOperations,

@@ -84,7 +84,10 @@ async function executionOptions(
       .map((o) => [o, parseResourceSyncOptions(o.object, describeRef(o.ref))] as const),
   );
   for (const [o, r] of perObject) for (const warning of r.warnings) a.record(optionWarning(o.ref, warning));
-  const entries = (a.application?.spec.ignoreDifferences ?? []) as unknown as IgnoreDifference[];
+  const entries = [
+    ...(a.deps.settings.systemIgnoreDifferences ?? []),
+    ...((a.application?.spec.ignoreDifferences ?? []) as unknown as IgnoreDifference[]),
+  ];
   if (options.respectIgnoreDifferences)
     for (const warning of unsupportedRespectEntries(entries))
       a.record(optionWarning({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', ...a.app }, warning));

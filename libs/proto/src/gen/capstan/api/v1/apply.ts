@@ -42,6 +42,11 @@ export interface ApplyResult {
 
 export interface ApplyResponse {
   results: ApplyResult[];
+  /**
+   * Keys of Argo CD configuration objects (argocd-cm, ...) that Capstan does not know or does not
+   * implement, each naming the key (and the nearest known key for a typo); never silently ignored.
+   */
+  warnings: string[];
 }
 
 function createBaseApplyRequest(): ApplyRequest {
@@ -283,13 +288,16 @@ export const ApplyResult: MessageFns<ApplyResult> = {
 };
 
 function createBaseApplyResponse(): ApplyResponse {
-  return { results: [] };
+  return { results: [], warnings: [] };
 }
 
 export const ApplyResponse: MessageFns<ApplyResponse> = {
   encode(message: ApplyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.results) {
       ApplyResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.warnings) {
+      writer.uint32(18).string(v!);
     }
     return writer;
   },
@@ -315,6 +323,14 @@ export const ApplyResponse: MessageFns<ApplyResponse> = {
             message.results.push(ApplyResult.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.warnings.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -330,6 +346,7 @@ export const ApplyResponse: MessageFns<ApplyResponse> = {
   fromJSON(object: any): ApplyResponse {
     return {
       results: globalThis.Array.isArray(object?.results) ? object.results.map((e: any) => ApplyResult.fromJSON(e)) : [],
+      warnings: globalThis.Array.isArray(object?.warnings) ? object.warnings.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -337,6 +354,9 @@ export const ApplyResponse: MessageFns<ApplyResponse> = {
     const obj: any = {};
     if (message.results?.length) {
       obj.results = message.results.map((e) => ApplyResult.toJSON(e));
+    }
+    if (message.warnings?.length) {
+      obj.warnings = message.warnings;
     }
     return obj;
   },
@@ -347,6 +367,7 @@ export const ApplyResponse: MessageFns<ApplyResponse> = {
   fromPartial<I extends Exact<DeepPartial<ApplyResponse>, I>>(object: I): ApplyResponse {
     const message = createBaseApplyResponse();
     message.results = object.results?.map((e) => ApplyResult.fromPartial(e)) || [];
+    message.warnings = object.warnings?.map((e) => e) || [];
     return message;
   },
 };

@@ -10,3 +10,4 @@ export { ManagedResourcesResponse, ResourceDiff, ResourcesQuery } from './manage
 export { BadRequest, Empty, FieldViolation, ObjectMeta, ObjectMeta_AnnotationsEntry, ObjectMeta_LabelsEntry, OwnerReference } from './meta.js';
 export { ApplicationDestination, DestinationServiceAccount, GroupKind, Project, ProjectCreateRequest, ProjectList, ProjectListQuery, ProjectQuery, ProjectRole, ProjectServiceClient, type ProjectServiceServer, ProjectServiceService, ProjectSpec, ProjectUpdateRequest, SyncWindow } from './project.js';
 export { RepoCreateRequest, RepoListQuery, RepoQuery, Repository, RepositoryList, RepositoryServiceClient, type RepositoryServiceServer, RepositoryServiceService } from './repository.js';
+export { GetSettingsRequest, GetSettingsResponse, SettingEntry, SettingsServiceClient, type SettingsServiceServer, SettingsServiceService } from './settings.js';

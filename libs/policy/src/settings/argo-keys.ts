@@ -1,0 +1,321 @@
+// The keys of Argo CD's configuration objects (argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm,
+// argocd-secret) that Capstan recognises, with Argo's names. A key either sets a Capstan setting of
+// one service (`capstan`), with Argo's meaning, or is recognised but not implemented: it is never
+// ignored in silence (see checkArgoSettings). The lists follow Argo CD's reference files
+// docs/operator-manual/argocd-{cm,rbac-cm,cmd-params-cm,secret}.yaml.
+
+export const ARGO_CONFIG_OBJECTS = [
+  'argocd-cm',
+  'argocd-rbac-cm',
+  'argocd-cmd-params-cm',
+  'argocd-secret',
+] as const;
+export type ArgoConfigObject = (typeof ARGO_CONFIG_OBJECTS)[number];
+
+/** How a value is read: Argo's values are all strings. */
+export type ArgoValueKind =
+  | 'bool'
+  | 'duration'
+  | 'seconds'
+  | 'int'
+  | 'number'
+  | 'string'
+  | 'yaml'
+  | 'lua'
+  | 'match-mode'
+  | 'log-level'
+  | 'capabilities'
+  | 'ignore-differences';
+
+export type CapstanService = 'api' | 'sync' | 'repo' | 'appset';
+
+export interface ArgoKeySpec {
+  object: ArgoConfigObject;
+  /** The key; `<name>` stands for one dot-free segment, `<rest>` for the rest of the key. */
+  key: string;
+  value: ArgoValueKind;
+  /** The Capstan setting it sets (absent: recognised, not implemented). */
+  capstan?: {
+    service: CapstanService;
+    setting: string;
+    /** Applied ConfigMaps take effect without restart; start-only keys at the service's next start. */
+    live: boolean;
+  };
+  /** The value may hold a secret: events, audit rows, logs and answers say only set or unset. */
+  sensitive?: boolean;
+  /** Why it is not implemented, or what differs from Argo CD. */
+  note?: string;
+}
+
+const SSO = 'single sign-on is not implemented yet (issue 16)';
+
+const implemented = (
+  object: ArgoConfigObject,
+  key: string,
+  value: ArgoValueKind,
+  service: CapstanService,
+  setting: string,
+  live: boolean,
+): ArgoKeySpec => ({ object, key, value, capstan: { service, setting, live } });
+
+const notImplemented = (
+  object: ArgoConfigObject,
+  keys: readonly string[],
+  value: ArgoValueKind = 'string',
+  note = 'not implemented by Capstan',
+  sensitive = false,
+): ArgoKeySpec[] => keys.map((key) => ({ object, key, value, note, ...(sensitive ? { sensitive } : {}) }));
+
+const cm: ArgoKeySpec[] = [
+  implemented(
+    'argocd-cm',
+    'application.sync.impersonation.enabled',
+    'bool',
+    'sync',
+    'application.sync.impersonation.enabled',
+    true,
+  ),
+  implemented('argocd-cm', 'timeout.reconciliation', 'duration', 'sync', 'reconcile.resync-ms', true),
+  implemented('argocd-cm', 'resource.customizations', 'yaml', 'sync', 'resource.customizations', true),
+  implemented(
+    'argocd-cm',
+    'resource.customizations.health.<rest>',
+    'lua',
+    'sync',
+    'resource.customizations',
+    true,
+  ),
+  implemented(
+    'argocd-cm',
+    'resource.customizations.useOpenLibs.<rest>',
+    'bool',
+    'sync',
+    'resource.customizations',
+    true,
+  ),
+  implemented(
+    'argocd-cm',
+    'resource.customizations.ignoreDifferences.<rest>',
+    'ignore-differences',
+    'sync',
+    'resource.customizations',
+    true,
+  ),
+  ...notImplemented(
+    'argocd-cm',
+    [
+      'resource.customizations.actions.<rest>',
+      'resource.customizations.ignoreResourceUpdates.<rest>',
+      'resource.customizations.knownTypeFields.<rest>',
+    ],
+    'yaml',
+  ),
+  ...notImplemented(
+    'argocd-cm',
+    ['resource.exclusions', 'resource.inclusions'],
+    'yaml',
+    'Capstan does not filter watched resource kinds yet: every kind an Application renders is synced and watched',
+  ),
+  ...notImplemented('argocd-cm', ['oidc.config', 'dex.config'], 'yaml', SSO, true),
+  ...notImplemented(
+    'argocd-cm',
+    ['url', 'additionalUrls', 'oidc.tls.insecure.skip.verify', 'dex.auth.connectorId'],
+    'string',
+    SSO,
+  ),
+  ...notImplemented(
+    'argocd-cm',
+    ['users.anonymous.enabled'],
+    'bool',
+    'Capstan authenticates every call: anonymous access is not offered',
+  ),
+  ...notImplemented(
+    'argocd-cm',
+    ['server.rbac.log.enforce.enable'],
+    'bool',
+    'Capstan always records every RBAC decision in audit.access_decisions; this switch changes nothing',
+  ),
+  // Local accounts: they are created with `capstan account create`; these keys enable, disable and
+  // give capabilities to an account of that name, as Argo CD's do, live (the api reads them per login
+  // and per request, within its 2 s account cache).
+  implemented('argocd-cm', 'admin.enabled', 'bool', 'api', 'accounts', true),
+  implemented('argocd-cm', 'accounts.<name>', 'capabilities', 'api', 'accounts', true),
+  implemented('argocd-cm', 'accounts.<name>.enabled', 'bool', 'api', 'accounts', true),
+  ...notImplemented('argocd-cm', [
+    'application.allowedNodeLabels',
+    'application.instanceLabelKey',
+    'application.links',
+    'application.resourceTrackingMethod',
+    'application.sync.impersonation.enforced',
+    'application.sync.requireOverridePrivilegeForRevisionSync',
+    'cluster.inClusterEnabled',
+    'commit.author.email',
+    'commit.author.name',
+    'exec.enabled',
+    'exec.shells',
+    'extension.config',
+    'extension.config.<rest>',
+    'ga.anonymizeusers',
+    'ga.trackingid',
+    'helm.enable',
+    'helm.valuesFileSchemes',
+    'help.chatText',
+    'help.chatUrl',
+    'help.download.<rest>',
+    'installationID',
+    'jsonnet.enable',
+    'kustomize.buildOptions',
+    'kustomize.buildOptions.<rest>',
+    'kustomize.enable',
+    'kustomize.path.<rest>',
+    'kustomize.version.<rest>',
+    'passwordPattern',
+    'project.links',
+    'resource.compareoptions',
+    'resource.customLabels',
+    'resource.excludeEventLabelKeys',
+    'resource.ignoreResourceUpdatesEnabled',
+    'resource.includeEventLabelKeys',
+    'resource.links',
+    'resource.respectRBAC',
+    'resource.sensitive.mask.annotations',
+    'server.maxPodLogsToRender',
+    'server.rbac.rollback.enforce.enable',
+    'sourceHydrator.commitMessageTemplate',
+    'sourceHydrator.readmeMessageTemplate',
+    'statusbadge.enabled',
+    'statusbadge.url',
+    'timeout.hard.reconciliation',
+    'timeout.reconciliation.jitter',
+    'ui.bannercontent',
+    'ui.bannerpermanent',
+    'ui.bannerposition',
+    'ui.bannerurl',
+    'ui.cssurl',
+    'ui.loginButtonText',
+    'ui.view.resources.disabled',
+    'users.session.duration',
+    'webhook.maxPayloadSizeMB',
+    'webhook.refresh.jitter',
+    'webhook.refresh.jitter.threshold',
+  ]),
+];
+
+const rbac: ArgoKeySpec[] = [
+  implemented('argocd-rbac-cm', 'policy.csv', 'string', 'api', 'rbac.policy-csv', true),
+  // Argo CD concatenates policy.csv with every policy.<name>.csv (the overlays).
+  implemented('argocd-rbac-cm', 'policy.<name>.csv', 'string', 'api', 'rbac.policy-csv', true),
+  implemented('argocd-rbac-cm', 'policy.default', 'string', 'api', 'rbac.default-role', true),
+  implemented('argocd-rbac-cm', 'policy.matchMode', 'match-mode', 'api', 'rbac.match-mode', true),
+  ...notImplemented('argocd-rbac-cm', ['scopes'], 'string', SSO),
+];
+
+const cmdParams: ArgoKeySpec[] = [
+  implemented(
+    'argocd-cmd-params-cm',
+    'controller.operation.processors',
+    'int',
+    'sync',
+    'sync.parallelism',
+    false,
+  ),
+  implemented(
+    'argocd-cmd-params-cm',
+    'controller.self.heal.timeout.seconds',
+    'seconds',
+    'sync',
+    'reconcile.self-heal-timeout-ms',
+    false,
+  ),
+  implemented(
+    'argocd-cmd-params-cm',
+    'controller.self.heal.backoff.timeout.seconds',
+    'seconds',
+    'sync',
+    'reconcile.self-heal-backoff-ms',
+    false,
+  ),
+  implemented(
+    'argocd-cmd-params-cm',
+    'controller.self.heal.backoff.factor',
+    'number',
+    'sync',
+    'reconcile.self-heal-backoff-factor',
+    false,
+  ),
+  implemented(
+    'argocd-cmd-params-cm',
+    'controller.self.heal.backoff.cap.seconds',
+    'seconds',
+    'sync',
+    'reconcile.self-heal-backoff-cap-ms',
+    false,
+  ),
+  implemented('argocd-cmd-params-cm', 'controller.log.level', 'log-level', 'sync', 'log.level', false),
+  implemented('argocd-cmd-params-cm', 'server.log.level', 'log-level', 'api', 'log.level', false),
+  implemented('argocd-cmd-params-cm', 'reposerver.log.level', 'log-level', 'repo', 'log.level', false),
+  implemented(
+    'argocd-cmd-params-cm',
+    'applicationsetcontroller.log.level',
+    'log-level',
+    'appset',
+    'log.level',
+    false,
+  ),
+  // The rest of Argo's component parameters (their processes' flags): recognised, not implemented.
+  ...notImplemented('argocd-cmd-params-cm', [
+    'application.namespaces',
+    'applicationsetcontroller.<rest>',
+    'commit.server',
+    'commitserver.<rest>',
+    'controller.<rest>',
+    'dexserver.<rest>',
+    'hydrator.enabled',
+    'log.format.timestamp',
+    'notificationscontroller.<rest>',
+    'otlp.address',
+    'otlp.attrs',
+    'otlp.headers',
+    'otlp.insecure',
+    'otlp.sample.ratio',
+    'redis.compression',
+    'redis.db',
+    'redis.sentinel.hosts',
+    'redis.sentinel.master',
+    'redis.server',
+    'repo.server',
+    'reposerver.<rest>',
+    'server.<rest>',
+  ]),
+];
+
+// Capstan implements none of argocd-secret's keys yet (its admin password is auth.admin-password,
+// its session signing key auth.signing-key): they are recognised, never stored, never echoed.
+const secret: ArgoKeySpec[] = notImplemented(
+  'argocd-secret',
+  [
+    'admin.password',
+    'admin.passwordMtime',
+    'server.secretkey',
+    'accounts.<name>.password',
+    'accounts.<name>.passwordMtime',
+    'accounts.<name>.tokens',
+    'tls.crt',
+    'tls.key',
+    'webhook.azuredevops.password',
+    'webhook.azuredevops.username',
+    'webhook.bitbucket.uuid',
+    'webhook.bitbucketserver.secret',
+    'webhook.github.secret',
+    'webhook.gitlab.secret',
+    'webhook.gogs.secret',
+    'webhook.harbor.secret',
+    'oidc.<rest>',
+    'dex.<rest>',
+  ],
+  'string',
+  'Capstan implements no key of argocd-secret yet (admin password: auth.admin-password; session key: auth.signing-key); the value is not stored',
+  true,
+);
+
+export const ARGO_KEYS: readonly ArgoKeySpec[] = [...cm, ...rbac, ...cmdParams, ...secret];

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import {
+  argoKeySpec,
+  argoOverlay,
+  checkArgoSettings,
+  nearestArgoKey,
+  readArgoValue,
+} from './argo-settings.js';
+
+describe('Argo CD settings keys', () => {
+  it('maps the flat impersonation key of argocd-cm to the sync service, read as Argo reads booleans', () => {
+    const r = checkArgoSettings(
+      'argocd-cm',
+      { 'application.sync.impersonation.enabled': 'true' },
+      { strict: true },
+    );
+    expect(r.problems).toEqual([]);
+    expect(r.warnings).toEqual([]);
+    expect(r.mapped).toMatchObject([
+      {
+        key: 'application.sync.impersonation.enabled',
+        value: true,
+        spec: { capstan: { service: 'sync', setting: 'application.sync.impersonation.enabled', live: true } },
+      },
+    ]);
+    expect(readArgoValue('bool', 'False')).toEqual({ value: false });
+    expect(readArgoValue('bool', 'yes')).toMatchObject({ problem: expect.stringContaining('"yes"') });
+  });
+
+  it('warns about a misspelled key naming the nearest known key, and refuses it in strict mode', () => {
+    const data = { 'application.sync.impersonaton.enabled': 'true' };
+    const lax = checkArgoSettings('argocd-cm', data, { strict: false });
+    expect(lax.mapped).toEqual([]);
+    expect(lax.problems).toEqual([]);
+    expect(lax.warnings).toEqual([
+      {
+        key: 'argocd-cm: application.sync.impersonaton.enabled',
+        message:
+          'unknown key "application.sync.impersonaton.enabled" in argocd-cm (did you mean "application.sync.impersonation.enabled"?): ignored',
+      },
+    ]);
+    const strict = checkArgoSettings('argocd-cm', data, { strict: true });
+    expect(strict.warnings).toEqual([]);
+    expect(strict.problems).toEqual(lax.warnings);
+    expect(nearestArgoKey('argocd-cm', 'completely.different.thing')).toBeUndefined();
+  });
+
+  it('says when a key is recognised but not implemented, never silently', () => {
+    const r = checkArgoSettings(
+      'argocd-cm',
+      { 'oidc.config': 'issuer: https://sso.example.com\nclientSecret: s3cret\n' },
+      { strict: false },
+    );
+    expect(r.mapped).toEqual([]);
+    expect(r.warnings).toHaveLength(1);
+    expect(r.warnings[0]!.message).toContain('recognised but not implemented');
+    expect(r.warnings[0]!.message).toContain('issue 16');
+    expect(JSON.stringify(r)).not.toContain('s3cret');
+    expect(checkArgoSettings('argocd-cm', { 'oidc.config': 'x' }, { strict: true }).problems).toHaveLength(1);
+  });
+
+  it('refuses a value of the wrong type naming the key', () => {
+    const r = checkArgoSettings(
+      'argocd-cm',
+      { 'timeout.reconciliation': '3 minutes', 'application.sync.impersonation.enabled': true },
+      { strict: false },
+    );
+    expect(r.problems).toEqual([
+      expect.objectContaining({
+        key: 'argocd-cm: application.sync.impersonation.enabled',
+        message: expect.stringContaining('must be a string'),
+      }),
+      expect.objectContaining({
+        key: 'argocd-cm: timeout.reconciliation',
+        message: expect.stringContaining('"3 minutes"'),
+      }),
+    ]);
+    expect(
+      checkArgoSettings('argocd-rbac-cm', { 'policy.matchMode': 'regex' }, { strict: false }).problems[0]!
+        .message,
+    ).toContain('globs only');
+  });
+
+  it("reads Argo's account capabilities, and refuses one it does not have", () => {
+    expect(readArgoValue('capabilities', 'apiKey, login')).toEqual({ value: ['apiKey', 'login'] });
+    expect(
+      checkArgoSettings('argocd-cm', { 'accounts.alice': 'login, sudo' }, { strict: false }).problems,
+    ).toEqual([
+      {
+        key: 'argocd-cm: accounts.alice',
+        message: 'unknown capability "sudo" (expected apiKey and/or login)',
+      },
+    ]);
+    expect(argoKeySpec('argocd-cm', 'admin.enabled')?.capstan).toMatchObject({ service: 'api', live: true });
+  });
+
+  it('checks the shape of a system-level ignoreDifferences entry', () => {
+    const key = 'resource.customizations.ignoreDifferences.apps_Deployment';
+    expect(
+      checkArgoSettings('argocd-cm', { [key]: 'jsonPointers: [/spec/replicas]' }, { strict: true }).problems,
+    ).toEqual([]);
+    expect(
+      checkArgoSettings('argocd-cm', { [key]: 'jsonPointers: /spec/replicas' }, { strict: true }).problems,
+    ).toEqual([{ key: `argocd-cm: ${key}`, message: 'jsonPointers: must be a list of strings' }]);
+  });
+
+  it('reads Argo durations and seconds as milliseconds', () => {
+    expect(readArgoValue('duration', '180s')).toEqual({ value: 180_000 });
+    expect(readArgoValue('duration', '1m30s')).toEqual({ value: 90_000 });
+    expect(readArgoValue('duration', '0')).toMatchObject({ problem: expect.stringContaining('at least 1s') });
+    expect(readArgoValue('seconds', '5')).toEqual({ value: 5000 });
+  });
+
+  it('prefers the most specific entry: an implemented cmd-params key over its component wildcard', () => {
+    expect(argoKeySpec('argocd-cmd-params-cm', 'controller.operation.processors')?.capstan?.setting).toBe(
+      'sync.parallelism',
+    );
+    expect(argoKeySpec('argocd-cmd-params-cm', 'controller.status.processors')?.capstan).toBeUndefined();
+    expect(argoKeySpec('argocd-cm', 'accounts.alice.enabled')?.key).toBe('accounts.<name>.enabled');
+    expect(
+      argoKeySpec('argocd-cm', 'resource.customizations.health.cert-manager.io_Certificate')?.capstan
+        ?.setting,
+    ).toBe('resource.customizations');
+  });
+
+  it('builds each service its overlay: policy.csv joined with its overlays, customizations as one map', () => {
+    const objects = {
+      'argocd-rbac-cm': {
+        'policy.csv': 'g, alice, role:admin',
+        'policy.overlay.csv': 'g, bob, role:readonly',
+        'policy.default': 'role:readonly',
+      },
+      'argocd-cm': {
+        'timeout.reconciliation': '60s',
+        'resource.customizations.health.example.com_Widget': 'hs = {}\nreturn hs',
+        'resource.customizations.ignoreDifferences.apps_Deployment': 'jsonPointers:\n- /spec/replicas\n',
+      },
+    };
+    const api = argoOverlay(objects, 'api');
+    expect(api.get('rbac.policy-csv')).toMatchObject({
+      value: 'g, alice, role:admin\ng, bob, role:readonly',
+    });
+    expect(api.get('rbac.default-role')).toMatchObject({
+      value: 'role:readonly',
+      from: ['argocd-rbac-cm: policy.default'],
+    });
+    expect(api.has('reconcile.resync-ms')).toBe(false);
+    const sync = argoOverlay(objects, 'sync');
+    expect(sync.get('reconcile.resync-ms')).toMatchObject({ value: 60_000, live: true });
+    expect(Object.keys(sync.get('resource.customizations')!.value as object)).toEqual([
+      'resource.customizations.health.example.com_Widget',
+      'resource.customizations.ignoreDifferences.apps_Deployment',
+    ]);
+  });
+});

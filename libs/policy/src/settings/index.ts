@@ -1,0 +1,3 @@
+export * from './argo-keys.js';
+export * from './argo-settings.js';
+export * from './argo-objects.js';

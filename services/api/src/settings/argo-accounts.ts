@@ -1,0 +1,43 @@
+// Argo CD's account keys of an applied argocd-cm, over the accounts Capstan stores: `admin.enabled`,
+// `accounts.<name>.enabled` enable or disable an account, `accounts.<name>` (`apiKey, login`) gives
+// its capabilities, as in Argo CD. An account is still created with `capstan account create` (a key
+// for an account that does not exist changes nothing). Read at every login and request (the
+// authenticator caches an account for 2 s), so a change is live.
+import type { Kysely } from 'kysely';
+import { readArgoValue } from '@capstan/policy';
+import { findAccount, type AccountRecord } from '../accounts/account.repository.js';
+import type { ApiDatabase } from '../support/db.table.js';
+
+/** The account as argocd-cm's keys make it (a pure function of the record and the data). */
+export function withArgoAccountKeys(
+  account: AccountRecord,
+  data: Readonly<Record<string, string>>,
+): AccountRecord {
+  const out = { ...account };
+  const enabledKey = account.name === 'admin' ? 'admin.enabled' : `accounts.${account.name}.enabled`;
+  const enabled = data[enabledKey] === undefined ? undefined : readArgoValue('bool', data[enabledKey]);
+  if (enabled && 'value' in enabled) out.enabled = out.enabled && (enabled.value as boolean);
+  const capsText = data[`accounts.${account.name}`];
+  const caps = capsText === undefined ? undefined : readArgoValue('capabilities', capsText);
+  if (caps && 'value' in caps) out.capabilities = caps.value as string[];
+  return out;
+}
+
+/** findAccount, with the latest applied argocd-cm's account keys. */
+export async function effectiveAccount(
+  db: Kysely<ApiDatabase>,
+  name: string,
+): Promise<AccountRecord | undefined> {
+  const [account, cm] = await Promise.all([
+    findAccount(db, name),
+    db
+      .withSchema('api')
+      .selectFrom('settings')
+      .select('data')
+      .where('object', '=', 'argocd-cm')
+      .orderBy('version', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+  ]);
+  return account && cm ? withArgoAccountKeys(account, cm.data) : account;
+}
