@@ -64,6 +64,7 @@ import { ApplyService } from './apply/apply.service.js';
 import { startGrpcServer } from './transport/grpc-server.js';
 import { startHttpServer } from './transport/http-server.js';
 import { startSyncStatusConsumer } from './sync/sync-status.consumer.js';
+import { ApplicationChanges } from './applications/application-changes.js';
 import { parseExtAccounts, startExtSyncRequestConsumer } from './sync/ext-sync-requests.consumer.js';
 import type { ApiServices } from './services.js';
 import { rebuildProjections } from './projections/rebuild.js';
@@ -82,6 +83,8 @@ export interface ApiConfig {
   httpHost: string;
   httpPort: number;
   bodyLimit: number;
+  /** The web UI's built files (api.ui.dir); empty or absent: the workspace's ui/dist. */
+  uiDir?: string;
   /** Bounds on request input and applied YAML (defaults: DEFAULT_INPUT_LIMITS of @capstan/policy). */
   inputLimits?: Partial<InputLimits>;
   policyFile: string;
@@ -277,6 +280,7 @@ export async function startApi(
       deliverers,
     }),
     managedResources: new ManagedResourcesService({ applications, backend: syncBackend }),
+    changes: new ApplicationChanges(),
     apply: new ApplyService({
       db,
       authz,
@@ -317,7 +321,13 @@ export async function startApi(
     logger.info('created the bootstrap admin account with the configured password');
   }
 
-  const syncStatus = await startSyncStatusConsumer({ bus, db, applications, logger });
+  const syncStatus = await startSyncStatusConsumer({
+    bus,
+    db,
+    applications,
+    logger,
+    changes: services.changes,
+  });
   defer('sync status consumer', () => syncStatus.stop());
   const extSync = await startExtSyncRequestConsumer({
     bus,
@@ -347,6 +357,7 @@ export async function startApi(
     port: config.httpPort,
     bodyLimit: config.bodyLimit,
     metrics,
+    uiDir: config.uiDir,
   });
   defer('http server', () => http.stop());
   logger.info({ grpcPort: grpc.port, httpPort: http.port }, 'api listening');
