@@ -7,6 +7,7 @@ import { LoginPage } from '../auth/LoginPage';
 import { Shell } from './Shell';
 import { ApplicationsPage } from '../applications/ApplicationsPage';
 import { NotFound } from './NotFound';
+import { AuditPage } from '../audit/AuditPage';
 
 const ApplicationPage = lazy(() => import('../applications/ApplicationPage'));
 
@@ -22,6 +23,7 @@ export function App() {
             <Redirect to="/applications" />
           </Route>
           <Route path="/applications" component={ApplicationsPage} />
+          <Route path="/audit" component={AuditPage} />
           <Route path="/applications/:namespace/:name">
             {(p) => <ApplicationPage namespace={p.namespace} name={p.name} />}
           </Route>

@@ -4,7 +4,10 @@ import { Link, useLocation } from 'wouter';
 import { ThemeToggle } from './theme';
 import { useLogout, type UserInfo } from '../auth/session';
 
-const NAV = [{ href: '/applications', label: 'Applications' }];
+const NAV = [
+  { href: '/applications', label: 'Applications' },
+  { href: '/audit', label: 'Audit' },
+];
 
 export function Shell({ user, children }: { user: UserInfo; children: ReactNode }) {
   const [location] = useLocation();

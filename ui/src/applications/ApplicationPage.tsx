@@ -11,6 +11,7 @@ import { HealthBadge, SyncBadge } from './Badges';
 import { SyncDialog } from './SyncDialog';
 import { DeleteDialog } from './DeleteDialog';
 import { HistoryTab } from './HistoryTab';
+import { IdentityTab } from './IdentityTab';
 import { ResourcePanel } from './ResourcePanel';
 import ResourceGraph from './ResourceGraph';
 
@@ -72,10 +73,14 @@ function ApplicationView({ app, live }: { app: Application; live: string }) {
       <Tabs.Root defaultValue="tree">
         <Tabs.List aria-label="application views" className="tabs">
           <Tabs.Trigger value="tree">Resource tree</Tabs.Trigger>
+          <Tabs.Trigger value="identity">Identity</Tabs.Trigger>
           <Tabs.Trigger value="history">History and rollback</Tabs.Trigger>
         </Tabs.List>
         <Tabs.Content value="tree">
           <ResourceGraph app={app} onOpen={onOpen} />
+        </Tabs.Content>
+        <Tabs.Content value="identity">
+          <IdentityTab app={app} />
         </Tabs.Content>
         <Tabs.Content value="history">
           <HistoryTab app={app} />

@@ -70,7 +70,12 @@ export default function ResourceGraph({
         edges={edges}
         nodeTypes={nodeTypes}
         fitView
+        fitViewOptions={{ maxZoom: 1 }}
         nodesConnectable={false}
+        // A click handler gives the nodes pointer events (React Flow leaves static nodes without).
+        onNodeClick={(_e, n) => n.data.resource && onOpen(n.data.resource)}
+        nodesFocusable={false}
+        edgesFocusable={false}
         proOptions={{ hideAttribution: true }}
         colorMode="system"
       >

@@ -47,8 +47,9 @@ export function useLogout() {
   return useMutation({
     mutationFn: async () => unwrap(await api.DELETE('/api/v1/session')),
     onSettled: () => {
-      qc.clear();
-      void qc.invalidateQueries({ queryKey: USERINFO_KEY });
+      // Nothing of the session stays in memory: every cached answer goes, the login page shows.
+      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== USERINFO_KEY[0] });
+      qc.setQueryData<UserInfo>(USERINFO_KEY, { loggedIn: false });
     },
   });
 }
