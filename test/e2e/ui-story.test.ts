@@ -301,6 +301,16 @@ spec:
       .waitFor();
   });
 
+  it("shows a project with its parent chain and each link's bounds", async () => {
+    await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Projects' }).click();
+    await page.getByRole('link', { name: 'team-a' }).click();
+    const chain = page.getByRole('list', { name: /parent chain/ });
+    await chain.getByRole('heading', { name: /team-a/ }).waitFor();
+    await chain.getByText(`${NS} → deployer`).waitFor();
+    await accessible(page, 'project');
+    await shot(page, 'project');
+  });
+
   it('shows a tenant of another project a clear denial, not an error', async () => {
     const ctx = await newContext();
     const p = await ctx.newPage();

@@ -8,6 +8,8 @@ import { Shell } from './Shell';
 import { ApplicationsPage } from '../applications/ApplicationsPage';
 import { NotFound } from './NotFound';
 import { AuditPage } from '../audit/AuditPage';
+import { ApplicationSetPage, ApplicationSetsPage } from '../applicationsets/ApplicationSetsPage';
+import { ProjectPage, ProjectsPage } from '../projects/ProjectsPage';
 
 const ApplicationPage = lazy(() => import('../applications/ApplicationPage'));
 
@@ -24,6 +26,12 @@ export function App() {
           </Route>
           <Route path="/applications" component={ApplicationsPage} />
           <Route path="/audit" component={AuditPage} />
+          <Route path="/projects" component={ProjectsPage} />
+          <Route path="/applicationsets" component={ApplicationSetsPage} />
+          <Route path="/applicationsets/:namespace/:name">
+            {(p) => <ApplicationSetPage namespace={p.namespace} name={p.name} />}
+          </Route>
+          <Route path="/projects/:name">{(p) => <ProjectPage name={p.name} />}</Route>
           <Route path="/applications/:namespace/:name">
             {(p) => <ApplicationPage namespace={p.namespace} name={p.name} />}
           </Route>

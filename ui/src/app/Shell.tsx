@@ -6,6 +6,8 @@ import { useLogout, type UserInfo } from '../auth/session';
 
 const NAV = [
   { href: '/applications', label: 'Applications' },
+  { href: '/applicationsets', label: 'ApplicationSets' },
+  { href: '/projects', label: 'Projects' },
   { href: '/audit', label: 'Audit' },
 ];
 
