@@ -301,6 +301,33 @@ spec:
       .waitFor();
   });
 
+  it("previews what an ApplicationSet generates, with the caller's verdict on each", async () => {
+    const set = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: { name: guestbook-envs, namespace: argocd }
+spec:
+  goTemplate: true
+  generators: [{ list: { elements: [{ env: dev }, { env: stage }] } }]
+  template:
+    metadata: { name: 'guestbook-{{.env}}' }
+    spec:
+      project: team-a
+      source: { repoURL: '${apps.url}', targetRevision: main, path: guestbook }
+      destination: { name: ui, namespace: 'team-a-{{.env}}' }
+`;
+    ok(await as('admin', ['appset', 'create', await file('set.yaml', set)]), 'appset create');
+    await page
+      .getByRole('navigation', { name: 'main' })
+      .getByRole('link', { name: 'ApplicationSets' })
+      .click();
+    await page.getByRole('link', { name: 'guestbook-envs' }).click();
+    await page.getByRole('button', { name: 'Preview generate' }).click();
+    await page.getByRole('status').getByText('2 Applications; all allowed').waitFor({ timeout: 60_000 });
+    await page.getByRole('cell', { name: 'guestbook-stage' }).waitFor();
+    await accessible(page, 'applicationset');
+    await shot(page, 'applicationset');
+  });
+
   it("shows a project with its parent chain and each link's bounds", async () => {
     await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Projects' }).click();
     await page.getByRole('link', { name: 'team-a' }).click();

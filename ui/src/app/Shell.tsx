@@ -11,6 +11,10 @@ const NAV = [
   { href: '/audit', label: 'Audit' },
 ];
 
+/** A section is current on its own path and below it (/applications is not current on /applicationsets). */
+export const current = (location: string, href: string) =>
+  location === href || location.startsWith(`${href}/`);
+
 export function Shell({ user, children }: { user: UserInfo; children: ReactNode }) {
   const [location] = useLocation();
   const logout = useLogout();
@@ -23,7 +27,7 @@ export function Shell({ user, children }: { user: UserInfo; children: ReactNode 
         <span className="brand">Capstan</span>
         <nav aria-label="main">
           {NAV.map((n) => (
-            <Link key={n.href} href={n.href} aria-current={location.startsWith(n.href) ? 'page' : undefined}>
+            <Link key={n.href} href={n.href} aria-current={current(location, n.href) ? 'page' : undefined}>
               {n.label}
             </Link>
           ))}
