@@ -71,6 +71,9 @@ async function main(): Promise<void> {
 
   heading('The stack keeps running');
   const lines = [
+    // The login, not the password: it stays in the mode-600 secrets file, out of terminals' scrollback and logs.
+    `Web UI: http://127.0.0.1:${ports.apiHttp}  (user admin; password: node -p 'require("./.capstan/secrets.json").adminPassword')`,
+    `  open ${story.application} for its resource tree, Sync, its Identity panel, and Audit for the trail (docs/ui.md)`,
     `Explore (the CLI context '${installation.context}' is logged in as admin):`,
     `  npx capstan app get ${story.application}`,
     `  npx capstan app history ${story.application}`,

@@ -29,6 +29,7 @@ export function apiConfigOf(c: ApiSettingsConfig): Omit<ApiConfig, 'backbone' | 
     httpHost: c['api.http.host'],
     httpPort: c['api.http.port'],
     bodyLimit: c['api.body-limit'],
+    uiDir: c['api.ui.dir'],
     inputLimits: {
       maxDepth: c['api.input.max-depth'],
       maxStringLength: c['api.input.max-string-length'],

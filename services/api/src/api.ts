@@ -48,6 +48,7 @@ import { ApplyService } from './apply/apply.service.js';
 import { startGrpcServer } from './transport/grpc-server.js';
 import { startHttpServer } from './transport/http-server.js';
 import { startSyncStatusConsumer } from './sync/sync-status.consumer.js';
+import { ApplicationChanges } from './applications/application-changes.js';
 import { parseExtAccounts, startExtSyncRequestConsumer } from './sync/ext-sync-requests.consumer.js';
 import type { ApiServices } from './services.js';
 import { rebuildProjections } from './projections/rebuild.js';
@@ -66,6 +67,8 @@ export interface ApiConfig {
   httpHost: string;
   httpPort: number;
   bodyLimit: number;
+  /** The web UI's built files (api.ui.dir); empty or absent: the workspace's ui/dist. */
+  uiDir?: string;
   /** Bounds on request input and applied YAML (defaults: DEFAULT_INPUT_LIMITS of @capstan/policy). */
   inputLimits?: Partial<InputLimits>;
   policyFile: string;
@@ -155,7 +158,13 @@ export async function startApi(
   const services = createServices(config, access, connectPeers(config, access.delegations, defer), keyring);
   await bootstrapAdminAccount(services.accounts, config, logger);
 
-  const syncStatus = await startSyncStatusConsumer({ bus, db, applications: services.applications, logger });
+  const syncStatus = await startSyncStatusConsumer({
+    bus,
+    db,
+    applications: services.applications,
+    logger,
+    changes: services.changes,
+  });
   defer('sync status consumer', () => syncStatus.stop());
   const extSync = await startExtSyncRequestConsumer({
     bus,
@@ -308,6 +317,7 @@ function createServices(
       deliverers,
     }),
     managedResources: new ManagedResourcesService({ applications, backend: peers.sync }),
+    changes: new ApplicationChanges(),
     apply: new ApplyService({
       db,
       authz,
@@ -346,6 +356,7 @@ async function startServers(config: ApiConfig, services: ApiServices, logger: Lo
     port: config.httpPort,
     bodyLimit: config.bodyLimit,
     metrics,
+    uiDir: config.uiDir,
   });
   defer('http server', () => http.stop());
   logger.info({ grpcPort: grpc.port, httpPort: http.port }, 'api listening');

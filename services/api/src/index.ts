@@ -3,3 +3,5 @@
 export { startApi, type ApiConfig, type RunningApi } from './api.js';
 export { apiSettings } from './settings.js';
 export { rebuildProjections, type RebuildResult } from './projections/rebuild.js';
+// The UI's typed client is generated from this document at the UI's build (ui/scripts/generate-client.ts).
+export { openApiDocument } from './transport/openapi.js';

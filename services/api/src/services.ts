@@ -21,6 +21,7 @@ import type { GeneratorInputsService } from './applicationsets/generator-inputs.
 import type { SetOwnersService } from './applicationsets/set-owners.service.js';
 import type { DeliveredObjectsService } from './delivery/delivered-objects.service.js';
 import type { ManagedResourcesService } from './applications/managed-resources.js';
+import type { ApplicationChanges } from './applications/application-changes.js';
 
 export interface ApiServices {
   /** Bounds on every request's input (dispatch) and every applied YAML document. */
@@ -51,4 +52,6 @@ export interface ApiServices {
   deliveredObjects: DeliveredObjectsService;
   /** Argo CD's ManagedResources (forwarded to the sync service). */
   managedResources: ManagedResourcesService;
+  /** Applications changed by applied bus events (the UI's live stream, transport/application-stream.ts). */
+  changes: ApplicationChanges;
 }

@@ -22,6 +22,11 @@ export const apiSettings = {
     default: 8080,
     description: 'HTTP/JSON API port (0 picks a free port)',
   },
+  'api.ui.dir': {
+    schema: z.string(),
+    default: '',
+    description: "the web UI's built files (empty: the workspace's ui/dist, served when it was built)",
+  },
   'api.body-limit': {
     schema: z.coerce
       .number()

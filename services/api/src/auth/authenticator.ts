@@ -34,6 +34,12 @@ export interface CallCredentials {
   delegation?: string | undefined;
   /** A refused legacy header (`capstan-on-behalf-of`, `x-capstan-actor`) was present. */
   declaredActor?: boolean;
+  /**
+   * The web UI's session cookie (HTTP only, and only when no Authorization header came): it may
+   * hold a session token and nothing else, and a state-changing call needs its CSRF header
+   * (transport/session-cookie.ts checks it).
+   */
+  cookie?: { token: string; csrfVerified: boolean } | undefined;
 }
 
 export class Authenticator {
@@ -91,6 +97,7 @@ export class Authenticator {
       throw new PermissionDeniedError(
         'a service acts for a user only with a delegation, never a declared name',
       );
+    if (!authorization && call.cookie) return this.fromCookie(call.cookie, call);
     if (!authorization)
       throw new UnauthenticatedError('no token: log in first (capstan login) or pass an API token');
     const m = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
@@ -122,7 +129,26 @@ export class Authenticator {
     }
     if (call.delegation !== undefined)
       throw new UnauthenticatedError('a delegation is presented only with a service identity');
+    return this.fromJwt(token);
+  }
 
+  /** The UI's cookie: a session token of a user (never an API or service token), CSRF checked. */
+  private async fromCookie(
+    cookie: NonNullable<CallCredentials['cookie']>,
+    call: CallCredentials,
+  ): Promise<Principal> {
+    if (call.delegation !== undefined || call.peerService !== undefined)
+      throw new UnauthenticatedError('a session cookie is accepted from a browser only');
+    if (!cookie.csrfVerified)
+      throw new PermissionDeniedError(
+        'a state-changing call with the session cookie needs the x-capstan-csrf header of that session',
+      );
+    if (cookie.token.split('.').length !== 3)
+      throw new UnauthenticatedError('the session cookie holds no session');
+    return this.fromJwt(cookie.token, 'session');
+  }
+
+  private async fromJwt(token: string, onlyKind?: 'session'): Promise<Principal> {
     let claims = this.verified.get(token);
     if (claims && claims.exp !== undefined && claims.exp * 1000 <= Date.now()) {
       this.verified.delete(token);
@@ -133,6 +159,8 @@ export class Authenticator {
       if (this.verified.size >= 10_000) this.verified.clear();
       this.verified.set(token, claims);
     }
+    if (onlyKind && claims.kind !== onlyKind)
+      throw new UnauthenticatedError('the session cookie holds no session: log in again');
     if (this.revoked.has(claims.jti)) throw new UnauthenticatedError('token has been revoked: log in again');
     const account = await this.account(claims.sub);
     if (!account || !account.enabled)

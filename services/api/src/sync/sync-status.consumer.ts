@@ -24,6 +24,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ApiDatabase } from '../support/db.table.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import type { ApplicationsService } from '../applications/applications.service.js';
+import type { ApplicationChanges } from '../applications/application-changes.js';
 import { applyDeletionEvent } from '../applications/deletion-outcome.js';
 import {
   assignHistoryId,
@@ -233,15 +234,20 @@ export async function startSyncStatusConsumer(opts: {
   /** A cascade deletion's outcome: DeletionError, or the Application removed (deletion-outcome.ts). */
   applications: ApplicationsService;
   logger: Logger;
+  /** Told of each Application an applied event changed (the UI's live stream). */
+  changes?: ApplicationChanges;
 }): Promise<{ stop(): Promise<void> }> {
   const consumer: RunningConsumer = await opts.bus.consume({
     durable: DURABLE,
     // The reconciler's verdicts come through this durable too (reconciled-status.consumer.ts).
     events: [...definitions, ...reconciledStatusEvents],
     handle: async (event) => {
-      if (isReconciledStatusEvent(event)) return applyReconciledStatus(opts.db, event);
-      await applySyncEvent(opts.db, event);
-      await applyDeletionEvent(opts.db, opts.applications, event);
+      if (isReconciledStatusEvent(event)) await applyReconciledStatus(opts.db, event);
+      else {
+        await applySyncEvent(opts.db, event);
+        await applyDeletionEvent(opts.db, opts.applications, event);
+      }
+      if (event.subject) opts.changes?.notify(event.subject);
     },
     onError: (err, info) => opts.logger.warn({ err, ...info }, 'sync status event not applied'),
   });

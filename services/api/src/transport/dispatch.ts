@@ -30,25 +30,30 @@ export async function dispatch(
 ): Promise<unknown> {
   const bounded = inputLimitIssues(raw, services.inputLimits, op.largeStrings);
   if (bounded.length > 0) throw new ValidationError(violationsOf(bounded));
-  let ctx: RequestContext = {
-    principal: ANONYMOUS,
-    via: meta.via,
-    correlationId: meta.correlationId,
-    peer: meta.peer,
-  };
-  if (op.auth !== 'public') {
-    try {
-      ctx = { ...ctx, principal: await services.authn.authenticate(meta.authorization, meta.call) };
-    } catch (err) {
-      if (err instanceof UnauthenticatedError || err instanceof PermissionDeniedError) {
-        await services.authz.record({ name: 'anonymous' }, 'api', op.name, '-', meta.via, {
-          allowed: false,
-          reason: err.message,
-        });
-      }
-      throw err;
-    }
-  }
+  const ctx: RequestContext =
+    op.auth === 'public'
+      ? { principal: ANONYMOUS, via: meta.via, correlationId: meta.correlationId, peer: meta.peer }
+      : await authenticatedContext(services, op.name, meta);
   const input = parseOrThrow(op.input, raw ?? {});
   return op.run(services, ctx, input);
+}
+
+/** The caller of a call that needs one; a refusal is audited under the operation's name. */
+export async function authenticatedContext(
+  services: ApiServices,
+  opName: string,
+  meta: CallMeta,
+): Promise<RequestContext> {
+  try {
+    const principal = await services.authn.authenticate(meta.authorization, meta.call);
+    return { principal, via: meta.via, correlationId: meta.correlationId, peer: meta.peer };
+  } catch (err) {
+    if (err instanceof UnauthenticatedError || err instanceof PermissionDeniedError) {
+      await services.authz.record({ name: 'anonymous' }, 'api', opName, '-', meta.via, {
+        allowed: false,
+        reason: err.message,
+      });
+    }
+    throw err;
+  }
 }

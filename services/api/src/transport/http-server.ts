@@ -6,11 +6,14 @@ import { ValidationError, type Logger } from '@capstan/service';
 import type { ApiServices } from '../services.js';
 import { allOperations } from './operations/index.js';
 import { REFUSED_METADATA_KEYS } from '@capstan/service-identity';
-import { dispatch } from './dispatch.js';
+import { dispatch, type CallMeta } from './dispatch.js';
+import { registerApplicationStream } from './application-stream.js';
 import { toHttpError } from './errors.js';
 import { openApiDocument } from './openapi.js';
 import { EncodedResponse } from './encoded-response.js';
 import type { RequestMetrics } from './request-metrics.js';
+import { cookieCredentials, cookieSessionView } from './session-cookie.js';
+import { defaultUiDir, isUiRoute, registerUi, sendIndex } from './ui-assets.js';
 
 function fastifyError(err: {
   statusCode?: number;
@@ -30,6 +33,23 @@ function fastifyError(err: {
   return undefined;
 }
 
+/** What an HTTP request says about its caller: its token or the UI's session cookie. */
+export function callMetaOf(req: FastifyRequest): CallMeta {
+  const auth = req.headers.authorization;
+  return {
+    authorization: typeof auth === 'string' ? auth : undefined,
+    // No client certificate on HTTP: a service token is refused here (service-identity).
+    call: {
+      declaredActor: REFUSED_METADATA_KEYS.some((k) => req.headers[k] !== undefined),
+      cookie: cookieCredentials(req),
+    },
+    correlationId:
+      typeof req.headers['x-correlation-id'] === 'string' ? req.headers['x-correlation-id'] : undefined,
+    peer: req.ip,
+    via: 'http',
+  };
+}
+
 export async function startHttpServer(opts: {
   services: ApiServices;
   logger: Logger;
@@ -37,6 +57,8 @@ export async function startHttpServer(opts: {
   port: number;
   bodyLimit: number;
   metrics: RequestMetrics;
+  /** The web UI's built files; empty or absent: the workspace's ui/dist, when it was built. */
+  uiDir?: string;
 }): Promise<{ port: number; app: FastifyInstance; stop(): Promise<void> }> {
   const app = Fastify({
     bodyLimit: opts.bodyLimit,
@@ -51,11 +73,17 @@ export async function startHttpServer(opts: {
     const e = toHttpError(err, opts.logger);
     return reply.status(e.status).send(e.body);
   });
+  const ui = await registerUi(app, opts.uiDir || defaultUiDir());
   app.setNotFoundHandler((req, reply) =>
-    reply.status(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` }),
+    ui && isUiRoute(req.method, req.url)
+      ? sendIndex(reply)
+      : reply
+          .status(404)
+          .send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` }),
   );
 
   app.get('/api/openapi.json', async () => document);
+  registerApplicationStream(app, opts.services, callMetaOf, opts.logger);
 
   for (const op of allOperations) {
     if (!op.http) continue;
@@ -74,25 +102,12 @@ export async function startHttpServer(opts: {
             ...(bodyField ? (body === undefined ? {} : { [bodyField]: body }) : (body as object | undefined)),
             ...(req.params as object),
           };
-          const auth = req.headers.authorization;
           const view = await opts.metrics.time(op.name, 'http', () =>
-            dispatch(opts.services, op, raw, {
-              authorization: typeof auth === 'string' ? auth : undefined,
-              // No client certificate on HTTP: a service token is refused here (service-identity).
-              call: {
-                declaredActor: REFUSED_METADATA_KEYS.some((k) => req.headers[k] !== undefined),
-              },
-              correlationId:
-                typeof req.headers['x-correlation-id'] === 'string'
-                  ? req.headers['x-correlation-id']
-                  : undefined,
-              peer: req.ip,
-              via: 'http',
-            }),
+            dispatch(opts.services, op, raw, callMetaOf(req)),
           );
           if (view instanceof EncodedResponse)
             return reply.status(200).type('application/json; charset=utf-8').send(view.json());
-          return reply.status(200).send(view);
+          return reply.status(200).send(cookieSessionView(op.name, req, reply, view));
         } catch (err) {
           const e = toHttpError(err, opts.logger);
           return reply.status(e.status).send(e.body);
@@ -103,5 +118,6 @@ export async function startHttpServer(opts: {
   await app.listen({ host: opts.host, port: opts.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
+  opts.logger.info({ ui: ui ? opts.uiDir || defaultUiDir() : 'not built' }, 'web ui');
   return { port, app, stop: () => app.close() };
 }

@@ -2,6 +2,7 @@
 // same zod input schemas) that serve the requests, so the document cannot drift from behaviour.
 import { z } from 'zod';
 import { allOperations } from './operations/index.js';
+import { sessionModeParameter } from './session-cookie.js';
 
 function pathParams(path: string): string[] {
   return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
@@ -23,6 +24,7 @@ export function openApiDocument(): Record<string, unknown> {
     const inQuery = (name: string) =>
       !params.includes(name) && (hasBody ? bodyField !== undefined && name !== bodyField : true);
     const parameters = [
+      ...(op.name === 'SessionService.Create' ? [sessionModeParameter] : []),
       ...params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
       ...Object.entries(props)
         .filter(([name]) => inQuery(name))
@@ -33,7 +35,7 @@ export function openApiDocument(): Record<string, unknown> {
     paths[path][op.http.method.toLowerCase()] = {
       operationId: op.name,
       summary: op.summary,
-      security: op.auth === 'public' ? [] : [{ bearer: [] }],
+      security: op.auth === 'public' ? [] : [{ bearer: [] }, { cookie: [] }],
       parameters,
       ...(hasBody
         ? {
@@ -76,7 +78,11 @@ export function openApiDocument(): Record<string, unknown> {
     },
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT or service token' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT or service token' },
+        // The web UI's session (a session JWT only); state-changing calls add the x-capstan-csrf header.
+        cookie: { type: 'apiKey', in: 'cookie', name: 'capstan_session' },
+      },
       responses: {
         Error: {
           description: 'an error; details name each invalid field by its path',

@@ -31,6 +31,24 @@ async function complete(
   return stored ? keepUnrepresentable(apiv1.Application, stored.application, manifest) : manifest;
 }
 
+/** What ApplicationService.Get answers (RBAC applications/get, audited); the UI's stream sends the same. */
+export async function applicationGetView(
+  s: ApiServices,
+  ctx: RequestContext,
+  i: { appNamespace: string; name: string; project: string },
+) {
+  const app = await s.applications.get(ctx, i.appNamespace, i.name, i.project || undefined);
+  const operation = app.operationId ? await findSyncOperation(s.db, app.operationId) : undefined;
+  const { namespace, name } = app.application.metadata;
+  const history = await revisionHistory(
+    s.db,
+    namespace ?? DEFAULT_CONTROL_NAMESPACE,
+    name,
+    historyLimitOf(app.application),
+  );
+  return applicationView(app, operation, history);
+}
+
 const appQuery = z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, project: str });
 
 export const applicationOperations = implement<apiv1.ApplicationServiceServer>(
@@ -54,18 +72,7 @@ export const applicationOperations = implement<apiv1.ApplicationServiceServer>(
       input: appQuery,
       request: apiv1.ApplicationQuery,
       response: apiv1.Application,
-      run: async (s, ctx, i) => {
-        const app = await s.applications.get(ctx, i.appNamespace, i.name, i.project || undefined);
-        const operation = app.operationId ? await findSyncOperation(s.db, app.operationId) : undefined;
-        const { namespace, name } = app.application.metadata;
-        const history = await revisionHistory(
-          s.db,
-          namespace ?? DEFAULT_CONTROL_NAMESPACE,
-          name,
-          historyLimitOf(app.application),
-        );
-        return applicationView(app, operation, history);
-      },
+      run: applicationGetView,
     }),
     list: op({
       http: { method: 'GET', path: '/api/v1/applications' },

@@ -1,0 +1,372 @@
+// Story: the web UI in a real browser (Debian's chromium through playwright-core) against the whole
+// control plane as processes (startControlPlane) on real PostgreSQL, NATS, git and kube-apiserver.
+// An administrator logs in (the session is an HttpOnly cookie no script can read), finds guestbook,
+// sees its resource tree, syncs it and watches the progress arrive over the stream (no polling),
+// opens a resource's diff; a tenant of another project is shown a clear denial. axe-core checks
+// every page (no serious or critical violation). With CAPSTAN_UI_SCREENSHOTS=<dir> the pages are
+// saved there as PNGs (docs/ui.md uses them).
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
+import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
+import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
+import { capstan, type CliResult } from './api-harness.js';
+import { startControlPlane, type ControlPlane } from './control-plane.js';
+import { launchChromium, seriousViolations } from './browser.js';
+
+const GIT_PASSWORD = `git-${randomBytes(8).toString('hex')}`;
+const NS = 'team-a-prod';
+const SHOTS = process.env.CAPSTAN_UI_SCREENSHOTS;
+
+const manifests = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: guestbook-config
+data:
+  greeting: hello
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: guestbook-ui
+spec:
+  ports: [{ port: 80, targetPort: 80 }]
+  selector: { app: guestbook-ui }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: guestbook-ui
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: guestbook-ui }
+  template:
+    metadata:
+      labels: { app: guestbook-ui }
+    spec:
+      containers:
+        - name: guestbook-ui
+          image: gcr.io/heptio-images/ks-guestbook-demo:0.2
+          ports: [{ containerPort: 80 }]
+`;
+
+describe('ui story: the web UI drives the control plane in a real browser', () => {
+  let cluster: KubeCluster;
+  let git: GitServer;
+  let apps: TestRepository;
+  let db: TestDatabase;
+  let bus: TestBus;
+  let dir: string;
+  let plane: ControlPlane;
+  let config: string;
+  let browser: Browser;
+  let admin: BrowserContext;
+  let page: Page;
+  const as = (user: string, args: string[], input?: string) =>
+    capstan(config, [...args, '--context', user], input);
+  const ok = (r: CliResult, what: string) =>
+    expect(r, `${what}: ${r.stderr}\n${plane?.output() ?? ''}`).toMatchObject({ code: 0 });
+  const file = async (name: string, content: string) => {
+    const p = path.join(dir, name);
+    await writeFile(p, content, { mode: 0o600 });
+    return p;
+  };
+  const accessible = async (p: Page, what: string) =>
+    expect(await seriousViolations(p), `axe on ${what}`).toEqual([]);
+  const shot = async (p: Page, name: string) => {
+    if (!SHOTS) return;
+    await mkdir(SHOTS, { recursive: true });
+    await p.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  };
+  // axe is injected as a script: the page's own policy (script-src 'self') would refuse it.
+  const newContext = () => browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 } });
+  const login = async (p: Page, user: string, password: string) => {
+    await p.goto(plane.api.httpUrl);
+    await p.getByLabel('Username').fill(user);
+    await p.getByLabel('Password').fill(password);
+    await p.getByRole('button', { name: 'Log in' }).click();
+  };
+
+  beforeAll(async () => {
+    cluster = await startCluster({ name: 'ui', log: () => {} });
+    await seedTenant(cluster.adminKubeconfig, {
+      namespace: NS,
+      serviceAccounts: ['deployer'],
+      rules: [
+        {
+          apiGroups: ['apps'],
+          resources: ['deployments'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
+        },
+        {
+          apiGroups: [''],
+          resources: ['services', 'configmaps'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
+        },
+      ],
+    });
+    git = await startGitServer();
+    apps = await git.createRepository('team-a/apps.git', {
+      credentials: [{ username: 'git', password: GIT_PASSWORD }],
+    });
+    await apps.commit({ 'guestbook/all.yaml': manifests });
+    db = await createTestDatabase('capstan_ui_story');
+    bus = await createTestBus('uistory');
+    dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-ui-story-'));
+    config = path.join(dir, 'contexts');
+    plane = await startControlPlane({ databaseUrl: db.url, bus, cacheDir: path.join(dir, 'cache') });
+    const { api } = plane;
+    ok(
+      await capstan(
+        config,
+        ['login', api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
+        `${api.adminPassword}\n`,
+      ),
+      'admin login',
+    );
+    const steps: [string[], string?][] = [
+      [
+        [
+          'cluster',
+          'add',
+          cluster.server,
+          '--name',
+          'ui',
+          '--bearer-token-file',
+          await file('token', `${cluster.controlPlaneToken}\n`),
+          '--ca-file',
+          await file('ca.pem', cluster.caPem),
+        ],
+      ],
+      [
+        [
+          'proj',
+          'create',
+          'team-a',
+          '--src',
+          `${git.baseUrl}/team-a/*`,
+          '--dest',
+          `${cluster.server},team-a-*`,
+          '--dest-service-account',
+          `${cluster.server},${NS},deployer`,
+        ],
+      ],
+      [
+        ['repo', 'add', apps.url, '--project', 'team-a', '--username', 'git', '--password-stdin'],
+        `${GIT_PASSWORD}\n`,
+      ],
+      [
+        [
+          'proj',
+          'create',
+          'team-b',
+          '--src',
+          `${git.baseUrl}/team-b/*`,
+          '--dest',
+          `${cluster.server},team-b`,
+        ],
+      ],
+      [['proj', 'role', 'create', 'team-b', 'admin']],
+      [['proj', 'role', 'add-policy', 'team-b', 'admin', '-a', '*', '-o', '*']],
+      [['proj', 'role', 'add-group', 'team-b', 'admin', 'tenant-b']],
+      [['account', 'create', 'user-b', '--groups', 'tenant-b', '--password-stdin'], 'team-b-password\n'],
+    ];
+    for (const [args, input] of steps) ok(await as('admin', args, input), args.join(' '));
+    const application = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: { name: guestbook, namespace: argocd }
+spec:
+  project: team-a
+  source: { repoURL: '${apps.url}', targetRevision: main, path: guestbook }
+  destination: { name: ui, namespace: ${NS} }
+`;
+    ok(await as('admin', ['apply', '-f', await file('app.yaml', application)]), 'apply Application');
+    browser = await launchChromium();
+    admin = await newContext();
+    page = await admin.newPage();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await plane?.stop();
+    await git?.close();
+    await bus?.cleanup();
+    await db?.drop();
+    await cluster?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('logs in; the session is an HttpOnly, SameSite=Strict cookie that no script can read', async () => {
+    await page.goto(plane.api.httpUrl);
+    await expect(page.getByLabel('Username')).toBeTruthy();
+    await accessible(page, 'login');
+    await shot(page, 'login');
+    await login(page, 'admin', plane.api.adminPassword);
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    const session = (await admin.cookies()).find((c) => c.name === 'capstan_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    expect(await page.evaluate<string>('document.cookie')).not.toContain('capstan_session');
+    expect(
+      await page.evaluate<string>('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)'),
+    ).not.toContain(session!.value);
+  });
+
+  it('lists guestbook with its project, filters and counts', async () => {
+    await page.getByRole('link', { name: 'guestbook' }).waitFor();
+    await page.getByText('1 of 1 Applications').waitFor();
+    await page.getByRole('group', { name: 'project' }).getByText('team-a').waitFor();
+    await accessible(page, 'applications');
+    await shot(page, 'applications');
+  });
+
+  it("shows guestbook's resource tree as a graph with health and sync badges", async () => {
+    await page.getByRole('link', { name: 'guestbook' }).click();
+    await page.getByRole('heading', { name: 'guestbook' }).waitFor();
+    await page.getByText('live', { exact: true }).waitFor();
+    const tree = page.getByRole('region', { name: 'resource tree' });
+    // The reconciler's first comparison names what git holds (OutOfSync before the first sync).
+    await tree.getByRole('button', { name: 'Deployment guestbook-ui' }).waitFor({ timeout: 90_000 });
+    await tree.getByRole('button', { name: 'ConfigMap guestbook-config' }).waitFor();
+    await tree.getByRole('button', { name: 'Service guestbook-ui' }).waitFor();
+    await accessible(page, 'application');
+  });
+
+  it('syncs and shows the progress as the stream brings it, without polling', async () => {
+    const reads: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'GET' && /\/api\/v1\/applications\/guestbook(\?|$)/.test(r.url()))
+        reads.push(r.url());
+    });
+    await page.getByRole('button', { name: 'Sync' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Sync guestbook' });
+    await dialog.getByLabel('Prune').check();
+    await accessible(page, 'sync dialog');
+    await dialog.getByRole('button', { name: 'Synchronize' }).click();
+    await page.getByRole('status').getByText('Succeeded').waitFor({ timeout: 120_000 });
+    const tree = page.getByRole('region', { name: 'resource tree' });
+    await tree
+      .getByRole('button', { name: 'ConfigMap guestbook-config' })
+      .getByText('Synced')
+      .waitFor({ timeout: 60_000 });
+    expect(reads, 'the page learnt the outcome from the stream, not by asking again').toEqual([]);
+    await shot(page, 'application');
+  });
+
+  it("opens a resource's panel: desired and live manifests and their diff", async () => {
+    await page.getByRole('button', { name: 'ConfigMap guestbook-config' }).click();
+    const panel = page.getByRole('dialog', { name: 'ConfigMap guestbook-config' });
+    await panel.getByRole('tab', { name: 'Desired' }).click();
+    await panel.getByText('"greeting": "hello"').waitFor({ timeout: 60_000 });
+    await accessible(page, 'resource panel');
+    await shot(page, 'resource');
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
+  });
+
+  it('answers who the sync wrote as, and why, in the Identity panel', async () => {
+    await page.getByRole('tab', { name: 'Identity' }).click();
+    await page.getByText('Writes as').waitFor({ timeout: 30_000 });
+    await page.getByText(`system:serviceaccount:${NS}:deployer`).first().waitFor();
+    await page
+      .getByRole('table', { name: /rules considered/ })
+      .getByText('✔ matched')
+      .waitFor();
+    await accessible(page, 'identity panel');
+    await shot(page, 'identity');
+  });
+
+  it('finds the sync in the audit explorer, with the hash chain verified', async () => {
+    await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('heading', { name: 'Audit' }).waitFor();
+    await page.getByLabel('application').fill('guestbook');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    expect(page.url()).toContain('application=guestbook');
+    await page
+      .getByText(/application=\S*guestbook .*decision=allow/)
+      .first()
+      .waitFor();
+    await page.getByText(/Hash chain verified: \d+ rows intact/).waitFor();
+    await accessible(page, 'audit');
+    await shot(page, 'audit');
+    // The view is a link: opening it again shows the same filtered rows.
+    await page.goto(page.url());
+    await page
+      .getByText(/application=\S*guestbook .*decision=allow/)
+      .first()
+      .waitFor();
+  });
+
+  it("previews what an ApplicationSet generates, with the caller's verdict on each", async () => {
+    const set = `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: { name: guestbook-envs, namespace: argocd }
+spec:
+  goTemplate: true
+  generators: [{ list: { elements: [{ env: dev }, { env: stage }] } }]
+  template:
+    metadata: { name: 'guestbook-{{.env}}' }
+    spec:
+      project: team-a
+      source: { repoURL: '${apps.url}', targetRevision: main, path: guestbook }
+      destination: { name: ui, namespace: 'team-a-{{.env}}' }
+`;
+    ok(await as('admin', ['appset', 'create', await file('set.yaml', set)]), 'appset create');
+    await page
+      .getByRole('navigation', { name: 'main' })
+      .getByRole('link', { name: 'ApplicationSets' })
+      .click();
+    await page.getByRole('link', { name: 'guestbook-envs' }).click();
+    await page.getByRole('button', { name: 'Preview generate' }).click();
+    await page.getByRole('status').getByText('2 Applications; all allowed').waitFor({ timeout: 60_000 });
+    await page.getByRole('cell', { name: 'guestbook-stage' }).waitFor();
+    await accessible(page, 'applicationset');
+    await shot(page, 'applicationset');
+  });
+
+  it("shows a project with its parent chain and each link's bounds", async () => {
+    await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Projects' }).click();
+    await page.getByRole('link', { name: 'team-a' }).click();
+    const chain = page.getByRole('list', { name: /parent chain/ });
+    await chain.getByRole('heading', { name: /team-a/ }).waitFor();
+    await chain.getByText(`${NS} → deployer`).waitFor();
+    await accessible(page, 'project');
+    await shot(page, 'project');
+  });
+
+  it('shows a tenant of another project a clear denial, not an error', async () => {
+    const ctx = await newContext();
+    const p = await ctx.newPage();
+    await login(p, 'user-b', 'team-b-password');
+    await p.getByRole('heading', { name: 'Applications' }).waitFor();
+    await p.getByText('0 of 0 Applications').waitFor();
+    await p.goto(`${plane.api.httpUrl}/applications/argocd/guestbook`);
+    await p.getByRole('heading', { name: 'Permission denied' }).waitFor();
+    await p.getByText('user-b', { exact: true }).first().waitFor();
+    await accessible(p, 'denial');
+    await shot(p, 'denied');
+    await ctx.close();
+  });
+
+  it('switches to the dark theme, still accessible', async () => {
+    await page.goto(`${plane.api.httpUrl}/applications/argocd/guestbook`);
+    await page
+      .getByRole('region', { name: 'resource tree' })
+      .getByRole('button', { name: 'Deployment guestbook-ui' })
+      .waitFor();
+    await page.getByRole('button', { name: 'switch to dark theme' }).click();
+    expect(await page.evaluate<string>('document.documentElement.dataset.theme')).toBe('dark');
+    await accessible(page, 'application (dark)');
+    await shot(page, 'application-dark');
+  });
+
+  it('logs out: the cookie is gone and the login page is back', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByLabel('Username').waitFor();
+    expect((await admin.cookies()).find((c) => c.name === 'capstan_session')).toBeUndefined();
+  });
+});

@@ -1,0 +1,108 @@
+// One resource: its status, and git's (desired) manifest against the live one with their diff,
+// from the api's ManagedResources (read as the Application's ServiceAccount; Secrets masked there).
+import { Dialog, Tabs } from 'radix-ui';
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import type { ResourceStatus } from '../api/views';
+import { QueryState } from '../app/QueryState';
+import { lineDiff, pretty } from './diff';
+import { HealthBadge, SyncBadge } from './Badges';
+
+interface ManagedResource {
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  group?: string;
+  liveState?: string;
+  targetState?: string;
+  normalizedLiveState?: string;
+}
+
+export function ResourcePanel(props: {
+  appName: string;
+  appNamespace: string;
+  resource: ResourceStatus | undefined;
+  onClose: () => void;
+}) {
+  const r = props.resource;
+  const managed = useQuery({
+    enabled: r !== undefined,
+    queryKey: ['managed', props.appNamespace, props.appName, r?.group, r?.kind, r?.namespace, r?.name],
+    queryFn: async () => {
+      const res = unwrap(
+        await api.GET('/api/v1/applications/{applicationName}/managed-resources', {
+          params: {
+            path: { applicationName: props.appName },
+            query: {
+              appNamespace: props.appNamespace,
+              kind: r!.kind,
+              name: r!.name,
+              namespace: r!.namespace ?? '',
+              group: r!.group ?? '',
+            },
+          },
+        }),
+      ) as { items?: ManagedResource[] };
+      return res.items?.[0] ?? {};
+    },
+  });
+  return (
+    <Dialog.Root open={r !== undefined} onOpenChange={(o) => !o && props.onClose()}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="overlay" />
+        <Dialog.Content className="dialog sheet">
+          <Dialog.Title>
+            {r?.kind} {r?.name}
+          </Dialog.Title>
+          <Dialog.Description>
+            {r?.namespace ? `namespace ${r.namespace}` : 'cluster-scoped'}{' '}
+            {r?.health?.status && <HealthBadge status={r.health.status} />}{' '}
+            {r?.status && <SyncBadge status={r.status} />}
+          </Dialog.Description>
+          <QueryState isPending={managed.isPending} error={managed.error} what="read this resource">
+            {() => <Manifests m={managed.data!} />}
+          </QueryState>
+          <Dialog.Close asChild>
+            <button type="button" className="button ghost">
+              Close
+            </button>
+          </Dialog.Close>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+function Manifests({ m }: { m: ManagedResource }) {
+  const desired = pretty(m.targetState);
+  const live = pretty(m.normalizedLiveState || m.liveState);
+  return (
+    <Tabs.Root defaultValue="diff">
+      <Tabs.List aria-label="manifests" className="tabs">
+        <Tabs.Trigger value="diff">Diff</Tabs.Trigger>
+        <Tabs.Trigger value="desired">Desired</Tabs.Trigger>
+        <Tabs.Trigger value="live">Live</Tabs.Trigger>
+      </Tabs.List>
+      <Tabs.Content value="diff">
+        <pre className="code diff" tabIndex={0} aria-label="diff, desired against live">
+          {lineDiff(live, desired).map((l, i) => (
+            <span key={i} className={l.op === '+' ? 'add' : l.op === '-' ? 'del' : undefined}>
+              {l.op} {l.text}
+              {'\n'}
+            </span>
+          ))}
+        </pre>
+      </Tabs.Content>
+      <Tabs.Content value="desired">
+        <pre className="code" tabIndex={0}>
+          {desired || '(not in git)'}
+        </pre>
+      </Tabs.Content>
+      <Tabs.Content value="live">
+        <pre className="code" tabIndex={0}>
+          {live || '(not in the cluster)'}
+        </pre>
+      </Tabs.Content>
+    </Tabs.Root>
+  );
+}
