@@ -8,6 +8,7 @@ import { connectBus, type Bus } from './bus/bus.js';
 import type { Catalog } from './catalog/define.js';
 import { eventStoreMigrations, type EventStoreDatabase } from './outbox/event-store.table.js';
 import { startOutboxRelay, type OutboxRelay } from './outbox/relay.js';
+import { postgresDeadLetters } from './consumers/dead-letters.js';
 
 export interface Backbone<DB> {
   db: Kysely<DB & EventStoreDatabase>;
@@ -38,6 +39,8 @@ export async function startBackbone<DB>(
     user: ctx.config['nats.user'],
     password: ctx.config['nats.password'],
     ...(options.catalog ? { catalog: options.catalog } : {}),
+    // Every consumer of the service records what it gives up on in its own schema.
+    deadLetters: postgresDeadLetters(db, options.schema),
   });
   ctx.onShutdown('bus', () => bus.close());
   await bus.provision();

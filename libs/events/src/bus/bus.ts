@@ -13,7 +13,12 @@ import type { Catalog, EventDefinition } from '../catalog/define.js';
 import { extSourcePattern, inboxPrefixOf } from '@capstan/bus-auth';
 import { provisionStreams } from './streams.js';
 import { InvalidArgumentError } from '@capstan/service';
-import { startConsumer, type ConsumerOptions, type RunningConsumer } from './consumer.js';
+import {
+  startConsumer,
+  type ConsumerOptions,
+  type DeadLetterStore,
+  type RunningConsumer,
+} from './consumer.js';
 
 export interface BusOptions {
   url: string;
@@ -27,6 +32,11 @@ export interface BusOptions {
    */
   user?: string;
   password?: string;
+  /**
+   * Where every consumer of this bus records its dead letters unless it names its own store
+   * (startBackbone: the service's `<schema>.dead_letters`), so no consumer can forget it.
+   */
+  deadLetters?: DeadLetterStore;
 }
 
 export interface Bus {
@@ -105,7 +115,12 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     },
     publishEncoded,
     async consume(consumerOptions) {
-      const running = await startConsumer(bus, consumerOptions);
+      const running = await startConsumer(
+        bus,
+        options.deadLetters && !consumerOptions.deadLetters
+          ? { ...consumerOptions, deadLetters: options.deadLetters }
+          : consumerOptions,
+      );
       consumers.add(running);
       return running;
     },
