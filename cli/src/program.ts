@@ -11,6 +11,7 @@ import { clusterCommand } from './commands/cluster.js';
 import { applyCommand } from './commands/apply.js';
 import { appsetCommand } from './commands/appset.js';
 import { auditCommand } from './commands/audit.js';
+import { adminCommand } from './commands/admin.js';
 import { completionCommand } from './commands/completion.js';
 
 export function buildProgram(): Command {
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   program.addCommand(appsetCommand());
   program.addCommand(applyCommand());
   program.addCommand(auditCommand());
+  program.addCommand(adminCommand());
   program.addCommand(completionCommand(buildProgram));
   return program;
 }

@@ -31,6 +31,7 @@ const RESOURCES = [
   'clusters',
   'accounts',
   'audit',
+  'deadletters',
   'certificates',
   'gpgkeys',
   'logs',

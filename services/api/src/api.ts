@@ -49,6 +49,7 @@ import { SetOwnersService } from './applicationsets/set-owners.service.js';
 import { DeliveredObjectsService } from './delivery/delivered-objects.service.js';
 import { DeliveringApplications } from './delivery/delivering-applications.js';
 import { AuditService } from './audit/audit.service.js';
+import { DeadLettersService } from './admin/dead-letters.service.js';
 import { AccountsService } from './accounts/accounts.service.js';
 import {
   defaultInitialAdminPasswordFile,
@@ -263,6 +264,7 @@ export async function startApi(
     clusters,
     repositories,
     audit: new AuditService({ db: db as unknown as Kysely<unknown>, authz }),
+    deadLetters: new DeadLettersService({ db: db as unknown as Kysely<unknown>, authz }),
     accounts,
     applicationSets,
     generatedApplications: new GeneratedApplicationsService({ db, authz, policy, applications }),

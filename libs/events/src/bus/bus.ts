@@ -56,6 +56,8 @@ export interface Bus {
   /** Publishes an already-encoded, already-checked event (the outbox relay's path). */
   publishEncoded(subject: string, id: string, payload: string): Promise<{ seq: number; duplicate: boolean }>;
   consume<const D extends readonly EventDefinition[]>(options: ConsumerOptions<D>): Promise<RunningConsumer>;
+  /** A consumer started on this bus, by durable name (dead-letter replay hands it its message again). */
+  consumerNamed(durable: string): RunningConsumer | undefined;
   isConnected(): boolean;
   close(): Promise<void>;
 }
@@ -124,6 +126,7 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
       consumers.add(running);
       return running;
     },
+    consumerNamed: (durable) => [...consumers].find((c) => c.durable === durable),
     isConnected: () => !nc.isClosed(),
     async close() {
       await Promise.all([...consumers].map((c) => c.stop()));

@@ -55,6 +55,12 @@ export interface ConsumerOptions<D extends readonly EventDefinition[] = readonly
 
 export interface RunningConsumer {
   readonly durable: string;
+  /**
+   * Hands a recorded message (a dead letter's payload) to this consumer's handler again, as if
+   * delivered: decoded against the catalog, then handled. Throws what decoding or the handler
+   * throws; records nothing (the caller records the outcome).
+   */
+  replay(payload: string, subject: string): Promise<void>;
   /** Stops fetching, finishes the batch in hand, hands queued messages back, and resolves. */
   stop(): Promise<void>;
 }
@@ -295,6 +301,14 @@ export async function startConsumer<const D extends readonly EventDefinition[]>(
   let stopped: Promise<void> | undefined;
   return {
     durable: options.durable,
+    async replay(payload, subject) {
+      const event = decodeEvent(new TextEncoder().encode(payload), bus.catalog);
+      if (!wanted.has(event.type))
+        throw new PoisonMessageError(`${event.type} is not an event consumer ${options.durable} handles`);
+      const ctx: MessageContext = { deliveryCount: 1, streamSequence: 0, subject };
+      if (options.handle) await options.handle(event as Received, ctx);
+      else await options.handleBatch!([event as Received]);
+    },
     stop() {
       stopped ??= (async () => {
         stopping = true;

@@ -8,6 +8,7 @@ import { clusterEvents } from './cluster.js';
 import { syncCommands, syncEvents } from './sync.js';
 import { repositoryEvents } from './repository.js';
 import { applicationSetEvents } from './applicationset.js';
+import { deadLetterCommands } from './dead-letters.js';
 
 export * from './project.js';
 export * from './application.js';
@@ -15,6 +16,7 @@ export * from './cluster.js';
 export * from './sync.js';
 export * from './repository.js';
 export * from './applicationset.js';
+export * from './dead-letters.js';
 
 export const allEventDefinitions: readonly EventDefinition[] = [
   ...projectEvents,
@@ -24,6 +26,7 @@ export const allEventDefinitions: readonly EventDefinition[] = [
   ...syncEvents,
   ...repositoryEvents,
   ...applicationSetEvents,
+  ...deadLetterCommands,
 ];
 
 export const catalog = createCatalog(allEventDefinitions);

@@ -15,6 +15,7 @@ import {
   delegationOperations,
 } from './applicationsets.js';
 import { deliveryOperations } from './delivery.js';
+import { deadLetterOperations } from './dead-letters.js';
 
 export interface ServiceOperations {
   definition: ServiceDefinition;
@@ -55,6 +56,10 @@ export const apiServices: ServiceOperations[] = [
   {
     definition: apiv1.DeliveredObjectsServiceService as unknown as ServiceDefinition,
     operations: deliveryOperations,
+  },
+  {
+    definition: apiv1.DeadLetterServiceService as unknown as ServiceDefinition,
+    operations: deadLetterOperations,
   },
 ];
 
