@@ -1,12 +1,15 @@
 // PENDING (an open finding, not run by npm test: `npm run faults:pending -w @capstan/faults`).
-// It fails today, intermittently (2 of 4 runs on 2026-11-25): after a crash in the middle of a sync,
-// one operation stays `running` and is neither finished nor taken over within a minute, and the sync
-// process logs nothing more about it. Its lease is still being renewed or no worker can claim: the
-// suspicion is a connection of the pool left unusable by the crash (no pg connectionTimeoutMillis, so
-// a starved pool waits forever). This file reproduces it; it moves to src/ once fixed.
+// The crash no longer kills the sync service (a pooled client checked out between two queries had no
+// 'error' listener: fixed in @capstan/db createDb; 4 cycles then passed, recovery p50 1.4 s). Still
+// failing intermittently: in one 5-cycle run 3 of 20 sync requests published around the crashes
+// never became operations (the intake consumer's retries, 5 deliveries with backoff from 0.5 s, may
+// run out while the database is down, and the request is dead-lettered: check sync.dead_letters).
+// It moves to src/ once that is settled.
 //
 // Fault scenario: PostgreSQL killed with SIGKILL (a crash: recovery on restart) in the middle of a
 // stream of syncs, down for a few seconds, then started again, FAULTS_CYCLES times (sync-stage.ts).
+// It found that the crash killed the sync service: a pooled client checked out between two queries
+// had no 'error' listener (fixed in @capstan/db createDb).
 // The sync service keeps running through it: its syncs fail over to a retry (their lease runs out
 // while the database is away) and every requested sync still ends exactly once. Recovery is the time
 // from the database's return until every sync running at the crash was claimed again or ended.

@@ -208,6 +208,11 @@ export async function startSyncStage(): Promise<SyncStage> {
       ).rows;
     },
     async takenOver(ops, ms) {
+      const rows = async () =>
+        (
+          await sql`select operation_id, status, attempts, lease_until, now() as now from sync.operations
+             where operation_id = any(${ops.map((r) => r.operation_id)})`.execute(db)
+        ).rows;
       await waitUntil(
         'the takeover',
         async () => {
@@ -221,7 +226,14 @@ export async function startSyncStage(): Promise<SyncStage> {
           );
         },
         ms,
-      );
+      ).catch(async (err: unknown) => {
+        const activity = await sql`
+          select pid, state, wait_event_type, wait_event, left(query, 160) as query, xact_start
+            from pg_stat_activity where datname = 'capstan' and pid <> pg_backend_pid()`.execute(db);
+        throw new Error(
+          `${String(err)}: ${JSON.stringify(await rows())}\nsessions: ${JSON.stringify(activity.rows, null, 1)}`,
+        );
+      });
     },
     async verify(name, extra) {
       await waitUntil(
@@ -245,6 +257,14 @@ export async function startSyncStage(): Promise<SyncStage> {
             .join('\n')}`,
         );
       });
+      // The relay publishes what committed (it polls once a second when notifications are lost).
+      await waitUntil(
+        'the outbox to drain',
+        async () =>
+          Number((await sql<{ n: string }>`select count(*) as n from sync.outbox`.execute(db)).rows[0]!.n) ===
+          0,
+        30_000,
+      ).catch(() => undefined);
       const terminal = await sql<{ stream_id: string; n: string }>`
         select stream_id, count(*) as n from sync.events
          where type in ('io.capstan.sync.succeeded.v1', 'io.capstan.sync.failed.v1') group by stream_id`.execute(
