@@ -213,6 +213,11 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
   await capstan(['audit', 'query', 'access_decisions', '--limit', '12']);
   await capstan(['audit', 'verify']);
 
+  // What the services' bus consumers gave up on (docs/events.md, Dead letters): an operator replays
+  // one with `capstan admin dlq replay <service>:<n>` once its cause is fixed.
+  heading('Dead letters (every consumer of every service, admins only)');
+  await capstan(['admin', 'dlq', 'list', '--limit', '5']);
+
   await runLiveStateChapter(cluster, repo.url);
   await runAppsetChapter(cluster, repo.url);
   await runSelfServiceChapter(cluster, repo.url, secrets);

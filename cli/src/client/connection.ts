@@ -24,6 +24,7 @@ export interface Connection {
   accounts: apiv1.AccountServiceClient;
   sessions: apiv1.SessionServiceClient;
   audit: apiv1.AuditServiceClient;
+  deadLetters: apiv1.DeadLetterServiceClient;
   apply: apiv1.ApplyServiceClient;
   settings: apiv1.SettingsServiceClient;
   applicationSets: apiv1.ApplicationSetServiceClient;
@@ -58,6 +59,7 @@ export function clientsFor(server: string, token: string, serverCrt?: string): C
     accounts: new apiv1.AccountServiceClient(server, creds),
     sessions: new apiv1.SessionServiceClient(server, creds),
     audit: new apiv1.AuditServiceClient(server, creds),
+    deadLetters: new apiv1.DeadLetterServiceClient(server, creds),
     apply: new apiv1.ApplyServiceClient(server, creds),
     settings: new apiv1.SettingsServiceClient(server, creds),
     applicationSets: new apiv1.ApplicationSetServiceClient(server, creds),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateSettingsText } from './admin.js';
+import { validateSettingsText } from './admin-settings.js';
 
 const cm = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n${data}`;
 

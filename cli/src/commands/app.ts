@@ -18,7 +18,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function resourceLine(r: apiv1.ResourceResult): string {
   const id = `${r.group ? `${r.group}/` : ''}${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
-  return `  ${r.verb.padEnd(7)} ${id.padEnd(48)} ${r.status.padEnd(12)} as ${r.identity}${r.message ? `  ${r.message}` : ''}`;
+  // A retried operation shows which attempt did what (an attempt that died left results behind).
+  const attempt = r.attempt > 1 ? ` (attempt ${r.attempt})` : '';
+  return `  ${r.verb.padEnd(7)} ${id.padEnd(48)} ${r.status.padEnd(12)} as ${r.identity}${attempt}${r.message ? `  ${r.message}` : ''}`;
 }
 
 /** Polls the operation, printing each phase change and each new resource result. */

@@ -28,7 +28,7 @@ function summary(table: string, f: Record<string, unknown>): string {
     case 'sync_decisions':
       return `${f.application} [${f.project}] -> ${f.decision} as ${f.username ?? 'control-plane'}: ${f.reason}`;
     case 'resource_results':
-      return `${f.application} ${f.verb} ${f.kind} ${f.namespace ?? ''}/${f.name} as ${f.identity}: ${f.http_status ?? ''} ${f.message}`;
+      return `${f.application} ${f.verb} ${f.kind} ${f.namespace ?? ''}/${f.name} as ${f.identity}${f.attempt ? ` [attempt ${f.attempt}]` : ''}: ${f.http_status ?? ''} ${f.message}`;
     default:
       return `${f.operation} ${f.repo_url} [${f.project ?? 'unscoped'}] -> ${f.outcome} (${f.reason}) by ${f.actor}`;
   }

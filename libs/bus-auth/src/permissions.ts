@@ -14,7 +14,15 @@ export const serviceUsers: readonly ServiceUser[] = ['api', 'sync', 'repo', 'app
 
 /** Subjects (below the namespace) each service publishes: the aggregates and commands it owns. */
 export const publishedBy: Readonly<Record<ServiceUser, readonly string[]>> = {
-  api: ['evt.project.>', 'evt.application.>', 'evt.cluster.>', 'evt.settings.>', 'cmd.sync.>'],
+  // cmd.deadletter.>: an admin's `capstan admin dlq replay`, after the api's RBAC check.
+  api: [
+    'evt.project.>',
+    'evt.application.>',
+    'evt.cluster.>',
+    'evt.settings.>',
+    'cmd.sync.>',
+    'cmd.deadletter.>',
+  ],
   sync: ['evt.sync.>'],
   repo: ['evt.repository.>'],
   appset: ['evt.applicationset.>'],
@@ -26,6 +34,7 @@ export const consumersOf: Readonly<Record<ServiceUser, readonly { durable: strin
     api: [
       { durable: 'api-sync-status', stream: 'evt' },
       { durable: 'api-ext-sync-requests', stream: 'ext' },
+      { durable: 'api-dlq-replay', stream: 'cmd' },
     ],
     sync: [
       { durable: 'sync-requests', stream: 'cmd' },
@@ -33,13 +42,18 @@ export const consumersOf: Readonly<Record<ServiceUser, readonly { durable: strin
       { durable: 'sync-read-model', stream: 'evt' },
       // Applied Argo CD settings (argocd-cm, ...), kept in the sync schema and applied live.
       { durable: 'sync-settings', stream: 'evt' },
+      { durable: 'sync-dlq-replay', stream: 'cmd' },
     ],
-    repo: [{ durable: 'repo-git-push', stream: 'ext' }],
+    repo: [
+      { durable: 'repo-git-push', stream: 'ext' },
+      { durable: 'repo-dlq-replay', stream: 'cmd' },
+    ],
     // Reconcile triggers: git pushes (EXT), new revisions of watched sources and cluster registry
     // changes (EVT).
     appset: [
       { durable: 'appset-git-push', stream: 'ext' },
       { durable: 'appset-triggers', stream: 'evt' },
+      { durable: 'appset-dlq-replay', stream: 'cmd' },
     ],
   };
 

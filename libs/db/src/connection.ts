@@ -19,6 +19,10 @@ export function createDb<DB>(connectionString: string, options: DbOptions = {}):
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor may a checked-out client between two queries (a transaction awaiting other work when the
+  // database crashes): without a listener its 'error' event killed the process (found by the fault
+  // suite, test/faults). Its next query fails instead, and the caller's error path takes over.
+  pool.on('connect', (client) => void client.on('error', () => undefined));
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 

@@ -8,6 +8,9 @@ import { connectBus, type Bus } from './bus/bus.js';
 import type { Catalog } from './catalog/define.js';
 import { eventStoreMigrations, type EventStoreDatabase } from './outbox/event-store.table.js';
 import { startOutboxRelay, type OutboxRelay } from './outbox/relay.js';
+import { postgresDeadLetters } from './consumers/dead-letters.js';
+import { startDeadLetterReplay } from './consumers/dead-letter-replay.js';
+import { deadLetterOwners, type DeadLetterOwner } from './catalog/dead-letters.js';
 
 export interface Backbone<DB> {
   db: Kysely<DB & EventStoreDatabase>;
@@ -38,10 +41,21 @@ export async function startBackbone<DB>(
     user: ctx.config['nats.user'],
     password: ctx.config['nats.password'],
     ...(options.catalog ? { catalog: options.catalog } : {}),
+    // Every consumer of the service records what it gives up on in its own schema.
+    deadLetters: postgresDeadLetters(db, options.schema),
   });
   ctx.onShutdown('bus', () => bus.close());
   await bus.provision();
   ctx.addReadinessCheck('bus', () => bus.isConnected());
+
+  // The owner's side of `capstan admin dlq replay` (the api commands, this service replays).
+  if ((deadLetterOwners as readonly string[]).includes(ctx.name)) {
+    const replay = await startDeadLetterReplay(bus, db, {
+      service: ctx.name as DeadLetterOwner,
+      schema: options.schema,
+    });
+    ctx.onShutdown('dead-letter replay', () => replay.stop());
+  }
 
   const relay = await startOutboxRelay({
     db,

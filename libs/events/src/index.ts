@@ -32,5 +32,12 @@ export {
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
 export { applyOnce, applyBatchOnce, type ApplyOnceOptions } from './consumers/apply-once.js';
 export { postgresDeadLetters } from './consumers/dead-letters.js';
+export {
+  listDeadLetters,
+  parseDeadLetterId,
+  startDeadLetterReplay,
+  type DeadLetterQuery,
+  type DeadLetterView,
+} from './consumers/dead-letter-replay.js';
 export { ConcurrencyError } from '@capstan/service';
 export { startBackbone, type Backbone } from './backbone.js';

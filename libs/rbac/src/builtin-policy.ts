@@ -1,5 +1,6 @@
 // Argo CD's built-in roles (assets/builtin-policy.csv) for Capstan's resources. `audit` is Capstan's
 // own resource (audit queries and chain verification): admins only, since rows name every actor.
+// `deadletters` too (capstan admin dlq list/replay): a dead letter may carry any tenant's data.
 export const BUILTIN_POLICY_CSV = `
 p, role:readonly, applications, get, */*, allow
 p, role:readonly, applicationsets, get, */*, allow
@@ -32,6 +33,8 @@ p, role:admin, accounts, delete, *, allow
 p, role:admin, audit, get, *, allow
 p, role:admin, settings, get, *, allow
 p, role:admin, settings, update, *, allow
+p, role:admin, deadletters, get, *, allow
+p, role:admin, deadletters, replay, *, allow
 
 g, role:admin, role:readonly
 g, admin, role:admin

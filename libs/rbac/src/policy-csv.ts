@@ -34,6 +34,7 @@ const RESOURCES = [
   // Capstan's own: Argo CD's configuration objects applied through the api (argocd-cm, ...); Argo CD
   // has no RBAC resource for them (they are edited with kubectl).
   'settings',
+  'deadletters',
   'certificates',
   'gpgkeys',
   'logs',

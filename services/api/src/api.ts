@@ -37,6 +37,7 @@ import { SetOwnersService } from './applicationsets/set-owners.service.js';
 import { DeliveredObjectsService } from './delivery/delivered-objects.service.js';
 import { DeliveringApplications } from './delivery/delivering-applications.js';
 import { AuditService } from './audit/audit.service.js';
+import { DeadLettersService } from './admin/dead-letters.service.js';
 import { AccountsService } from './accounts/accounts.service.js';
 import { bootstrapAdminAccount } from './accounts/initial-admin-password.js';
 import {
@@ -303,6 +304,7 @@ function createServices(
     clusters,
     repositories,
     audit: new AuditService({ db: db as unknown as Kysely<unknown>, authz }),
+    deadLetters: new DeadLettersService({ db: db as unknown as Kysely<unknown>, authz }),
     accounts,
     applicationSets,
     generatedApplications: new GeneratedApplicationsService({ db, authz, policy, applications }),

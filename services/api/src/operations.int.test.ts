@@ -127,6 +127,7 @@ describe('api: sync, clusters, apply and projections', () => {
               httpStatus: 200,
               message: 'would configure',
               identity,
+              attempt: 1,
             },
             meta,
           ),
@@ -166,6 +167,7 @@ describe('api: sync, clusters, apply and projections', () => {
           kind: 'Deployment',
           name: 'guestbook-ui',
           identity: identity.username,
+          attempt: 1,
         });
       } finally {
         await bus.close();

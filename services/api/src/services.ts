@@ -11,6 +11,7 @@ import type { ApplicationsService } from './applications/applications.service.js
 import type { ClustersService } from './clusters/clusters.service.js';
 import type { RepositoriesService } from './repositories/repositories.service.js';
 import type { AuditService } from './audit/audit.service.js';
+import type { DeadLettersService } from './admin/dead-letters.service.js';
 import type { AccountsService } from './accounts/accounts.service.js';
 import type { ApplyService } from './apply/apply.service.js';
 import type { SettingsService } from './settings/settings.service.js';
@@ -39,6 +40,8 @@ export interface ApiServices {
   clusters: ClustersService;
   repositories: RepositoriesService;
   audit: AuditService;
+  /** capstan admin dlq list/replay (every service's dead letters). */
+  deadLetters: DeadLettersService;
   accounts: AccountsService;
   apply: ApplyService;
   /** Public ApplicationSetService (forwarded to the appset service). */

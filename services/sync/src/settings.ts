@@ -46,8 +46,9 @@ export const syncSettings = {
   },
   'sync.lease-ms': {
     schema: z.coerce.number().int().min(5_000),
-    default: 300_000,
-    description: 'a running sync not renewed for this long (its replica died) is taken over by another',
+    default: 15_000,
+    description:
+      'lease of a running sync, renewed every third of it by a heartbeat while the sync runs; a sync not renewed for this long (its replica died) is taken over by another replica or the restarted one',
   },
   'sync.hook-timeout-ms': {
     schema: z.coerce.number().int().min(1_000),

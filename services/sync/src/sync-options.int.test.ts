@@ -399,6 +399,22 @@ describe('syncPolicy.retry', () => {
     for (const e of started.slice(1)) expect(e.data.trigger).toEqual({ kind: 'retry', actor: 'automation' });
     const terminals = (await h.eventsOf(op)).filter((e) => /\.(succeeded|failed)\.v1$/.test(e.type));
     expect(terminals.map((e) => e.type)).toEqual(['io.capstan.sync.succeeded.v1']);
+    // Every result says which attempt wrote it: one refused write per failed attempt, then the
+    // write of the last one; every attempt decided on record with its number.
+    const results = await sql<{ attempt: number; http_status: number | null }>`
+      select attempt, http_status from audit.resource_results where sync_id = ${op} order by id`.execute(
+      h.db,
+    );
+    const attempts = started.map((e) => e.data.attempt as number);
+    expect(results.rows).toEqual(
+      // (a refusal of the pre-flight access review has no HTTP status)
+      attempts.map((n, i) => ({ attempt: n, http_status: i === attempts.length - 1 ? 200 : null })),
+    );
+    const decisions = await sql<{ attempt: number }>`
+      select attempt from audit.sync_decisions where sync_id = ${op} order by id`.execute(h.db);
+    expect(decisions.rows.map((r) => r.attempt)).toEqual(attempts);
+    const synced = (await h.eventsOf(op)).filter((e) => e.type === 'io.capstan.sync.resource-synced.v1');
+    expect(synced.map((e) => e.data.attempt)).toEqual(attempts);
   });
 
   it('given a failing sync being retried, when the Application changes, then the retry stops with a terminal failure that says why', async () => {

@@ -11,8 +11,16 @@ export async function migrateAudit<DB>(db: Kysely<DB>): Promise<void> {
 
 const jsonColumns = new Set(['project_chain', 'rules_considered', 'candidates', 'changes', 'warnings']);
 
+/**
+ * Columns added after rows were already chained: a row written before a column existed hashed
+ * without it, so an empty value of such a column is left out of the content (a row written with a
+ * value hashes with it).
+ */
+const laterColumns = ['attempt'];
+
 function contentOf(row: Record<string, unknown>): Record<string, unknown> {
   const { id: _id, hash: _hash, prev_hash: _prev, ...content } = row;
+  for (const c of laterColumns) if (content[c] === null) delete content[c];
   return content;
 }
 

@@ -41,6 +41,8 @@ export interface SyncDecisionColumns {
   revision: string | null;
   trigger_event_id: string | null;
   actor: string;
+  /** Which attempt of the operation decided (1 for the first; absent on rows written before 2026-11-26). */
+  attempt?: number | null;
 }
 
 export interface ResourceResultColumns {
@@ -54,6 +56,8 @@ export interface ResourceResultColumns {
   identity: string;
   http_status: number | null;
   message: string;
+  /** Which attempt of the operation wrote it: a dead attempt's results are told from its retry's. */
+  attempt?: number | null;
 }
 
 export interface CredentialCandidate {

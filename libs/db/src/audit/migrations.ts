@@ -167,8 +167,37 @@ const settingsChanges: Migration = {
   },
 };
 
+/**
+ * Which attempt of a sync operation wrote a decision or a resource result: an attempt that died
+ * (its replica killed) has written results that its retry writes again, and they must be told
+ * apart. Rows from before have none (their hash leaves the column out, see contentOf). The history
+ * view counts, per decision, the results of that attempt only.
+ */
+const attempts: Migration = {
+  async up(db) {
+    await sql`alter table audit.sync_decisions add column attempt integer`.execute(db);
+    await sql`alter table audit.resource_results add column attempt integer`.execute(db);
+    await sql`create index resource_results_sync_attempt on audit.resource_results (sync_id, attempt)`.execute(
+      db,
+    );
+    await sql`drop view audit.sync_history`.execute(db);
+    await sql`
+      create view audit.sync_history as
+        select d.occurred_at, d.application, d.project, d.destination_server, d.destination_namespace,
+               d.impersonation, d.username, d.decision, d.reason, d.revision, d.actor, d.sync_id, d.attempt,
+               (select count(*) from audit.resource_results r
+                 where r.sync_id = d.sync_id and r.attempt is not distinct from d.attempt) as resources,
+               (select count(*) from audit.resource_results r
+                 where r.sync_id = d.sync_id and r.attempt is not distinct from d.attempt
+                   and (r.http_status is null or r.http_status >= 400)) as failed_resources
+          from audit.sync_decisions d`.execute(db);
+    await sql`grant select on audit.sync_history to capstan_audit_writer`.execute(db);
+  },
+};
+
 export const auditMigrations: Migrations = {
   '2026_11_20_0001_audit_tables': tables,
   '2026_11_20_0002_audit_views': views,
   '2026_11_26_0101_audit_settings_changes': settingsChanges,
+  '2026_11_26_0201_audit_attempts': attempts,
 };

@@ -13,7 +13,12 @@ import type { Catalog, EventDefinition } from '../catalog/define.js';
 import { extSourcePattern, inboxPrefixOf } from '@capstan/bus-auth';
 import { provisionStreams } from './streams.js';
 import { InvalidArgumentError } from '@capstan/service';
-import { startConsumer, type ConsumerOptions, type RunningConsumer } from './consumer.js';
+import {
+  startConsumer,
+  type ConsumerOptions,
+  type DeadLetterStore,
+  type RunningConsumer,
+} from './consumer.js';
 
 export interface BusOptions {
   url: string;
@@ -27,6 +32,11 @@ export interface BusOptions {
    */
   user?: string;
   password?: string;
+  /**
+   * Where every consumer of this bus records its dead letters unless it names its own store
+   * (startBackbone: the service's `<schema>.dead_letters`), so no consumer can forget it.
+   */
+  deadLetters?: DeadLetterStore;
 }
 
 export interface Bus {
@@ -46,6 +56,8 @@ export interface Bus {
   /** Publishes an already-encoded, already-checked event (the outbox relay's path). */
   publishEncoded(subject: string, id: string, payload: string): Promise<{ seq: number; duplicate: boolean }>;
   consume<const D extends readonly EventDefinition[]>(options: ConsumerOptions<D>): Promise<RunningConsumer>;
+  /** A consumer started on this bus, by durable name (dead-letter replay hands it its message again). */
+  consumerNamed(durable: string): RunningConsumer | undefined;
   isConnected(): boolean;
   close(): Promise<void>;
 }
@@ -105,10 +117,16 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     },
     publishEncoded,
     async consume(consumerOptions) {
-      const running = await startConsumer(bus, consumerOptions);
+      const running = await startConsumer(
+        bus,
+        options.deadLetters && !consumerOptions.deadLetters
+          ? { ...consumerOptions, deadLetters: options.deadLetters }
+          : consumerOptions,
+      );
       consumers.add(running);
       return running;
     },
+    consumerNamed: (durable) => [...consumers].find((c) => c.durable === durable),
     isConnected: () => !nc.isClosed(),
     async close() {
       await Promise.all([...consumers].map((c) => c.stop()));

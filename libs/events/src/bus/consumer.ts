@@ -55,8 +55,19 @@ export interface ConsumerOptions<D extends readonly EventDefinition[] = readonly
 
 export interface RunningConsumer {
   readonly durable: string;
+  /**
+   * Hands a recorded message (a dead letter's payload) to this consumer's handler again, as if
+   * delivered: decoded against the catalog, then handled. Throws what decoding or the handler
+   * throws; records nothing (the caller records the outcome).
+   */
+  replay(payload: string, subject: string): Promise<void>;
   /** Stops fetching, finishes the batch in hand, hands queued messages back, and resolves. */
   stop(): Promise<void>;
+}
+
+/** `scheme://user:password@host` -> `scheme://***@host`, wherever it appears in a text. */
+export function redactUserinfo(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]{0,31}:\/\/)[^/@\s"'\\]{0,256}:[^/@\s"'\\]{0,256}@/gi, '$1***@');
 }
 
 export function backoffDelay(deliveryCount: number, backoff: { baseMs: number; maxMs: number }): number {
@@ -151,19 +162,22 @@ export async function startConsumer<const D extends readonly EventDefinition[]>(
   })();
 
   const deadLetter = async (m: JsMsg, reason: string) => {
+    // What another system sent may carry a password in a URL (the very reason it is refused):
+    // it is kept for inspection and replay without it.
+    const payload = redactUserinfo(new TextDecoder().decode(m.data));
     const h = natsHeaders();
     h.set('Nats-Msg-Id', `${options.durable}:${m.info.stream}:${m.info.streamSequence}`);
     h.set('Capstan-Reason', reason.slice(0, 1024));
     h.set('Capstan-Original-Subject', m.subject);
     h.set('Capstan-Stream-Sequence', String(m.info.streamSequence));
-    await bus.js.publish(deadLetterSubject(bus.namespace, options.durable), m.data, { headers: h });
+    await bus.js.publish(deadLetterSubject(bus.namespace, options.durable), payload, { headers: h });
     await options.deadLetters?.record({
       consumer: options.durable,
       subject: m.subject,
       streamSequence: m.info.streamSequence,
       deliveries: m.info.deliveryCount,
       reason,
-      payload: new TextDecoder().decode(m.data),
+      payload,
     });
     // A bare +TERM: a server before 2.10 does not read `+TERM <reason>` as a term and would deliver the
     // message again after ack_wait; the reason is in the header and the record above.
@@ -251,6 +265,18 @@ export async function startConsumer<const D extends readonly EventDefinition[]>(
     for (const v of valid) await handleOne(v.m, v.event);
   };
 
+  // A message fetched but not yet settled (waiting in `queue` behind a slow batch, or in the batch
+  // being handled) is kept ours with +WPI: past ack_wait the server would deliver it again, to
+  // this replica or another, and a poison message would be dead-lettered once per delivery.
+  let inHand: readonly JsMsg[] = [];
+  const keepAlive = setInterval(
+    () => {
+      for (const m of [...inHand, ...queue]) m.working();
+    },
+    Math.max(250, (options.ackWaitMs ?? 30_000) / 3),
+  );
+  keepAlive.unref();
+
   const loop = (async () => {
     while (!stopping) {
       if (queue.length === 0) {
@@ -260,11 +286,14 @@ export async function startConsumer<const D extends readonly EventDefinition[]>(
         continue;
       }
       const batch = queue.splice(0, maxBatch);
+      inHand = batch;
       try {
         await processBatch(batch);
       } catch (err) {
         // Nothing a batch does may stop the consumer; its messages come back after ack_wait.
         options.onError?.(err, { durable: options.durable, subject: batch[0]?.subject ?? '', action: 'nak' });
+      } finally {
+        inHand = [];
       }
     }
   })();
@@ -272,12 +301,21 @@ export async function startConsumer<const D extends readonly EventDefinition[]>(
   let stopped: Promise<void> | undefined;
   return {
     durable: options.durable,
+    async replay(payload, subject) {
+      const event = decodeEvent(new TextEncoder().encode(payload), bus.catalog);
+      if (!wanted.has(event.type))
+        throw new PoisonMessageError(`${event.type} is not an event consumer ${options.durable} handles`);
+      const ctx: MessageContext = { deliveryCount: 1, streamSequence: 0, subject };
+      if (options.handle) await options.handle(event as Received, ctx);
+      else await options.handleBatch!([event as Received]);
+    },
     stop() {
       stopped ??= (async () => {
         stopping = true;
         await messages.close();
         wake?.();
         await loop;
+        clearInterval(keepAlive);
         // Hand back what was fetched but not handled, so another replica takes it at once.
         for (const m of queue.splice(0)) m.nak();
         await pump;

@@ -9,6 +9,7 @@ import { syncCommands, syncEvents } from './sync.js';
 import { repositoryEvents } from './repository.js';
 import { applicationSetEvents } from './applicationset.js';
 import { settingsEvents } from './settings.js';
+import { deadLetterCommands } from './dead-letters.js';
 
 export * from './project.js';
 export * from './application.js';
@@ -17,6 +18,7 @@ export * from './sync.js';
 export * from './repository.js';
 export * from './applicationset.js';
 export * from './settings.js';
+export * from './dead-letters.js';
 
 export const allEventDefinitions: readonly EventDefinition[] = [
   ...projectEvents,
@@ -27,6 +29,7 @@ export const allEventDefinitions: readonly EventDefinition[] = [
   ...repositoryEvents,
   ...applicationSetEvents,
   ...settingsEvents,
+  ...deadLetterCommands,
 ];
 
 export const catalog = createCatalog(allEventDefinitions);

@@ -96,6 +96,8 @@ export const syncResourceSynced = defineEvent({
     httpStatus: z.number().int().nullable(),
     message: z.string(),
     identity,
+    /** The operation's attempt that did it (absent on events from before attempts were told apart). */
+    attempt: z.number().int().positive().optional(),
   }),
 });
 

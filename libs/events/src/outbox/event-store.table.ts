@@ -35,6 +35,11 @@ export interface DeadLettersTable {
   reason: string;
   payload: string;
   recorded_at: Generated<Date>;
+  /** The last replay (capstan admin dlq replay): when, by whom, and what came of it. */
+  replayed_at: Date | null;
+  replayed_by: string | null;
+  replay_outcome: string | null;
+  replays: Generated<number>;
 }
 
 export interface EventStoreDatabase {
@@ -88,6 +93,25 @@ export function eventStoreMigrations(schema: string): Record<string, Migration> 
           .addColumn('payload', 'text', (c) => c.notNull())
           .addColumn('recorded_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
           .addUniqueConstraint('dead_letters_once', ['consumer', 'subject', 'stream_sequence'])
+          .execute();
+      },
+    },
+    // Operators replay dead letters (consumers/dead-letter-replay.ts); the row keeps the last outcome.
+    '2026_11_26_0201_dead_letter_replays': {
+      async up(db) {
+        await db.schema
+          .withSchema(schema)
+          .alterTable('dead_letters')
+          .addColumn('replayed_at', 'timestamptz')
+          .addColumn('replayed_by', 'text')
+          .addColumn('replay_outcome', 'text')
+          .addColumn('replays', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .withSchema(schema)
+          .createIndex('dead_letters_recorded')
+          .on('dead_letters')
+          .column('recorded_at')
           .execute();
       },
     },

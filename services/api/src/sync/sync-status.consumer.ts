@@ -108,6 +108,7 @@ export function patchOf(event: SyncStatusEvent): { operationId: string; patch: P
             message: d.message,
             identity: d.identity.username ?? 'control-plane',
             httpStatus: d.httpStatus ?? 0,
+            attempt: d.attempt ?? 0,
           },
         },
       };

@@ -64,6 +64,14 @@ export async function startHttpServer(opts: {
     bodyLimit: opts.bodyLimit,
     logger: false,
     routerOptions: { ignoreTrailingSlash: true },
+    // A path that is not valid percent-encoded UTF-8 (found by http-fuzz.int.test.ts): fastify's own
+    // answer had another shape and named no field.
+    frameworkErrors: (err, _req, reply) =>
+      void (reply as unknown as FastifyReply).status(400).send({
+        code: 'INVALID_ARGUMENT',
+        message: `invalid request path: ${err.message.toLowerCase()}`,
+        details: [{ field: 'path', description: 'must be percent-encoded UTF-8' }],
+      }),
   });
   const document = openApiDocument();
 

@@ -11,6 +11,8 @@ export interface DecisionContext {
   actor: string;
   impersonation: boolean;
   strict: boolean;
+  /** The operation's attempt that decided (a retry decides again). */
+  attempt: number;
 }
 
 /** Appends the decision row, committed together with `work` (the sync's started event). */
@@ -55,10 +57,20 @@ export async function recordDecision<R>(
         revision: ctx.revision,
         trigger_event_id: ctx.triggerEventId,
         actor: ctx.actor,
+        attempt: ctx.attempt,
       },
     ],
     work,
   );
+}
+
+/** Where results go: the operation, its Application, the identity and the attempt that wrote them. */
+export interface ResultContext {
+  syncId: string;
+  application: { namespace: string; name: string };
+  identity: string;
+  /** An attempt that died has written results its retry writes again: every row says which. */
+  attempt: number;
 }
 
 export interface ResourceResult {
@@ -80,18 +92,18 @@ export interface ResourceResult {
  */
 export async function recordResourceResults(
   audit: AuditWriter,
-  ctx: { syncId: string; application: { namespace: string; name: string }; identity: string },
+  ctx: ResultContext,
   results: readonly ResourceResult[],
 ): Promise<void>;
 export async function recordResourceResults<R>(
   audit: AuditWriter,
-  ctx: { syncId: string; application: { namespace: string; name: string }; identity: string },
+  ctx: ResultContext,
   results: readonly ResourceResult[],
   work: AuditWork<R>,
 ): Promise<R>;
 export async function recordResourceResults<R>(
   audit: AuditWriter,
-  ctx: { syncId: string; application: { namespace: string; name: string }; identity: string },
+  ctx: ResultContext,
   results: readonly ResourceResult[],
   work?: AuditWork<R>,
 ): Promise<R | void> {
@@ -106,6 +118,7 @@ export async function recordResourceResults<R>(
     identity: r.identity ?? ctx.identity,
     http_status: r.httpStatus,
     message: r.message.slice(0, 2000),
+    attempt: ctx.attempt,
   }));
   return work ? audit.append('resource_results', rows, work) : audit.append('resource_results', rows);
 }

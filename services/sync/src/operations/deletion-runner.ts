@@ -138,7 +138,14 @@ class DeletionAttempt {
     );
     const decision = 'decision' in decided ? decided.decision : decided;
     const { impersonation, strict } = deps.settings;
-    const ctx = { syncId: op.operationId, application: app, revision: null, impersonation, strict };
+    const ctx = {
+      syncId: op.operationId,
+      application: app,
+      revision: null,
+      impersonation,
+      strict,
+      attempt: op.attempt,
+    };
     await recordDecision(
       deps.audit,
       { ...ctx, triggerEventId: op.triggerEventId, actor: op.actor },
@@ -177,7 +184,12 @@ class DeletionAttempt {
 
   /** The results on record with `work`, in one group-committed transaction. */
   private commit<R>(work: (trx: SyncTrx) => Promise<R>): Promise<R> {
-    const ref = { syncId: this.op.operationId, application: this.app, identity: this.auditIdentity };
+    const ref = {
+      syncId: this.op.operationId,
+      application: this.app,
+      identity: this.auditIdentity,
+      attempt: this.op.attempt,
+    };
     return recordResourceResults(this.deps.audit, ref, this.results, (trx) => work(trx as SyncTrx));
   }
 
@@ -189,6 +201,7 @@ class DeletionAttempt {
         {
           operationId: op.operationId,
           application: app,
+          attempt: op.attempt,
           ...r,
           identity: identity ?? { impersonation: false, username: null },
         },

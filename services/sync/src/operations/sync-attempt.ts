@@ -14,7 +14,7 @@ import {
 import type { Logger } from '@capstan/service';
 import type { SyncTrx } from '../sync.table.js';
 import type { SyncRequestData } from '../decision/decide.js';
-import { recordResourceResults, type ResourceResult } from '../decision/audit.js';
+import { recordResourceResults, type ResourceResult, type ResultContext } from '../decision/audit.js';
 import type { AuditWork } from '../decision/audit-writer.js';
 import { isUnreachable } from '../kube/target-cluster.js';
 import {
@@ -60,8 +60,7 @@ export class SyncAttempt {
   rawApplication: unknown;
   application: Application | undefined;
   /** Where resource results go in the audit trail, once the cluster identity is known. */
-  private auditRef:
-    { syncId: string; application: { namespace: string; name: string }; identity: string } | undefined;
+  private auditRef: ResultContext | undefined;
   /** Results recorded but not yet in the audit trail. */
   private pending: ResourceResult[] = [];
   private started: Envelope | undefined;
@@ -130,7 +129,12 @@ export class SyncAttempt {
   }
 
   setAuditIdentity(identityName: string): void {
-    this.auditRef = { syncId: this.op.operationId, application: this.app, identity: identityName };
+    this.auditRef = {
+      syncId: this.op.operationId,
+      application: this.app,
+      identity: identityName,
+      attempt: this.op.attempt,
+    };
   }
 
   /** One resource operation: an audit row (written before the next step) and a resource-synced event. */
@@ -142,6 +146,7 @@ export class SyncAttempt {
         {
           operationId: this.op.operationId,
           application: this.app,
+          attempt: this.op.attempt,
           ...r,
           identity: r.identity
             ? { impersonation: false, username: r.identity }

@@ -90,14 +90,7 @@ export function startWorkers(
         continue;
       }
       const claimed = op;
-      const renew = setInterval(
-        () => {
-          void renewLease(deps.db, claimed, options.leaseMs).catch((err: unknown) =>
-            deps.logger.warn({ err }, 'lease renewal failed'),
-          );
-        },
-        Math.max(1_000, options.leaseMs / 3),
-      );
+      const renew = heartbeat(deps, claimed, options.leaseMs);
       try {
         // One queue, two kinds of operation: a cascade deletion has its own runner.
         if (isDeletionRequest(claimed.request)) await runDeletion(deps, claimed);
@@ -107,7 +100,7 @@ export function startWorkers(
         deps.logger.error({ err, operationId: claimed.operationId }, 'sync attempt aborted');
         await sleep(1_000);
       } finally {
-        clearInterval(renew);
+        renew.stop();
         options.onFinished?.({ namespace: claimed.appNamespace, name: claimed.appName });
       }
       // No wake-up of another worker here: this one claims again at once, and finds the next
@@ -124,4 +117,33 @@ export function startWorkers(
       await Promise.all(loops);
     },
   };
+}
+
+/**
+ * Renews a claimed operation's lease every third of it while its sync runs, so the lease can be
+ * short: a replica killed mid-sync stops renewing and another takes the operation over within one
+ * lease. A renewal that finds the operation no longer ours (the lease ran out while this replica
+ * was cut off from the database, and another took over) says so once: the attempt's terminal
+ * write is refused anyway (finishOperation checks the attempt), so nothing is recorded twice.
+ */
+function heartbeat(deps: SyncRunnerDeps, op: ClaimedOperation, leaseMs: number): { stop(): void } {
+  let lost = false;
+  const timer = setInterval(
+    () => {
+      renewLease(deps.db, op, leaseMs).then(
+        (ours) => {
+          if (!ours && !lost) {
+            lost = true;
+            deps.logger.warn(
+              { operationId: op.operationId, attempt: op.attempt },
+              'sync lease lost: another replica took the operation over',
+            );
+          }
+        },
+        (err: unknown) => deps.logger.warn({ err, operationId: op.operationId }, 'lease renewal failed'),
+      );
+    },
+    Math.max(1_000, leaseMs / 3),
+  );
+  return { stop: () => clearInterval(timer) };
 }

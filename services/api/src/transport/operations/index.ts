@@ -14,6 +14,7 @@ import {
   delegationOperations,
 } from './applicationsets.js';
 import { deliveryOperations } from './delivery.js';
+import { deadLetterOperations } from './dead-letters.js';
 
 export const apiServices: ServiceOperations[] = [
   projectOperations,
@@ -30,6 +31,7 @@ export const apiServices: ServiceOperations[] = [
   applicationSetWriteOperations,
   delegationOperations,
   deliveryOperations,
+  deadLetterOperations,
 ];
 
 export const allOperations: Operation[] = apiServices.flatMap((s) => s.operations);

@@ -26,6 +26,7 @@ export async function resolveInputs(a: SyncAttempt): Promise<Resolved | StepFail
   const revision = 'decision' in decided ? decided.rendered.revision : (request.revision ?? null);
   const auditCtx = {
     syncId: op.operationId,
+    attempt: op.attempt,
     application: app,
     revision,
     triggerEventId: op.triggerEventId,

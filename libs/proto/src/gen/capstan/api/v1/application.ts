@@ -124,6 +124,11 @@ export interface ResourceResult {
   /** The Kubernetes username the request was made as. */
   identity: string;
   httpStatus: number;
+  /**
+   * Which attempt of the operation did it (1 for the first; 0 when not known): an attempt that
+   * died has done what its retry does again.
+   */
+  attempt: number;
 }
 
 /** SyncOperation is one sync attempt as the api knows it from the sync service's events. */
@@ -1770,6 +1775,7 @@ function createBaseResourceResult(): ResourceResult {
     message: "",
     identity: "",
     httpStatus: 0,
+    attempt: 0,
   };
 }
 
@@ -1804,6 +1810,9 @@ export const ResourceResult: MessageFns<ResourceResult> = {
     }
     if (message.httpStatus !== 0) {
       writer.uint32(80).int32(message.httpStatus);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(88).int32(message.attempt);
     }
     return writer;
   },
@@ -1901,6 +1910,14 @@ export const ResourceResult: MessageFns<ResourceResult> = {
             message.httpStatus = reader.int32();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1929,6 +1946,7 @@ export const ResourceResult: MessageFns<ResourceResult> = {
         : isSet(object.http_status)
         ? globalThis.Number(object.http_status)
         : 0,
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
     };
   },
 
@@ -1964,6 +1982,9 @@ export const ResourceResult: MessageFns<ResourceResult> = {
     if (message.httpStatus !== 0) {
       obj.httpStatus = Math.round(message.httpStatus);
     }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
     return obj;
   },
 
@@ -1982,6 +2003,7 @@ export const ResourceResult: MessageFns<ResourceResult> = {
     message.message = object.message ?? "";
     message.identity = object.identity ?? "";
     message.httpStatus = object.httpStatus ?? 0;
+    message.attempt = object.attempt ?? 0;
     return message;
   },
 };

@@ -5,6 +5,7 @@ export { ApplicationSet, ApplicationSetCreateRequest, ApplicationSetDeleteReques
 export { ApplyRequest, ApplyResponse, ApplyResult, ApplyServiceClient, type ApplyServiceServer, ApplyServiceService } from './apply.js';
 export { AuditQuery, AuditRow, AuditRows, AuditServiceClient, type AuditServiceServer, AuditServiceService, AuditTableVerification, AuditVerifyRequest, AuditVerifyResponse } from './audit.js';
 export { Cluster, ClusterConfig, ClusterCreateRequest, ClusterCreateRequest_LabelsEntry, ClusterCredentialsClient, ClusterCredentialsResponse, type ClusterCredentialsServer, ClusterCredentialsService, ClusterList, ClusterListQuery, ClusterQuery, ClusterServiceClient, type ClusterServiceServer, ClusterServiceService, TLSClientConfig } from './cluster.js';
+export { DeadLetter, DeadLetterList, DeadLetterQuery, DeadLetterReplayRequest, DeadLetterReplayResponse, DeadLetterServiceClient, type DeadLetterServiceServer, DeadLetterServiceService } from './dead_letter.js';
 export { DeliverRequest, DeliverResponse, DeliveredObjectResult, DeliveredObjectsServiceClient, type DeliveredObjectsServiceServer, DeliveredObjectsServiceService } from './delivery.js';
 export { ManagedResourcesResponse, ResourceDiff, ResourcesQuery } from './managed_resources.js';
 export { BadRequest, Empty, FieldViolation, ObjectMeta, ObjectMeta_AnnotationsEntry, ObjectMeta_LabelsEntry, OwnerReference } from './meta.js';
