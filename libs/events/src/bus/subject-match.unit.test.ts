@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commonWildcard, subjectMatches } from './consumer.js';
+import { commonWildcard, subjectMatches } from './subject-filter.js';
 
 describe('which subjects a consumer takes', () => {
   it('matches a type published below its source token by its wildcard subject', () => {
