@@ -54,9 +54,12 @@ appset_to_repo=$(token)
 api_to_appset=$(token)
 api_to_sync=$(token)
 k3s_token=$(token)
-# Bus passwords (deploy/nats/nats-server.conf reads them as $NATS_PASSWORD_<USER>).
-nats_api=$(token); nats_sync=$(token); nats_repo=$(token); nats_appset=$(token)
-nats_ext_git=$(token); nats_admin=$(token)
+# Bus passwords (deploy/nats/nats-server.conf reads them as $NATS_PASSWORD_<USER>). nats-server parses
+# a variable's value as a config value: one that starts with a digit is read as a number and the
+# server refuses to start, so each starts with a letter.
+nats_token() { printf 'n%s' "$(token)"; }
+nats_api=$(nats_token); nats_sync=$(nats_token); nats_repo=$(nats_token); nats_appset=$(nats_token)
+nats_ext_git=$(nats_token); nats_admin=$(nats_token)
 # The api's Ed25519 delegation key pair: the api signs, repo, sync and appset verify.
 delegation_key=$(openssl genpkey -algorithm ed25519)
 delegation_public_key=$(openssl pkey -pubout <<<"$delegation_key")
