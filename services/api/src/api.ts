@@ -3,7 +3,7 @@
 // through runService like every service's start; tests call it with their own database, bus namespace
 // and ports, and it starts the backbone itself.
 import { startBackbone, type Bus, type OutboxRelay } from '@capstan/events';
-import { commonSettings, loadConfig, type Logger } from '@capstan/service';
+import { commonSettings, loadConfig, stopInReverse, type Logger } from '@capstan/service';
 import {
   DEFAULT_CONTROL_NAMESPACE,
   DEFAULT_INPUT_LIMITS,
@@ -184,16 +184,7 @@ export async function startApi(
     services,
     bus,
     flushOutbox: () => relay.flush(),
-    stop: async () => {
-      for (const { name, stop } of stops.reverse()) {
-        try {
-          await stop();
-        } catch (err) {
-          logger.error({ err, component: name }, 'error while stopping');
-        }
-      }
-      stops.length = 0;
-    },
+    stop: () => stopInReverse(stops, logger),
   };
 }
 

@@ -19,6 +19,24 @@ import { CapstanError } from '../errors/errors.js';
  * Thrown by a service's start function once its migrations are applied when `--migrate-only` is set:
  * the service stops what it started and the process exits 0 without serving.
  */
+/**
+ * Calls the stop functions last registered first (what started last depends on what started before
+ * it), logging a failure and going on, then empties the list.
+ */
+export async function stopInReverse(
+  stops: { name: string; stop: () => Promise<void> | void }[],
+  logger: Logger,
+): Promise<void> {
+  for (const { name, stop } of stops.reverse()) {
+    try {
+      await stop();
+    } catch (err) {
+      logger.error({ err, component: name }, 'error while stopping');
+    }
+  }
+  stops.length = 0;
+}
+
 export class MigrationsOnlyDone extends Error {
   constructor() {
     super('migrations applied');
@@ -86,16 +104,7 @@ export async function startService<S extends Settings>(options: {
     onShutdown: (name, stop) => stops.push({ name, stop }),
   };
 
-  const stopAll = async () => {
-    for (const { name, stop } of stops.reverse()) {
-      try {
-        await stop();
-      } catch (err) {
-        logger.error({ err, component: name }, 'error while stopping');
-      }
-    }
-    stops.length = 0;
-  };
+  const stopAll = () => stopInReverse(stops, logger);
 
   try {
     await options.start(ctx);
