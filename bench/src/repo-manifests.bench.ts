@@ -121,6 +121,8 @@ export async function main(): Promise<void> {
     DATABASE_URL: db.url,
     ...bus.env('repo'),
     CAPSTAN_CACHE_DIR: cacheDir,
+    // The test git server listens on this host, which the default egress policy denies.
+    CAPSTAN_EGRESS_ALLOWED_NETWORKS: '127.0.0.1',
   });
   try {
     const app = { name: 'bench', namespace: 'argocd', project: 'bench' };

@@ -72,6 +72,8 @@ export async function main(): Promise<void> {
       CAPSTAN_AUTH_SERVICE_TOKENS: `api=${tokens.apiToRepo},sync=${tokens.syncToRepo}`,
       CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: generateKeyringJson(),
       CAPSTAN_CACHE_DIR: cacheDir,
+      // The test git server listens on this host, which the default egress policy denies.
+      CAPSTAN_EGRESS_ALLOWED_NETWORKS: '127.0.0.1',
     },
     api: {
       ...common,

@@ -177,6 +177,8 @@ export function serviceEnvironments(
       CAPSTAN_AUTH_SERVICE_TOKENS: `api=${s.tokens.apiToRepo},sync=${s.tokens.syncToRepo},appset=${s.tokens.appsetToRepo}`,
       CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: s.repoEncryptionKeys,
       CAPSTAN_CACHE_DIR: paths.repoCache,
+      // The test git server listens on this host, which the default egress policy denies.
+      CAPSTAN_EGRESS_ALLOWED_NETWORKS: '127.0.0.1',
       CAPSTAN_AUTH_DELEGATION_PUBLIC_KEY: s.delegationPublicKey,
       ...tlsEnv(pki, 'repo'),
     },

@@ -62,6 +62,8 @@ export async function startRepoProcess(opts: {
       .join(','),
     CAPSTAN_CREDENTIALS_ENCRYPTION_KEYS: keyring,
     CAPSTAN_CACHE_DIR: opts.cacheDir,
+    // The test git server listens on this host, which the default egress policy denies.
+    CAPSTAN_EGRESS_ALLOWED_NETWORKS: '127.0.0.1',
     CAPSTAN_AUTH_DELEGATION_PUBLIC_KEY: pki.delegation.publicKeyPem,
     ...pki.env('repo'),
     ...opts.env,

@@ -26,6 +26,8 @@ export {
   isSshUrl,
   redactRepoUrl,
   repoUrlProblem,
+  repoEndpoint,
+  type RepoEndpoint,
   type RepoUrlOptions,
 } from './repository/repo-url.js';
 export { repoPathProblem } from './repository/repo-path.js';

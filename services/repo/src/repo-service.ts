@@ -13,6 +13,7 @@ import {
 } from '@capstan/service';
 import type { Kysely } from 'kysely';
 import { CheckoutStore } from './checkouts/checkout-store.js';
+import { egressPolicy } from './checkouts/egress.js';
 import { ChangeDetector } from './changes/change-detector.js';
 import { touchWatch } from './changes/watch.repository.js';
 import type { repoSettings } from './settings.js';
@@ -73,6 +74,10 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
     refCacheTtlMs: config['revision.cache-ttl-ms'],
     gitTimeoutMs: config['git.timeout-ms'],
     sshKnownHostsFile: config['ssh.known-hosts-file'],
+    egress: egressPolicy({
+      denied: config['egress.denied-networks'],
+      allowed: config['egress.allowed-networks'],
+    }),
   });
   cacheBytes = () => checkouts.usedBytes;
   const generator = new ManifestGenerator(checkouts, {

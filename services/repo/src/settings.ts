@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Settings } from '@capstan/service';
 import { internalServerSettings, tlsSettings } from '@capstan/service-identity';
+import { DEFAULT_DENIED_NETWORKS } from './checkouts/egress.js';
 
 const bytes = z.coerce.number().int().positive();
 const ms = z.coerce.number().int().nonnegative();
@@ -80,5 +81,17 @@ export const repoSettings = {
     schema: ms,
     default: 180_000,
     description: 'how often watched sources are re-checked for new commits (0 disables polling)',
+  },
+  'egress.denied-networks': {
+    schema: z.string().default(DEFAULT_DENIED_NETWORKS),
+    default: DEFAULT_DENIED_NETWORKS,
+    description:
+      'comma-separated addresses and CIDRs repository hosts may not resolve to (tenants choose URLs: loopback, link-local/cloud metadata, multicast by default; add private ranges to keep tenants off internal networks)',
+  },
+  'egress.allowed-networks': {
+    schema: z.string().default(''),
+    default: '',
+    description:
+      'comma-separated addresses and CIDRs allowed even though egress.denied-networks names them (e.g. a git server on this host)',
   },
 } satisfies Settings;

@@ -128,3 +128,34 @@ export function repoUrlProblem(url: string, opts: RepoUrlOptions = {}): string |
   }
   return `must be an http(s)://, ssh:// or user@host:path URL, got ${redactRepoUrl(trimmed)}`;
 }
+
+/** Where git connects for a repository URL: what the repo service's egress check resolves. */
+export interface RepoEndpoint {
+  transport: 'http' | 'https' | 'ssh';
+  /** Host name or IP address as written (IPv6 without brackets). */
+  host: string;
+  port: number;
+}
+
+/**
+ * The host and port git would connect to for `url` (http(s)://, ssh://, scp-like `user@host:path`);
+ * undefined for file:// and anything repoUrlProblem refuses. Ports default as git's do.
+ */
+export function repoEndpoint(url: string): RepoEndpoint | undefined {
+  const trimmed = url.trim();
+  if (/^(https?|ssh):\/\//i.test(trimmed)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(trimmed);
+    } catch {
+      return undefined;
+    }
+    const transport = parsed.protocol.slice(0, -1).toLowerCase() as RepoEndpoint['transport'];
+    const fallback = { http: 80, https: 443, ssh: 22 }[transport];
+    const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+    return host ? { transport, host, port: parsed.port ? Number(parsed.port) : fallback } : undefined;
+  }
+  if (/^file:/i.test(trimmed)) return undefined;
+  const scp = SCP_LIKE.exec(trimmed);
+  return scp?.[2] ? { transport: 'ssh', host: scp[2].replace(/^\[(.*)\]$/, '$1'), port: 22 } : undefined;
+}

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isSshUrl, normalizeRepoUrl, redactRepoUrl, repoUrlProblem, sameRepoUrl } from './repo-url.js';
+import {
+  isSshUrl,
+  normalizeRepoUrl,
+  redactRepoUrl,
+  repoEndpoint,
+  repoUrlProblem,
+  sameRepoUrl,
+} from './repo-url.js';
 
 // Argo CD's util/git TestSameURL: each key names the same repository as its value.
 const ARGO_SAME_URL: [string, string][] = [
@@ -116,5 +123,25 @@ describe('repoUrlProblem', () => {
 
   it('redacts passwords for display', () => {
     expect(redactRepoUrl('https://u:p@h/a.git')).toBe('https://u:redacted@h/a.git');
+  });
+});
+
+describe('repoEndpoint (where git connects)', () => {
+  it.each([
+    ['https://github.com/org/repo.git', { transport: 'https', host: 'github.com', port: 443 }],
+    ['http://git.internal:8080/r', { transport: 'http', host: 'git.internal', port: 8080 }],
+    ['HTTPS://[::1]:3000/r', { transport: 'https', host: '::1', port: 3000 }],
+    ['ssh://git@example.com/org/repo', { transport: 'ssh', host: 'example.com', port: 22 }],
+    ['ssh://git@example.com:2222/org/repo', { transport: 'ssh', host: 'example.com', port: 2222 }],
+    ['git@169.254.169.254:org/repo.git', { transport: 'ssh', host: '169.254.169.254', port: 22 }],
+    ['http://2130706433/r', { transport: 'http', host: '127.0.0.1', port: 80 }],
+  ])('%s', (url, endpoint) => {
+    expect(repoEndpoint(url)).toEqual(endpoint);
+  });
+
+  it('has none for local and unparseable URLs', () => {
+    expect(repoEndpoint('file:///srv/git/r')).toBeUndefined();
+    expect(repoEndpoint('https://')).toBeUndefined();
+    expect(repoEndpoint('not a url')).toBeUndefined();
   });
 });

@@ -58,6 +58,8 @@ describe('git generators through the repo service', () => {
         keys: { k1: randomBytes(32).toString('base64') },
       }),
       CAPSTAN_CACHE_DIR: cache,
+      // The test git server listens on this host, which the default egress policy denies.
+      CAPSTAN_EGRESS_ALLOWED_NETWORKS: '127.0.0.1',
       CAPSTAN_AUTH_DELEGATION_PUBLIC_KEY: pki.delegation.publicKeyPem,
       CAPSTAN_REVISION_CACHE_TTL_MS: '0',
     });

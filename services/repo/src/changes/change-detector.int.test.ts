@@ -16,6 +16,7 @@ import type { RepoDatabase } from '../credentials/credential.table.js';
 import { repoMigrations } from '../migrations/index.js';
 import { ChangeDetector } from './change-detector.js';
 import { listWatches, touchWatch } from './watch.repository.js';
+import { LOCAL_GIT_EGRESS } from '../test-support/egress.js';
 
 describe('ChangeDetector on PostgreSQL and a real git server', () => {
   let testDb: TestDatabase;
@@ -57,6 +58,7 @@ describe('ChangeDetector on PostgreSQL and a real git server', () => {
       maxRepoBytes: 1e9,
       refCacheTtlMs: 60_000,
       gitTimeoutMs: 30_000,
+      egress: LOCAL_GIT_EGRESS,
     });
     detector = new ChangeDetector({
       db,

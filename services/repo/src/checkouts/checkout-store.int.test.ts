@@ -7,12 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSshKeyPair, startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { CheckoutStore, type CheckoutCredential } from './checkout-store.js';
 import {
+  EgressDeniedError,
   HostKeyUnknownError,
   RepositoryAuthError,
   RepositoryTooLargeError,
   RepositoryUnavailableError,
   RevisionNotFoundError,
 } from './git-errors.js';
+import { LOCAL_GIT_EGRESS } from '../test-support/egress.js';
+import { DEFAULT_DENIED_NETWORKS, egressPolicy } from './egress.js';
 
 const execFileAsync = promisify(execFile);
 const CANARY = 'canary-Zq81-never-visible';
@@ -44,6 +47,7 @@ describe('CheckoutStore against a real git server', () => {
       maxRepoBytes: 10 * 1024 * 1024,
       refCacheTtlMs: 60_000,
       gitTimeoutMs: 30_000,
+      egress: LOCAL_GIT_EGRESS,
     });
     repo = await server.createRepository('shared/apps.git', {
       credentials: [
@@ -184,6 +188,7 @@ describe('CheckoutStore against a real git server', () => {
       maxRepoBytes: 64 * 1024,
       refCacheTtlMs: 0,
       gitTimeoutMs: 30_000,
+      egress: LOCAL_GIT_EGRESS,
     });
     const big = await server.createRepository('big.git');
     const { randomBytes } = await import('node:crypto');
@@ -210,6 +215,7 @@ describe('CheckoutStore against a real git server', () => {
       maxRepoBytes: 1024 * 1024,
       refCacheTtlMs: 0,
       gitTimeoutMs: 60_000,
+      egress: LOCAL_GIT_EGRESS,
     });
     const err = await limited
       .resolveRevision({ url: huge.url, revision: 'main', credential: null })
@@ -228,6 +234,7 @@ describe('CheckoutStore against a real git server', () => {
       maxRepoBytes: 10e6,
       refCacheTtlMs: 60_000,
       gitTimeoutMs: 30_000,
+      egress: LOCAL_GIT_EGRESS,
     });
     const held = await tiny.checkout({ url: repo.url, revision: 'v1', credential: credA });
     const other = await tiny.checkout({ url: repo.url, revision: 'main', credential: credA });
@@ -283,6 +290,7 @@ describe('CheckoutStore against a real git server', () => {
       maxRepoBytes: 10e6,
       refCacheTtlMs: 0,
       gitTimeoutMs: 30_000,
+      egress: LOCAL_GIT_EGRESS,
       sshKnownHostsFile: knownHosts,
     });
     const keyBody = deploy.privateKey.split('\n')[1] ?? '';
@@ -329,5 +337,26 @@ describe('CheckoutStore against a real git server', () => {
     expect(
       (await readdir(path.join(cacheDir, 'ssh', 'tools', 'scratch'))).filter((d) => d.startsWith('ssh-')),
     ).toEqual([]);
+  });
+  it('refuses repositories on networks the repo service may not reach, before git runs', async () => {
+    const guarded = await CheckoutStore.create({
+      cacheDir: path.join(cacheDir, 'guarded'),
+      maxCacheBytes: 50e6,
+      maxRepoBytes: 10e6,
+      refCacheTtlMs: 0,
+      gitTimeoutMs: 30_000,
+      egress: egressPolicy({ denied: DEFAULT_DENIED_NETWORKS, allowed: '' }),
+    });
+    const byName = repo.url.replace('127.0.0.1', 'localhost');
+    for (const url of [repo.url, byName]) {
+      await expect(guarded.resolveRevision({ url, revision: 'main', credential: credA })).rejects.toThrow(
+        EgressDeniedError,
+      );
+    }
+    expect([...guarded.fetchCounts.values()].reduce((a, b) => a + b, 0)).toBe(0);
+    // Allowed, a host name works through the pin (git connects to the address that was checked).
+    const pinned = await store.checkout({ url: byName, revision: 'v1', credential: credA });
+    expect(pinned.sha).toBe(first);
+    pinned.release();
   });
 });

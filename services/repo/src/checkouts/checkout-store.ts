@@ -15,6 +15,7 @@ import { KeyedLock } from './keyed-lock.js';
 import { outcomeOf, type CheckoutObserver } from '../observability/repo-metrics.js';
 import { readCommitRef } from './local-refs.js';
 import { cloneWithTree } from './cold-clone.js';
+import { checkEgress, type EgressPolicy } from './egress.js';
 import { cloneBranchHint, FULL_SHA, isAcceptableRevision, revisionCandidates } from './revision.js';
 
 export interface CheckoutCredential {
@@ -51,6 +52,8 @@ export interface CheckoutStoreOptions {
   gitTimeoutMs: number;
   /** known_hosts file trusted for SSH repositories. */
   sshKnownHostsFile?: string;
+  /** Networks git may and may not reach (tenants choose repository URLs). */
+  egress: EgressPolicy;
   observer?: CheckoutObserver;
 }
 
@@ -191,7 +194,8 @@ export class CheckoutStore {
     const operation = exists ? 'fetch' : 'clone';
     const started = performance.now();
     try {
-      await this.fetchOnce(req, key, mirror, exists, what);
+      const pin = await checkEgress(this.opts.egress, req.url, what);
+      await this.fetchOnce(req, key, mirror, exists, what, pin);
       this.opts.observer?.gitOperation(operation, 'ok', (performance.now() - started) / 1000);
     } catch (err) {
       this.opts.observer?.gitOperation(operation, outcomeOf(err), (performance.now() - started) / 1000);
@@ -205,6 +209,7 @@ export class CheckoutStore {
     mirror: string,
     exists: boolean,
     what: string,
+    pin: string[],
   ): Promise<void> {
     this.urlsByKey.set(key, normalizeRepoUrl(req.url));
     this.fetchCounts.set(key, (this.fetchCounts.get(key) ?? 0) + 1);
@@ -222,6 +227,7 @@ export class CheckoutStore {
         treeDir: treeTmp,
         branch: cloneBranchHint(req.revision),
         maxBytes: this.opts.maxRepoBytes,
+        config: pin,
       });
       if ('stderr' in cloned) {
         if (cloned.exceededBytes !== undefined) throw this.tooLarge(what, cloned.exceededBytes);
@@ -244,7 +250,7 @@ export class CheckoutStore {
           '+refs/heads/*:refs/remotes/origin/*',
           '+refs/tags/*:refs/tags/*',
         ],
-        { cwd: mirror, auth, sizeLimit: { dirs: [mirror], maxBytes: this.opts.maxRepoBytes } },
+        { cwd: mirror, auth, config: pin, sizeLimit: { dirs: [mirror], maxBytes: this.opts.maxRepoBytes } },
       );
       if (result.exceededBytes !== undefined) {
         await this.cache.remove(mirror);
@@ -297,6 +303,7 @@ export class CheckoutStore {
       {
         cwd: mirror,
         auth: req.credential?.auth ?? null,
+        config: await checkEgress(this.opts.egress, req.url, what),
       },
     );
     if (result.code !== 0) {

@@ -27,6 +27,8 @@ export async function cloneWithTree(
     treeDir: string;
     branch: string | null;
     maxBytes: number;
+    /** The egress pin (checkEgress). */
+    config: string[];
   },
 ): Promise<ClonedRepository | CloneFailure> {
   const attempt = (branch: string | null) =>
@@ -43,7 +45,11 @@ export async function cloneWithTree(
         opts.url,
         opts.treeDir,
       ],
-      { auth: opts.auth, sizeLimit: { dirs: [opts.mirrorDir], maxBytes: opts.maxBytes } },
+      {
+        auth: opts.auth,
+        config: opts.config,
+        sizeLimit: { dirs: [opts.mirrorDir], maxBytes: opts.maxBytes },
+      },
     );
   let result = await attempt(opts.branch);
   if (result.code !== 0 && opts.branch && /Remote branch .* not found/i.test(result.stderr)) {

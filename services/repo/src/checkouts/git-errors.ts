@@ -16,6 +16,13 @@ export class HostKeyUnknownError extends CapstanError {
   }
 }
 
+/** A repository host in a network the repo service may not reach (see egress.ts). */
+export class EgressDeniedError extends CapstanError {
+  constructor(message: string) {
+    super('PERMISSION_DENIED', message);
+  }
+}
+
 export class RepositoryUnavailableError extends CapstanError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('UNAVAILABLE', message, { ...options, retryable: true });

@@ -90,6 +90,8 @@ export class GitRunner {
       timeoutMs?: number;
       env?: Record<string, string>;
       sizeLimit?: SizeLimit;
+      /** Extra `-c key=value` pairs (the egress pin of a network operation). */
+      config?: string[];
     } = {},
   ): Promise<GitResult> {
     const env: NodeJS.ProcessEnv = {
@@ -106,7 +108,7 @@ export class GitRunner {
       GIT_SSH_COMMAND: this.sshCommand(false, null),
       ...opts.env,
     };
-    const config = [...SAFE_CONFIG];
+    const config = [...SAFE_CONFIG, ...(opts.config ?? [])];
     let keyDir: string | null = null;
     const auth = opts.auth ?? null;
     if (auth) {

@@ -9,6 +9,7 @@ import { CheckoutStore } from '../checkouts/checkout-store.js';
 import { ManifestGenerator } from './manifest-generator.js';
 import { ManifestRenderError, PathEscapeError, PathNotFoundError } from './manifest-errors.js';
 import { RepoListing } from './repo-listing.js';
+import { LOCAL_GIT_EGRESS } from '../test-support/egress.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const obtain = (script: string) =>
@@ -40,6 +41,7 @@ describe('manifest generation from a real repository', () => {
       maxRepoBytes: 50e6,
       refCacheTtlMs: 60_000,
       gitTimeoutMs: 30_000,
+      egress: LOCAL_GIT_EGRESS,
     });
     generator = new ManifestGenerator(store, {
       kustomizePath: kustomize,
