@@ -36,7 +36,11 @@ export async function startServiceProcess(
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start in time:\n${output}`)), 60_000);
+    const timer = setTimeout(() => {
+      // A process that never started must not outlive the attempt (it would hold ports and leases).
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not start in time:\n${output}`));
+    }, 60_000);
     child.stdout.on('data', () => {
       if (/service started/.test(output)) {
         clearTimeout(timer);
@@ -51,7 +55,7 @@ export async function startServiceProcess(
   return {
     output: () => output,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;

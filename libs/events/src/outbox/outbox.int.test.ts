@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { backboneFixture, type BackboneFixture } from '../test-support/backbone-fixture.js';
 import type { Bus } from '../bus/bus.js';
 import type { EventStoreDatabase } from './event-store.table.js';
@@ -160,5 +160,47 @@ describe('outbox and event store', () => {
     expect(count).toBe(ids.length);
     const unsent = await db.withSchema('svc').selectFrom('outbox').select('id').execute();
     expect(unsent).toEqual([]);
+  });
+  it('listens again after PostgreSQL drops its LISTEN connection: a commit still wakes the relay at once', async () => {
+    // The poll is an hour: only a notification can deliver within the test.
+    const errors: unknown[] = [];
+    const relay = await startOutboxRelay({
+      db,
+      databaseUrl: fx.tdb.url,
+      schema: 'svc',
+      bus,
+      pollIntervalMs: 3_600_000,
+      onError: (err) => errors.push(err),
+    });
+    try {
+      await relay.flush();
+      const listeners = sql<{ pid: number }>`select pid from pg_stat_activity
+        where datname = current_database() and query like 'listen %' and pid <> pg_backend_pid()`;
+      const before = (await listeners.execute(db)).rows.map((r) => r.pid);
+      expect(before.length).toBeGreaterThan(0);
+      for (const pid of before) await sql`select pg_terminate_backend(${pid})`.execute(db);
+      // A new LISTEN connection appears (a new backend), then a commit is published without a poll.
+      await expect
+        .poll(async () => (await listeners.execute(db)).rows.filter((r) => !before.includes(r.pid)).length, {
+          timeout: 15_000,
+        })
+        .toBeGreaterThan(0);
+      const { count: countBefore } = await streamMessages(bus);
+      await db.transaction().execute((trx) =>
+        appendToStream(trx, {
+          schema: 'svc',
+          streamId: 'counters/after-reconnect',
+          expectedVersion: 0,
+          catalog: testCatalog,
+          events: [increment('counters/after-reconnect')],
+        }),
+      );
+      await expect
+        .poll(async () => (await streamMessages(bus)).count, { timeout: 15_000 })
+        .toBe(countBefore + 1);
+      expect(errors.length).toBeGreaterThan(0); // the dropped connection was reported, not swallowed
+    } finally {
+      await relay.stop();
+    }
   });
 });

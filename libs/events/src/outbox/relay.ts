@@ -42,7 +42,8 @@ export async function startOutboxRelay<DB>(options: OutboxRelayOptions<DB>): Pro
 class Relay {
   private readonly batchSize: number;
   private readonly lockKey: string;
-  private readonly listener: pg.Client;
+  private listener: pg.Client | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
   /** Rows may be waiting: set by a notification, a poll tick, or a failed round. */
@@ -53,17 +54,52 @@ class Relay {
   constructor(private readonly options: OutboxRelayOptions) {
     this.batchSize = options.batchSize ?? 500;
     this.lockKey = `outbox-relay:${options.schema}`;
-    this.listener = new pg.Client({ connectionString: options.databaseUrl });
   }
 
+  /**
+   * Opens the LISTEN connection. When PostgreSQL drops it (a restart, a failover, a terminated
+   * backend) a new one is opened with growing back-off; meanwhile the poll keeps rows moving, and
+   * each new connection starts with a drain for what was committed while nobody listened.
+   */
   async listen(): Promise<void> {
-    this.listener.on('error', (err) => this.options.onError?.(err));
-    await this.listener.connect();
-    this.listener.on('notification', () => {
+    const client = new pg.Client({ connectionString: this.options.databaseUrl });
+    client.on('error', (err) => this.options.onError?.(err));
+    client.on('notification', () => {
       this.dirty = true;
       this.wake?.();
     });
-    await this.listener.query(`listen "${outboxChannel(this.options.schema)}"`);
+    await client.connect();
+    try {
+      await client.query(`listen "${outboxChannel(this.options.schema)}"`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    client.once('end', () => {
+      if (this.listener === client) this.listener = undefined;
+      this.reconnect(0);
+    });
+    this.listener = client;
+  }
+
+  private reconnect(attempt: number): void {
+    if (this.stopping || this.reconnectTimer) return;
+    const delay = Math.min(250 * 2 ** attempt, 5_000);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.stopping) return;
+      this.listen().then(
+        () => {
+          this.dirty = true;
+          this.wake?.();
+        },
+        (err: unknown) => {
+          this.options.onError?.(err);
+          this.reconnect(attempt + 1);
+        },
+      );
+    }, delay);
+    this.reconnectTimer.unref();
   }
 
   start(): void {
@@ -173,8 +209,9 @@ class Relay {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    clearTimeout(this.reconnectTimer);
     this.wake?.();
     await this.loop;
-    await this.listener.end();
+    await this.listener?.end();
   }
 }
