@@ -144,10 +144,11 @@ export async function startControlPlane(opts: {
     },
     output: () => [api, repo, appset, sync].map((s) => s.output().slice(-4000)).join('\n-----\n'),
     async stop() {
-      await sync.stop();
-      await appset.stop();
-      await api.stop();
-      await repo.stop();
+      // Every service is stopped even when one of them is stuck; the first failure is reported.
+      const failures: unknown[] = [];
+      for (const service of [sync, appset, api, repo])
+        await service.stop().catch((e: unknown) => failures.push(e));
+      if (failures.length > 0) throw failures[0];
     },
   };
 }

@@ -94,7 +94,8 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
       ),
     );
   const syncApp = async (name: string) => {
-    const r = await admin(['app', 'sync', name, '--timeout', '120', '-o', 'json']);
+    // Well inside the test's time limit, so a sync that never ends fails with the services' output.
+    const r = await admin(['app', 'sync', name, '--timeout', '60', '-o', 'json']);
     if (!r.stdout.trim().startsWith('{')) throw new Error(`app sync ${name}: ${r.stderr}\n${services()}`);
     return JSON.parse(r.stdout) as SyncOperation;
   };

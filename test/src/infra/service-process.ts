@@ -58,7 +58,19 @@ export async function startServiceProcess(
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await exited;
+      // The service gives itself shutdown.timeout-ms (15 s) before exiting anyway: past twice that it
+      // is stuck. It is killed so the suite can clean up, and the stop fails with what it printed.
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = await Promise.race([
+        exited.then(() => false),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), 30_000))),
+      ]);
+      clearTimeout(timer);
+      if (stuck) {
+        child.kill('SIGKILL');
+        await exited;
+        throw new Error(`${name} did not exit within 30 s of SIGTERM:\n${output.slice(-4000)}`);
+      }
     },
   };
 }
