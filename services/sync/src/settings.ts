@@ -9,8 +9,24 @@
 //   > default false. (docs/configuration.md has the table for every setting.)
 import { z } from 'zod';
 import { internalServerSettings, tlsSettings } from '@capstan/service-identity';
-import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
+import {
+  DEFAULT_CONTROL_NAMESPACE,
+  readArgoValue,
+  readFilteredResources,
+  type FilteredResource,
+} from '@capstan/policy';
 import { booleanSetting, type Settings } from '@capstan/service';
+
+/** resource.exclusions / inclusions: Argo's YAML text (environment, files) or the applied list. */
+const filteredResources = z.unknown().transform((value, ctx): FilteredResource[] => {
+  const read =
+    typeof value === 'string' ? readArgoValue('resource-filter', value) : readFilteredResources(value);
+  if ('problem' in read) {
+    ctx.addIssue({ code: 'custom', message: read.problem });
+    return z.NEVER;
+  }
+  return read.value as FilteredResource[];
+});
 
 export const syncSettings = {
   'application.sync.impersonation.enabled': {
@@ -73,6 +89,20 @@ export const syncSettings = {
     flags: [],
     description:
       "argocd-cm's resource.customizations keys (health.<group>_<kind>, useOpenLibs.<group>_<kind>, the legacy resource.customizations): from --argocd-config-dir or an applied argocd-cm, live; on top of resource.customizations-file",
+  },
+  'resource.exclusions': {
+    schema: filteredResources,
+    default: [],
+    flags: [],
+    description:
+      "argocd-cm's resource.exclusions: a YAML list of {apiGroups, kinds, clusters} globs whose resources are neither synced nor compared (ExcludedResourceWarning); Argo's core exclusions (Events, metrics) always apply; live",
+  },
+  'resource.inclusions': {
+    schema: filteredResources,
+    default: [],
+    flags: [],
+    description:
+      "argocd-cm's resource.inclusions: when given, only resources one of these {apiGroups, kinds, clusters} entries matches are synced and compared; live",
   },
   'sync.request-timeout-ms': {
     schema: z.coerce.number().int().min(100),

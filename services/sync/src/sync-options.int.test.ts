@@ -318,6 +318,38 @@ describe('sync options', () => {
     expect(after.data).toEqual({ size: '1', other: 'c' });
   });
 
+  it("given argocd-cm's resource.exclusions, when synced, then excluded kinds are neither applied nor pruned, each said with Argo's ExcludedResourceWarning", async () => {
+    await h.putApplication(app('excluding'));
+    // An exclusion for another cluster leaves this one's ConfigMaps alone.
+    await h.applySettings('argocd-cm', 3, {
+      'resource.exclusions': "- apiGroups: ['']\n  kinds: [ConfigMap]\n  clusters: ['https://elsewhere.*']\n",
+    });
+    await sync('excluding', [cm('excl-kept')]);
+    expect(await configMapsIn(a, 'team-a')).toContain('excl-kept');
+    // For this cluster: the new ConfigMap is not applied, and the earlier one is not pruned.
+    await h.applySettings('argocd-cm', 4, {
+      'resource.exclusions': `- apiGroups: ['']\n  kinds: [ConfigMap]\n  clusters: ['${a.server}']\n`,
+    });
+    const { events } = await sync('excluding', [cm('excl-new')], { prune: true });
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        kind: 'ConfigMap',
+        name: 'excl-new',
+        status: 'ExcludedResourceWarning',
+        message: 'Resource /ConfigMap excl-new is excluded in the settings',
+      }),
+    );
+    expect(events).not.toContainEqual(expect.objectContaining({ name: 'excl-kept', status: 'Pruned' }));
+    let left = await configMapsIn(a, 'team-a');
+    expect(left).not.toContain('excl-new');
+    expect(left).toContain('excl-kept');
+    // Lifted: the next sync applies git's objects again.
+    await h.applySettings('argocd-cm', 5, {});
+    await sync('excluding', [cm('excl-new')]);
+    left = await configMapsIn(a, 'team-a');
+    expect(left).toContain('excl-new');
+  });
+
   it('given an unknown sync option, when synced, then it is ignored as Argo does and the operation says so', async () => {
     await h.putApplication(app('typo', { syncOptions: ['CreateNamspace=true'] }));
     const { events, terminal } = await sync('typo', [cm('typo-cm')]);

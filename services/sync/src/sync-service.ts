@@ -126,6 +126,11 @@ export async function startSync(
       reconcileOptions(config, settings.live),
     );
     ctx.onShutdown('reconciler', () => reconciler!.stop());
+    // Which kinds are compared is part of every Application's desired state: re-read them all.
+    settings.live.onChange((change) => {
+      if (change.changed.some((k) => k === 'resource.exclusions' || k === 'resource.inclusions'))
+        reconciler?.reconciler.resyncAll();
+    });
   }
   return { db, grpcPort, ...(reconciler ? { reconciler } : {}) };
 }
@@ -180,6 +185,9 @@ async function liveSyncSettings(
     },
     get systemIgnoreDifferences() {
       return systemIgnore;
+    },
+    get resourceFilter() {
+      return { exclusions: live.get('resource.exclusions'), inclusions: live.get('resource.inclusions') };
     },
     strict: config['sync.strict-service-accounts'],
     controlNamespace: config['sync.control-namespace'],

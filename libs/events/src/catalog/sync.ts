@@ -213,6 +213,8 @@ export const syncStatusChanged = defineEvent({
         }),
       )
       .max(10_000),
+    /** Argo CD's ExcludedResourceWarning messages: declared objects argocd-cm's resource.exclusions/inclusions leave out. */
+    excluded: z.array(z.string()).max(10_000).optional(),
     reconciledAt: z.string(),
     /** What the previous verdict was, so a consumer sees the transition without keeping state. */
     previous: z

@@ -25,7 +25,8 @@ export type ArgoValueKind =
   | 'match-mode'
   | 'log-level'
   | 'capabilities'
-  | 'ignore-differences';
+  | 'ignore-differences'
+  | 'resource-filter';
 
 export type CapstanService = 'api' | 'sync' | 'repo' | 'appset';
 
@@ -110,12 +111,8 @@ const cm: ArgoKeySpec[] = [
     ],
     'yaml',
   ),
-  ...notImplemented(
-    'argocd-cm',
-    ['resource.exclusions', 'resource.inclusions'],
-    'yaml',
-    'Capstan does not filter watched resource kinds yet: every kind an Application renders is synced and watched',
-  ),
+  implemented('argocd-cm', 'resource.exclusions', 'resource-filter', 'sync', 'resource.exclusions', true),
+  implemented('argocd-cm', 'resource.inclusions', 'resource-filter', 'sync', 'resource.inclusions', true),
   ...notImplemented('argocd-cm', ['oidc.config', 'dex.config'], 'yaml', SSO, true),
   ...notImplemented(
     'argocd-cm',

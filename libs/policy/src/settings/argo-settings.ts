@@ -7,6 +7,7 @@
 import { closest, distance } from 'fastest-levenshtein';
 import { parse as parseYaml } from 'yaml';
 import { parseGoDuration } from '../project/sync-windows.js';
+import { readFilteredResources } from './resource-filter.js';
 import {
   ARGO_KEYS,
   type ArgoConfigObject,
@@ -114,6 +115,11 @@ export function readArgoValue(kind: ArgoValueKind, text: string): { value: unkno
       return LOG_LEVELS.has(text)
         ? { value: text }
         : { problem: `expected one of ${[...LOG_LEVELS].join(', ')}, got ${JSON.stringify(text)}` };
+    case 'resource-filter': {
+      const read = readArgoValue('yaml', text);
+      if ('problem' in read) return read;
+      return readFilteredResources(read.value);
+    }
     case 'ignore-differences': {
       const read = readArgoValue('yaml', text);
       if ('problem' in read) return read;

@@ -156,18 +156,19 @@ export async function deleteApplicationRow(db: Db, namespace: string, name: stri
     .execute();
 }
 
-/** Replaces the Application's conditions of `type` with `condition` (none: removes them). */
+/** Replaces the Application's conditions of `type` with `condition` (none: removes them); a list for types Argo CD repeats per resource. */
 export async function setApplicationCondition(
   db: Db,
   key: { namespace: string; name: string },
   type: string,
-  condition: ApplicationCondition | undefined,
+  condition: ApplicationCondition | readonly ApplicationCondition[] | undefined,
 ): Promise<void> {
+  const conditions = condition === undefined ? [] : Array.isArray(condition) ? condition : [condition];
   await db
     .withSchema('api')
     .updateTable('applications')
     .set({
-      conditions: sql`coalesce((select jsonb_agg(c) from jsonb_array_elements(conditions) c where c->>'type' <> ${type}), '[]'::jsonb) || ${JSON.stringify(condition ? [condition] : [])}::jsonb`,
+      conditions: sql`coalesce((select jsonb_agg(c) from jsonb_array_elements(conditions) c where c->>'type' <> ${type}), '[]'::jsonb) || ${JSON.stringify(conditions)}::jsonb`,
     })
     .where('namespace', '=', key.namespace)
     .where('name', '=', key.name)

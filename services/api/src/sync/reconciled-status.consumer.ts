@@ -20,6 +20,8 @@ const APPLIED_AS = 'api-reconciled-status';
 
 /** Argo CD's condition for a comparison that failed (status Unknown). */
 export const COMPARISON_ERROR = 'ComparisonError';
+/** Argo CD's condition for each declared object argocd-cm's resource.exclusions/inclusions leave out. */
+export const EXCLUDED_RESOURCE_WARNING = 'ExcludedResourceWarning';
 
 /** The reconciler's events this projection follows. */
 export const reconciledStatusEvents = [syncStatusChanged] as const;
@@ -62,6 +64,16 @@ async function applyVerdict(
     d.sync.status === 'Unknown' && d.message
       ? { type: COMPARISON_ERROR, message: d.message, lastTransitionTime: d.reconciledAt }
       : undefined,
+  );
+  await setApplicationCondition(
+    trx,
+    key,
+    EXCLUDED_RESOURCE_WARNING,
+    (d.excluded ?? []).map((message) => ({
+      type: EXCLUDED_RESOURCE_WARNING,
+      message,
+      lastTransitionTime: d.reconciledAt,
+    })),
   );
 }
 

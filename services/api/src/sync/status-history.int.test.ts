@@ -287,6 +287,35 @@ describe('api: live status, history and rollback', () => {
     expect(b.status?.conditions).toEqual([]);
   });
 
+  it("shows each declared object argocd-cm excludes as Argo CD's ExcludedResourceWarning, gone once it is no longer excluded", async () => {
+    await sync.publish(
+      newEvent(
+        syncStatusChanged.type,
+        verdict('2026-11-25T10:20:00.000Z', {
+          excluded: [
+            'Resource apps/Deployment guestbook-ui is excluded in the settings',
+            'Resource /Service guestbook-ui is excluded in the settings',
+          ],
+        }),
+        meta,
+      ),
+    );
+    const a = await eventually(get, (x) => x.status?.reconciledAt === '2026-11-25T10:20:00.000Z');
+    expect(a.status?.conditions).toEqual([
+      expect.objectContaining({
+        type: 'ExcludedResourceWarning',
+        message: 'Resource apps/Deployment guestbook-ui is excluded in the settings',
+      }),
+      expect.objectContaining({
+        type: 'ExcludedResourceWarning',
+        message: 'Resource /Service guestbook-ui is excluded in the settings',
+      }),
+    ]);
+    await sync.publish(newEvent(syncStatusChanged.type, verdict('2026-11-25T10:21:00.000Z'), meta));
+    const b = await eventually(get, (x) => x.status?.reconciledAt === '2026-11-25T10:21:00.000Z');
+    expect(b.status?.conditions).toEqual([]);
+  });
+
   it('records operations the sync service started itself, with their trigger, and keeps successful deployments in status.history', async () => {
     const auto = `auto-${randomUUID()}`;
     await runOperation(auto, {

@@ -12,6 +12,7 @@ import {
   type AppProject,
   type Application,
   type SyncDecision,
+  type ResourceFilter,
 } from '@capstan/policy';
 import type { SyncInputs } from './sync-inputs.repository.js';
 import {
@@ -27,6 +28,8 @@ export interface DecisionSettings {
   controlNamespace: string;
   /** argocd-cm's system-level ignoreDifferences, before each Application's own (live). */
   systemIgnoreDifferences?: readonly IgnoreDifference[];
+  /** argocd-cm's resource.exclusions / resource.inclusions (live): excluded kinds are neither synced nor compared. */
+  resourceFilter?: ResourceFilter;
 }
 
 export interface SyncRequestData {

@@ -3,6 +3,7 @@
 // app-of-apps), not the target cluster's: the sync hands them to the api instead of applying them to
 // the cluster. Other argoproj.io kinds (Argo Rollouts' Rollout, Argo Workflows' Workflow, ...) are
 // ordinary cluster objects.
+import { excludedResourceMessage, isExcludedResource, type ResourceFilter } from '@capstan/policy';
 import type { KubeObject } from '../manifests/manifest-source.js';
 import { groupOf, type ObjectRef } from '../apply/plan.js';
 
@@ -15,15 +16,41 @@ export function isControlPlaneObject(o: { apiVersion: string; kind: string }): b
 
 export const isControlPlaneRef = (r: ObjectRef): boolean => isControlPlaneObject(r);
 
-/** The cluster's objects and Capstan's own, apart. */
-export function partitionObjects(objects: readonly KubeObject[]): {
+/**
+ * The cluster's objects and Capstan's own, apart; with a resource filter (argocd-cm's
+ * resource.exclusions/inclusions, for the destination `server`), the excluded ones apart too,
+ * each with Argo CD's ExcludedResourceWarning message.
+ */
+export function partitionObjects(
+  objects: readonly KubeObject[],
+  filtered?: { filter: ResourceFilter | undefined; server: string },
+): {
   cluster: KubeObject[];
   controlPlane: KubeObject[];
+  excluded: { object: KubeObject; message: string }[];
 } {
   const cluster: KubeObject[] = [];
   const controlPlane: KubeObject[] = [];
-  for (const o of objects) (isControlPlaneObject(o) ? controlPlane : cluster).push(o);
-  return { cluster, controlPlane };
+  const excluded: { object: KubeObject; message: string }[] = [];
+  const filter = filtered?.filter ?? { exclusions: [], inclusions: [] };
+  for (const o of objects) {
+    const group = groupOf(o.apiVersion);
+    if (filtered && isExcludedResource(filter, group, o.kind, filtered.server))
+      excluded.push({ object: o, message: excludedResourceMessage(group, o.kind, o.metadata.name) });
+    else (isControlPlaneObject(o) ? controlPlane : cluster).push(o);
+  }
+  return { cluster, controlPlane, excluded };
+}
+
+/** A ref (applied by an earlier sync) of a kind the resource filter now excludes: neither pruned nor watched, as in Argo CD. */
+export function isExcludedRef(
+  ref: { apiVersion: string; kind: string },
+  filtered: { filter: ResourceFilter | undefined; server: string },
+): boolean {
+  return (
+    filtered.filter !== undefined &&
+    isExcludedResource(filtered.filter, groupOf(ref.apiVersion), ref.kind, filtered.server)
+  );
 }
 
 export interface ResourceRef {

@@ -24,7 +24,7 @@ import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
 import { FIELD_MANAGER, httpStatusOf, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
 import { discover } from '../apply/discover.js';
-import { partitionObjects, isControlPlaneRef } from '../delivery/control-plane-objects.js';
+import { partitionObjects, isControlPlaneRef, isExcludedRef } from '../delivery/control-plane-objects.js';
 import { groupOf, HOOK_ANNOTATION, refKey, type ObjectRef } from '../apply/plan.js';
 import { ownershipOf, trackingContext, withTracking, type TrackingContext } from '../apply/tracking.js';
 
@@ -67,7 +67,9 @@ export async function managedResources(
   }
   const { cluster, clusterRef, server, destNamespace } = await connectAs(deps, decided);
   // Capstan's own objects (argoproj.io) live in the control plane, not on the cluster: not compared here.
-  const found = await discover(cluster, partitionObjects(decided.rendered.objects).cluster, {
+  const filtered = { filter: deps.settings.resourceFilter, server };
+  const parts = partitionObjects(decided.rendered.objects, filtered);
+  const found = await discover(cluster, parts.cluster, {
     destNamespace,
     clusterName: clusterRef.name,
   });
@@ -78,7 +80,8 @@ export async function managedResources(
     ...(deps.systemIgnoreDifferences ?? deps.settings.systemIgnoreDifferences ?? []),
     ...(spec.ignoreDifferences ?? []),
   ]);
-  const work = workItems(found.objects, tracking, inputs.applied.get(server) ?? []);
+  const applied = (inputs.applied.get(server) ?? []).filter((r) => !isExcludedRef(r, filtered));
+  const work = workItems(found.objects, tracking, applied);
   const compare = (w: WorkItem) => compareOne(cluster, w, { tracking, ignore });
   const out: ManagedResource[] = [];
   for (let i = 0; i < work.length; i += READ_CONCURRENCY) {

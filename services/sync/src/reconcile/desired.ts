@@ -17,7 +17,7 @@ import { loadSyncInputs } from '../decision/sync-inputs.repository.js';
 import { discover } from '../apply/discover.js';
 import { groupOf, planSync, PlanError, type ObjectRef } from '../apply/plan.js';
 import { trackingContext, withTracking, type TrackingContext } from '../apply/tracking.js';
-import { isControlPlaneRef, partitionObjects } from '../delivery/control-plane-objects.js';
+import { isControlPlaneRef, isExcludedRef, partitionObjects } from '../delivery/control-plane-objects.js';
 import type { SyncDbOrTrx } from '../sync.table.js';
 import type { WatchKey } from './watch-key.js';
 
@@ -41,6 +41,8 @@ export interface DesiredState {
   ignore: IgnoreRules;
   /** Projects of the chain: a change to any of them refreshes this Application. */
   projectChain: readonly string[];
+  /** Argo CD's ExcludedResourceWarning messages: declared objects argocd-cm excludes. */
+  excluded: string[];
   server: string;
 }
 
@@ -107,7 +109,8 @@ export async function loadDesired(
       return answer;
     },
   };
-  const found = await discover(cluster, partitionObjects(rendered.objects).cluster, {
+  const parts = partitionObjects(rendered.objects, { filter: deps.settings.resourceFilter, server });
+  const found = await discover(cluster, parts.cluster, {
     destNamespace,
     clusterName: clusterRef.name,
   });
@@ -140,7 +143,9 @@ export async function loadDesired(
     const watch = (await watchOf(o.ref))!;
     resources.push({ object: withTracking(o.object, tracking, o.ref), ref: o.ref, watch });
   }
-  const watches = await watchesOf(resources, inputs.applied.get(server) ?? [], watchOf);
+  const filtered = { filter: deps.settings.resourceFilter, server };
+  const applied = (inputs.applied.get(server) ?? []).filter((r) => !isExcludedRef(r, filtered));
+  const watches = await watchesOf(resources, applied, watchOf);
   const ignore = await compileIgnoreDifferences([
     ...(deps.settings.systemIgnoreDifferences ?? []),
     ...((application.spec.ignoreDifferences ?? []) as unknown as IgnoreDifference[]),
@@ -157,6 +162,7 @@ export async function loadDesired(
     watches,
     ignore,
     projectChain: decision.projectChain,
+    excluded: parts.excluded.map((e) => e.message),
     server,
   };
 }

@@ -239,3 +239,24 @@ describe('automation', () => {
     expect(live.data?.key).toBe('edited by hand');
   });
 });
+
+describe("argocd-cm's resource.exclusions in the reconciler", () => {
+  it('given an excluded kind, when reconciled, then it is not compared and the verdict says so (ExcludedResourceWarning); lifted, it is compared again without a restart', async () => {
+    sources.set('excluder', [cm('excluded-1')]);
+    await h.applySettings('argocd-cm', 1, {
+      'resource.exclusions': `- kinds: [ConfigMap]\n  clusters: ['${cluster.server}']\n`,
+    });
+    await h.putApplication(application('excluder', 'team-a', { server: cluster.server, namespace: 'live' }));
+    const excluded = (await waitForStatus('excluder', (s) => s.sync.status === 'Synced')) as StatusData & {
+      excluded?: string[];
+    };
+    expect(excluded.resources).toEqual([]);
+    expect(excluded.excluded).toEqual(['Resource /ConfigMap excluded-1 is excluded in the settings']);
+    await h.applySettings('argocd-cm', 2, {});
+    const compared = (await waitForStatus('excluder', (s) => s.sync.status === 'OutOfSync')) as StatusData & {
+      excluded?: string[];
+    };
+    expect(compared.resources.map((r) => [r.name, r.status])).toEqual([['excluded-1', 'OutOfSync']]);
+    expect(compared.excluded).toBeUndefined();
+  });
+});

@@ -327,6 +327,7 @@ export class Reconciler {
       ignore: desired.ignore,
       health: this.deps.health,
       fieldManager: FIELD_MANAGER,
+      excluded: desired.excluded,
     });
   }
 }

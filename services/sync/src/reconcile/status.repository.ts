@@ -72,6 +72,7 @@ export async function publishChanges(
         health: c.verdict.health,
         ...(c.verdict.message ? { message: c.verdict.message } : {}),
         resources: c.verdict.resources,
+        ...(c.verdict.excluded ? { excluded: c.verdict.excluded } : {}),
         reconciledAt: c.reconciledAt.toISOString(),
         ...(c.previous ? { previous: { sync: c.previous.sync, health: c.previous.health } } : {}),
       };

@@ -26,6 +26,8 @@ export interface Verdict {
   health: HealthStatus;
   message?: string;
   resources: ResourceVerdict[];
+  /** Argo CD's ExcludedResourceWarning messages (declared objects argocd-cm excludes). */
+  excluded?: string[];
 }
 
 /** One object of the comparison: declared (desired set), live, or both. */
@@ -58,6 +60,8 @@ export interface VerdictInput {
   ignore: IgnoreRules;
   health: HealthAssessor;
   fieldManager: string;
+  /** ExcludedResourceWarning messages, carried into the verdict as they are. */
+  excluded?: readonly string[];
 }
 
 export function verdictOf(input: VerdictInput): Verdict {
@@ -122,6 +126,7 @@ export function verdictOf(input: VerdictInput): Verdict {
     },
     health,
     resources: resources.sort(byRef),
+    ...(input.excluded && input.excluded.length > 0 ? { excluded: [...input.excluded].sort() } : {}),
   };
 }
 

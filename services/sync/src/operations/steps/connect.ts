@@ -7,6 +7,7 @@ import type { TargetCluster } from '../../kube/target-cluster.js';
 import { connectToDestination } from '../../decision/destination.js';
 import type { KubeObject } from '../../manifests/manifest-source.js';
 import { discover, managedNamespace } from '../../apply/discover.js';
+import { groupOf } from '../../apply/plan.js';
 import { parseAppSyncOptions, type AppSyncOptions } from '../../apply/sync-options.js';
 import { controlPlaneResources, partitionObjects } from '../../delivery/control-plane-objects.js';
 import { StepFailed, type SyncAttempt } from '../sync-attempt.js';
@@ -33,7 +34,7 @@ export async function connect(a: SyncAttempt, resolved: Resolved): Promise<Conne
   const { cluster, clusterRef, server, destNamespace } = await connectToDestination(deps, decided);
 
   // Capstan's own objects go to the api; the rest are discovered on the cluster, as the sync identity.
-  const parts = partitionObjects(rendered.objects);
+  const parts = partitionObjects(rendered.objects, { filter: deps.settings.resourceFilter, server });
   const found = await discover(cluster, parts.cluster, { destNamespace, clusterName: clusterRef.name });
   const delivered = controlPlaneResources(parts.controlPlane, destNamespace);
   const problems = [...found.problems, ...delivered.problems];
@@ -47,6 +48,18 @@ export async function connect(a: SyncAttempt, resolved: Resolved): Promise<Conne
     resources.push({ group: '', kind: 'Namespace', namespaced: false, name: destNamespace });
 
   a.setAuditIdentity(cluster.identityName);
+  // Kinds argocd-cm excludes are not synced, as Argo CD; each one said (audit row and event).
+  for (const { object, message } of parts.excluded)
+    a.record({
+      verb: 'check',
+      group: groupOf(object.apiVersion),
+      kind: object.kind,
+      namespace: object.metadata.namespace ?? (destNamespace || null),
+      name: object.metadata.name,
+      status: 'ExcludedResourceWarning',
+      httpStatus: null,
+      message,
+    });
   // Options Argo CD does not know are ignored, as Argo does, but said (audit row and event).
   for (const warning of options.warnings)
     a.record({

@@ -13,7 +13,7 @@ import {
 } from '../../apply/sync-options.js';
 import { beforeWriteFor, unsupportedRespectEntries } from '../../apply/live-aware.js';
 import type { ExecuteOptions } from '../../apply/execute.js';
-import { isControlPlaneRef } from '../../delivery/control-plane-objects.js';
+import { isControlPlaneRef, isExcludedRef } from '../../delivery/control-plane-objects.js';
 import { previousOperationEnd } from '../operations.repository.js';
 import { StepFailed, type SyncAttempt } from '../sync-attempt.js';
 import type { Connected } from './connect.js';
@@ -42,7 +42,11 @@ export async function planOperation(a: SyncAttempt, c: Connected): Promise<Plann
   const prune = a.request.prune || c.syncPolicy?.automated?.prune === true;
   const previouslyApplied = c.inputs.applied.get(c.server) ?? [];
   const stale = pruneCandidates(
-    previouslyApplied.filter((r) => !isControlPlaneRef(r)),
+    previouslyApplied.filter(
+      (r) =>
+        !isControlPlaneRef(r) &&
+        !isExcludedRef(r, { filter: a.deps.settings.resourceFilter, server: c.server }),
+    ),
     plan,
   );
   const execution = await executionOptions(a, c, plan, prune && stale.length > 0);
