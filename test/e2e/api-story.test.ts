@@ -318,16 +318,18 @@ describe('api story through the CLI', () => {
     });
     const verify = await as('admin', ['audit', 'verify']);
     expect(verify, verify.stderr).toMatchObject({ code: 0 });
-    // Every hash-chained table of the audit schema verifies (settings_changes: Argo CD's settings objects).
+    // Every hash-chained table of the audit schema verifies (settings_changes: Argo CD's settings
+    // objects; webhook_deliveries: the git webhook's deliveries).
     for (const table of [
       'sync_decisions',
       'resource_results',
       'credential_decisions',
       'access_decisions',
       'settings_changes',
+      'webhook_deliveries',
     ])
       expect(verify.stdout).toMatch(new RegExp(`${table}\\s+ok`));
-    expect(verify.stdout.match(/ ok/g)?.length).toBe(5);
+    expect(verify.stdout.match(/ ok/g)?.length).toBe(6);
   });
 
   it('bounds a project by a parent from the CLI, refuses a wider child, and shows sync windows', async () => {

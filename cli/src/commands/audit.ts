@@ -5,12 +5,19 @@ import { withConnection } from '../client/connection.js';
 import { CliError } from '../errors.js';
 import { outputOption, printList, type OutputFormat } from '../output/format.js';
 
-const TABLES = ['sync_decisions', 'resource_results', 'credential_decisions', 'access_decisions'];
+const TABLES = [
+  'sync_decisions',
+  'resource_results',
+  'credential_decisions',
+  'access_decisions',
+  'webhook_deliveries',
+];
 const ALIASES: Record<string, string> = {
   sync: 'sync_decisions',
   resources: 'resource_results',
   credentials: 'credential_decisions',
   access: 'access_decisions',
+  webhooks: 'webhook_deliveries',
 };
 
 /** "1h", "30m", "7d" ago, or an RFC 3339 time. */
@@ -29,6 +36,8 @@ function summary(table: string, f: Record<string, unknown>): string {
       return `${f.application} [${f.project}] -> ${f.decision} as ${f.username ?? 'control-plane'}: ${f.reason}`;
     case 'resource_results':
       return `${f.application} ${f.verb} ${f.kind} ${f.namespace ?? ''}/${f.name} as ${f.identity}${f.attempt ? ` [attempt ${f.attempt}]` : ''}: ${f.http_status ?? ''} ${f.message}`;
+    case 'webhook_deliveries':
+      return `${f.provider} ${f.event} ${f.repo_url ?? ''} ${f.revision ?? ''} -> ${f.outcome} ${f.http_status}: ${f.reason}`;
     default:
       return `${f.operation} ${f.repo_url} [${f.project ?? 'unscoped'}] -> ${f.outcome} (${f.reason}) by ${f.actor}`;
   }
@@ -44,7 +53,7 @@ export function auditCommand(): Command {
 function auditQueryCommand(): Command {
   return new Command('query')
     .description('audit rows, newest first')
-    .argument('<table>', `${TABLES.join(', ')} (or sync, resources, credentials, access)`)
+    .argument('<table>', `${TABLES.join(', ')} (or sync, resources, credentials, access, webhooks)`)
     .option('--app <name>', 'application', '')
     .option('--project <name>', 'project', '')
     .option('--user <name>', 'user or actor', '')

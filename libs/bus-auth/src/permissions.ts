@@ -15,7 +15,10 @@ export const serviceUsers: readonly ServiceUser[] = ['api', 'sync', 'repo', 'app
 /** Subjects (below the namespace) each service publishes: the aggregates and commands it owns. */
 export const publishedBy: Readonly<Record<ServiceUser, readonly string[]>> = {
   // cmd.deadletter.>: an admin's `capstan admin dlq replay`, after the api's RBAC check.
+  // ext.git.push (that subject only, never ext.git.>): the api's git webhook announces verified
+  // pushes (docs/webhooks.md); it is the one external event a service publishes.
   api: [
+    'ext.git.push',
     'evt.project.>',
     'evt.application.>',
     'evt.cluster.>',

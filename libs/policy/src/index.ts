@@ -93,3 +93,4 @@ export {
   type TrackedObject,
 } from './tracking/tracking-id.js';
 export * from './settings/index.js';
+export * from './notifications/index.js';

@@ -7,7 +7,8 @@ import { loadTls } from '@capstan/service-identity';
 import type { Kysely } from 'kysely';
 import { startApi, type ApiConfig, type RunningApi } from './api.js';
 import { API_SCHEMA, apiSchemaMigrations } from './migrations/index.js';
-import { apiSettings } from './settings.js';
+import { apiSettings, webhookSettings } from './settings.js';
+import type { WebhookSettings } from './webhooks/webhook-config.js';
 import type { ApiDatabase } from './support/db.table.js';
 
 export type ApiSettingsConfig = ConfigOf<typeof apiSettings> & CommonConfig;
@@ -69,6 +70,29 @@ export function apiConfigOf(c: ApiSettingsConfig): Omit<ApiConfig, 'backbone' | 
   };
 }
 
+/** The webhook.* settings; those a flag or the environment gave are pinned against applied objects. */
+function webhookConfigOf(ctx: ServiceContext<ApiSettingsConfig>): Partial<WebhookSettings> {
+  const c = ctx.config;
+  const sources = ctx.configReport?.sources ?? {};
+  const pinned = Object.keys(webhookSettings).filter((k) => ['flag', 'env'].includes(sources[k]?.kind ?? ''));
+  return {
+    secrets: {
+      github: c['webhook.github.secret'],
+      gitlab: c['webhook.gitlab.secret'],
+      bitbucket: c['webhook.bitbucket.uuid'],
+      bitbucketserver: c['webhook.bitbucketserver.secret'],
+      gogs: c['webhook.gogs.secret'],
+    },
+    maxPayloadSizeMB: c['webhook.max-payload-size-mb'],
+    allowUnsigned: c['webhook.allow-unsigned'],
+    pinned: new Set(pinned),
+    ratePerAddress: c['webhook.rate-limit.per-address'],
+    burst: c['webhook.rate-limit.burst'],
+    perRepositoryPerMinute: c['webhook.rate-limit.per-repository'],
+    maxInFlight: c['webhook.max-in-flight'],
+  };
+}
+
 export async function startApiService(ctx: ServiceContext<ApiSettingsConfig>): Promise<RunningApi> {
   // Database (api and audit schemas migrated; --migrate-only stops here), bus and outbox relay.
   const backbone = await startBackbone<ApiDatabase>(ctx, {
@@ -78,6 +102,7 @@ export async function startApiService(ctx: ServiceContext<ApiSettingsConfig>): P
   return startApi(
     {
       ...apiConfigOf(ctx.config),
+      webhook: webhookConfigOf(ctx),
       settings: {
         strict: ctx.config['settings.strict'],
         view: {

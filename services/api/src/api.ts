@@ -22,6 +22,7 @@ import { Delegations, loadDelegationKey } from './auth/delegations.js';
 import { Authenticator } from './auth/authenticator.js';
 import { PolicyStore } from './rbac/policy-store.js';
 import { SettingsService } from './settings/settings.service.js';
+import { sealedSettingsSecrets } from './settings/settings-secrets.js';
 import { SettingsView, type SettingsViewSource } from './settings/settings-view.js';
 import { Authorizer } from './rbac/authorizer.js';
 import { ProjectsService } from './projects/projects.service.js';
@@ -55,6 +56,8 @@ import type { ApiServices } from './services.js';
 import { rebuildProjections } from './projections/rebuild.js';
 import { RequestMetrics } from './transport/request-metrics.js';
 import { Registry } from 'prom-client';
+import { WebhookService } from './webhooks/webhook.service.js';
+import { DEFAULT_WEBHOOK_SETTINGS, WebhookConfig, type WebhookSettings } from './webhooks/webhook-config.js';
 
 export interface ApiConfig {
   databaseUrl: string;
@@ -115,6 +118,8 @@ export interface ApiConfig {
   metrics?: Registry;
   /** `bus.ext-accounts`: the Capstan account of each external source that may ask for syncs. */
   extAccounts?: string;
+  /** The git webhook's secrets and bounds (webhook.* settings; defaults: DEFAULT_WEBHOOK_SETTINGS). */
+  webhook?: Partial<WebhookSettings>;
   /** Rebuild the projections from the event store before serving. */
   rebuildProjections?: boolean;
   /**
@@ -152,11 +157,17 @@ export async function startApi(
   if (config.rebuildProjections)
     logger.info(await rebuildProjections(db), 'rebuilt projections from the event store');
   // Key rotation: every sealed row of the api (cluster credentials, the generated token signing and
-  // delegation keys) still sealed with another key is re-sealed with the active one.
-  await resealAtStartup(db, keyring, [sealedClusterCredentials, sealedSigningKeys], logger);
+  // delegation keys, applied webhook secrets) still sealed with another key is re-sealed with the active one.
+  await resealAtStartup(
+    db,
+    keyring,
+    [sealedClusterCredentials, sealedSigningKeys, sealedSettingsSecrets],
+    logger,
+  );
 
   const access = await startAccessControl(config, { db, keyring, logger, defer });
-  const services = createServices(config, access, connectPeers(config, access.delegations, defer), keyring);
+  const peers = connectPeers(config, access.delegations, defer);
+  const services = createServices(config, access, peers, keyring, logger);
   await bootstrapAdminAccount(services.accounts, config, logger);
 
   const syncStatus = await startSyncStatusConsumer({
@@ -239,6 +250,7 @@ function createServices(
   access: AccessControl,
   peers: PeerBackends,
   keyring: Keyring,
+  logger: Logger,
 ): ApiServices {
   const { db, authz, authn, policy, delegations, deliverers } = access;
   const projects = new ProjectsService({ db, authz, policy });
@@ -267,13 +279,19 @@ function createServices(
     backend: peers.appset,
     delegations,
   });
+  const webhookConfig = new WebhookConfig(
+    { db, keyring },
+    { ...DEFAULT_WEBHOOK_SETTINGS, ...config.webhook },
+  );
   const settings = new SettingsService({
     db,
+    keyring,
     strict: config.settings?.strict ?? false,
-    // This replica follows an applied argocd-rbac-cm (RBAC) and argocd-cm (account keys) at once;
-    // others within their refresh (2 s).
+    // This replica follows an applied argocd-rbac-cm (RBAC), argocd-cm (account keys, webhook bound)
+    // and argocd-secret (webhook secrets) at once; others within their refresh (2 s).
     onChanged: async () => {
       authn.forgetAccounts();
+      webhookConfig.forget();
       await policy.reload();
     },
   });
@@ -311,6 +329,12 @@ function createServices(
     }),
     managedResources: new ManagedResourcesService({ applications, backend: peers.sync }),
     changes: new ApplicationChanges(),
+    webhooks: new WebhookService({
+      db,
+      config: webhookConfig,
+      logger,
+      ...(config.metrics ? { metrics: config.metrics } : {}),
+    }),
     apply: new ApplyService({
       db,
       authz,

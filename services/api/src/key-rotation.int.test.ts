@@ -1,7 +1,8 @@
 // Key rotation of the api's sealed rows (issue 10): the api re-seals at start-up, like repo. Start with
 // k1; restart with k2 active and k1 kept: every sealed row (cluster credentials, the generated token
-// signing key and delegation key) now carries k2 and still opens; restart without k1: still opens.
-import { randomBytes } from 'node:crypto';
+// signing key and delegation key, an applied argocd-secret's webhook secret) now carries k2 and still
+// opens; restart without k1: still opens.
+import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { apiv1 } from '@capstan/proto';
@@ -18,6 +19,7 @@ const K1 = randomBytes(32).toString('base64');
 const K2 = randomBytes(32).toString('base64');
 const keyring = (active: string, keys: Record<string, string>) => JSON.stringify({ active, keys });
 const CANARY = `canary-${randomBytes(6).toString('hex')}`;
+const WEBHOOK_SECRET = `${CANARY}-webhook`;
 const CLUSTERS = [
   { server: 'https://10.0.0.1:6443', name: 'prod', token: `${CANARY}-prod` },
   { server: 'https://10.0.0.2:6443', name: 'staging', token: `${CANARY}-staging` },
@@ -34,6 +36,7 @@ describe('api: sealed rows across a key rotation', () => {
       await sql<{ row: string; key_id: string; ciphertext: Buffer }>`
         select 'cluster ' || server as row, key_id, ciphertext from api.cluster_credentials
         union all select 'signing key ' || id, key_id, ciphertext from api.signing_keys
+        union all select 'settings secret ' || id, key_id, ciphertext from api.settings_secrets
         order by 1`.execute(h.api.services.db)
     ).rows;
 
@@ -56,6 +59,19 @@ describe('api: sealed rows across a key rotation', () => {
       expect(creds.config?.bearerToken).toBe(cluster.token);
     }
     expect(h.api.services.delegations.publicKeyPem).toBe(delegationKeyBefore);
+    // The webhook verifies a delivery signed with the applied secret.
+    const body = JSON.stringify({ zen: 'ping' });
+    const sig = createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex');
+    const res = await fetch(`${h.httpUrl}/api/webhook`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'ping',
+        'x-hub-signature-256': `sha256=${sig}`,
+      },
+      body,
+    });
+    expect(res.status).toBe(200);
   };
 
   beforeAll(async () => {
@@ -74,6 +90,15 @@ describe('api: sealed rows across a key rotation', () => {
         { metadata: bearer(admin) },
       );
     delegationKeyBefore = h.api.services.delegations.publicKeyPem;
+    await unary(
+      c.apply.apply.bind(c.apply),
+      {
+        manifests: `apiVersion: v1\nkind: Secret\nmetadata: { name: argocd-secret }\nstringData:\n  webhook.github.secret: ${WEBHOOK_SECRET}\n`,
+        dryRun: false,
+        strict: false,
+      },
+      { metadata: bearer(admin) },
+    );
   });
   afterAll(async () => h?.stop());
 
@@ -82,6 +107,7 @@ describe('api: sealed rows across a key rotation', () => {
     expect(rows.map((r) => [r.row, r.key_id])).toEqual([
       ['cluster https://10.0.0.1:6443', 'k1'],
       ['cluster https://10.0.0.2:6443', 'k1'],
+      ['settings secret argocd-secret/webhook.github.secret', 'k1'],
       ['signing key delegation', 'k1'],
       ['signing key tokens', 'k1'],
     ]);
@@ -92,7 +118,7 @@ describe('api: sealed rows across a key rotation', () => {
     const before = await sealedRows();
     await h.restart({ encryptionKeys: keyring('k2', { k1: K1, k2: K2 }) });
     const after = await sealedRows();
-    expect(after.map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2']);
+    expect(after.map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2', 'k2']);
     for (const [i, row] of after.entries()) {
       expect(row.ciphertext.equals(before[i]!.ciphertext)).toBe(false);
       expect(row.ciphertext.toString('latin1')).not.toContain(CANARY);
@@ -102,7 +128,7 @@ describe('api: sealed rows across a key rotation', () => {
 
   it('opens everything once k1 has left the keyring', async () => {
     await h.restart({ encryptionKeys: keyring('k2', { k2: K2 }) });
-    expect((await sealedRows()).map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2']);
+    expect((await sealedRows()).map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2', 'k2']);
     await expectEverythingOpens('k2');
     // A credential written now is sealed with k2 too.
     const c = h.clients();

@@ -23,6 +23,7 @@ import type { SetOwnersService } from './applicationsets/set-owners.service.js';
 import type { DeliveredObjectsService } from './delivery/delivered-objects.service.js';
 import type { ManagedResourcesService } from './applications/managed-resources.js';
 import type { ApplicationChanges } from './applications/application-changes.js';
+import type { WebhookService } from './webhooks/webhook.service.js';
 
 export interface ApiServices {
   /** Bounds on every request's input (dispatch) and every applied YAML document. */
@@ -57,4 +58,6 @@ export interface ApiServices {
   managedResources: ManagedResourcesService;
   /** Applications changed by applied bus events (the UI's live stream, transport/application-stream.ts). */
   changes: ApplicationChanges;
+  /** The git webhook, POST /api/webhook (docs/webhooks.md). */
+  webhooks: WebhookService;
 }

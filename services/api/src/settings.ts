@@ -5,6 +5,65 @@ import { z } from 'zod';
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import { tlsSettings } from '@capstan/service-identity';
 
+// The git webhook (POST /api/webhook, docs/webhooks.md). The secrets are Argo CD's argocd-secret keys;
+// an applied argocd-secret (kept sealed) sets them live unless the environment pins them.
+const webhookSecret = (provider: string, env: string, what: string) => ({
+  schema: z.string().default(''),
+  default: '',
+  secret: true,
+  env,
+  description: `${what} of ${provider} webhook deliveries (Argo CD's argocd-secret key of the same name); empty: such deliveries are refused unless webhook.allow-unsigned`,
+});
+
+export const webhookSettings = {
+  'webhook.github.secret': webhookSecret('GitHub', 'CAPSTAN_WEBHOOK_GITHUB_SECRET', 'HMAC secret'),
+  'webhook.gitlab.secret': webhookSecret('GitLab', 'CAPSTAN_WEBHOOK_GITLAB_SECRET', 'token (X-Gitlab-Token)'),
+  'webhook.bitbucket.uuid': webhookSecret(
+    'Bitbucket Cloud',
+    'CAPSTAN_WEBHOOK_BITBUCKET_UUID',
+    'hook UUID (X-Hook-UUID)',
+  ),
+  'webhook.bitbucketserver.secret': webhookSecret(
+    'Bitbucket Server',
+    'CAPSTAN_WEBHOOK_BITBUCKETSERVER_SECRET',
+    'HMAC secret',
+  ),
+  'webhook.gogs.secret': webhookSecret('Gogs and Gitea', 'CAPSTAN_WEBHOOK_GOGS_SECRET', 'HMAC secret'),
+  'webhook.max-payload-size-mb': {
+    schema: z.coerce.number().int().min(1).max(50),
+    default: 10,
+    description:
+      "largest webhook body in MB (Argo CD's webhook.maxPayloadSizeMB, whose default is 50); larger deliveries are refused with 413",
+  },
+  'webhook.allow-unsigned': {
+    schema: booleanSetting,
+    default: false,
+    description:
+      'accept deliveries of a provider that has no secret configured (Argo CD does; Capstan refuses them by default)',
+  },
+  'webhook.rate-limit.per-address': {
+    schema: z.coerce.number().min(0.1).max(10_000),
+    default: 10,
+    description: 'webhook deliveries per second one sender address may make (a token bucket)',
+  },
+  'webhook.rate-limit.burst': {
+    schema: z.coerce.number().int().min(1).max(100_000),
+    default: 50,
+    description:
+      'deliveries one sender address may make at once before webhook.rate-limit.per-address applies',
+  },
+  'webhook.rate-limit.per-repository': {
+    schema: z.coerce.number().int().min(1).max(100_000),
+    default: 60,
+    description: 'verified pushes per minute one repository may announce; more are answered 429 and audited',
+  },
+  'webhook.max-in-flight': {
+    schema: z.coerce.number().int().min(1).max(1000),
+    default: 8,
+    description: 'webhook deliveries read and verified at once; more are answered 503 (bounds memory)',
+  },
+} satisfies Settings;
+
 export const apiSettings = {
   'grpc.host': { schema: z.string().min(1), default: '127.0.0.1', description: 'address of the gRPC server' },
   'grpc.port': {
@@ -160,6 +219,7 @@ export const apiSettings = {
     default: 120,
     description: 'lifetime of a delegation the api mints for a forwarded request or an owner',
   },
+  ...webhookSettings,
   ...tlsSettings,
   'encryption.keys': {
     schema: z.string().default(''),

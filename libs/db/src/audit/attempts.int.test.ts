@@ -55,7 +55,11 @@ describe('attempts in the audit trail', () => {
     tdb = await createTestDatabase();
     db = createDb(tdb.url);
     // The trail as it was before attempts were recorded, with a row in it.
-    const { '2026_11_26_0201_audit_attempts': _later, ...before } = auditMigrations;
+    const {
+      '2026_11_26_0201_audit_attempts': _later,
+      '2026_11_27_0201_audit_webhook_deliveries': _after,
+      ...before
+    } = auditMigrations;
     await migrateToLatest(db, { schema: 'audit', migrations: before });
     await appendAudit(db, 'resource_results', result('old'));
     await migrateAudit(db);

@@ -9,7 +9,15 @@ export async function migrateAudit<DB>(db: Kysely<DB>): Promise<void> {
   await migrateToLatest(db, { schema: 'audit', migrations: auditMigrations });
 }
 
-const jsonColumns = new Set(['project_chain', 'rules_considered', 'candidates', 'changes', 'warnings']);
+const jsonColumns = new Set([
+  'project_chain',
+  'rules_considered',
+  'candidates',
+  'changes',
+  'warnings',
+  'applications',
+  'event_ids',
+]);
 
 /**
  * Columns added after rows were already chained: a row written before a column existed hashed

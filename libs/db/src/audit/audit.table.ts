@@ -109,12 +109,41 @@ export interface SettingsChangeColumns {
   warnings: string[];
 }
 
+/**
+ * One delivery to the api's git webhook (POST /api/webhook): which provider, repository and revision
+ * it named, and what became of it. Never the secret, a signature or the payload.
+ */
+export interface WebhookDeliveryColumns {
+  /** github, gitlab, bitbucket, bitbucketserver, gogs; `unknown` when no provider header matched. */
+  provider: string;
+  /** The provider's event name (X-GitHub-Event, X-Gitlab-Event, X-Event-Key, X-Gogs-Event). */
+  event: string;
+  /** The repository's web URL from the payload (null when refused before the payload was read). */
+  repo_url: string | null;
+  /** The pushed ref's short name (`main`, `v1.2.0`), as Argo CD's ParseRevision gives it. */
+  revision: string | null;
+  /** The commit the ref now points at. */
+  after_sha: string | null;
+  /** accepted, ignored (ping, no matching source), duplicate, refused, throttled, too-large, invalid. */
+  outcome: 'accepted' | 'ignored' | 'duplicate' | 'refused' | 'throttled' | 'too-large' | 'invalid';
+  /** HTTP status answered. */
+  http_status: number;
+  /** Why (free text, never a secret). */
+  reason: string;
+  /** The Applications it refreshed (namespace/name) and the repository URLs announced. */
+  applications: string[];
+  event_ids: string[];
+  /** The sender's address. */
+  peer: string;
+}
+
 export interface AuditTables {
   sync_decisions: SyncDecisionColumns;
   resource_results: ResourceResultColumns;
   credential_decisions: CredentialDecisionColumns;
   access_decisions: AccessDecisionColumns;
   settings_changes: SettingsChangeColumns;
+  webhook_deliveries: WebhookDeliveryColumns;
 }
 
 export type AuditTableName = keyof AuditTables;
@@ -124,6 +153,7 @@ export const auditTableNames = [
   'credential_decisions',
   'access_decisions',
   'settings_changes',
+  'webhook_deliveries',
 ] as const satisfies readonly AuditTableName[];
 
 export type AuditRow<T extends AuditTableName> = AuditTables[T] & { occurred_at?: Date };

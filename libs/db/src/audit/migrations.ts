@@ -195,9 +195,39 @@ const attempts: Migration = {
   },
 };
 
+// Every delivery to the api's git webhook (docs/webhooks.md): provider, repository, revision, outcome.
+const webhookDeliveries: Migration = {
+  async up(db) {
+    await chain(db.schema.withSchema('audit').createTable('webhook_deliveries'))
+      .addColumn('provider', 'text', (c) => c.notNull())
+      .addColumn('event', 'text', (c) => c.notNull())
+      .addColumn('repo_url', 'text')
+      .addColumn('revision', 'text')
+      .addColumn('after_sha', 'text')
+      .addColumn('outcome', 'text', (c) => c.notNull())
+      .addColumn('http_status', 'integer', (c) => c.notNull())
+      .addColumn('reason', 'text', (c) => c.notNull())
+      .addColumn('applications', 'jsonb', (c) => c.notNull())
+      .addColumn('event_ids', 'jsonb', (c) => c.notNull())
+      .addColumn('peer', 'text', (c) => c.notNull())
+      .execute();
+    const idx = (name: string, cols: string[]) =>
+      db.schema.withSchema('audit').createIndex(name).on('webhook_deliveries').columns(cols).execute();
+    await idx('webhook_deliveries_repo_time', ['repo_url', 'occurred_at']);
+    await idx('webhook_deliveries_outcome_time', ['outcome', 'occurred_at']);
+    await sql`create trigger refuse_update_delete before update or delete on audit.webhook_deliveries
+      for each row execute function audit.refuse_change()`.execute(db);
+    await sql`create trigger refuse_truncate before truncate on audit.webhook_deliveries
+      for each statement execute function audit.refuse_change()`.execute(db);
+    await sql`grant select, insert on audit.webhook_deliveries to capstan_audit_writer`.execute(db);
+    await sql`grant usage on all sequences in schema audit to capstan_audit_writer`.execute(db);
+  },
+};
+
 export const auditMigrations: Migrations = {
   '2026_11_20_0001_audit_tables': tables,
   '2026_11_20_0002_audit_views': views,
   '2026_11_26_0101_audit_settings_changes': settingsChanges,
   '2026_11_26_0201_audit_attempts': attempts,
+  '2026_11_27_0201_audit_webhook_deliveries': webhookDeliveries,
 };

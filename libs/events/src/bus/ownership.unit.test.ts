@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { publishedBy, serviceUsers } from '@capstan/bus-auth';
 import { allEventDefinitions } from '../catalog/index.js';
 import { syncRequest } from '../catalog/sync.js';
+import { gitPush } from '../catalog/repository.js';
 
 const matches = (pattern: string, subject: string) => {
   const p = pattern.split('.');
@@ -16,11 +17,15 @@ const matches = (pattern: string, subject: string) => {
 };
 
 describe('bus ownership', () => {
-  it('gives every event and command exactly one publishing service, and no service an ext subject', () => {
+  it('gives every event and command exactly one publishing service, and no service an ext subject but the webhook push', () => {
     for (const d of allEventDefinitions) {
       const owners = serviceUsers.filter((u) => publishedBy[u].some((p) => matches(p, d.subject)));
-      expect(owners, d.type).toHaveLength(d.channel === 'ext' ? 0 : 1);
+      // The api's git webhook (docs/webhooks.md) announces verified pushes: ext.git.push only.
+      if (d.type === gitPush.type) expect(owners, d.type).toEqual(['api']);
+      else expect(owners, d.type).toHaveLength(d.channel === 'ext' ? 0 : 1);
     }
+    // Exactly that subject: ext.git.sync.request would let the api pass for the git source's account.
+    expect(publishedBy.api.filter((p) => p.startsWith('ext.'))).toEqual(['ext.git.push']);
   });
 
   it('refuses a sync request that carries objects inline', () => {

@@ -22,6 +22,11 @@ export const gitPush = defineEvent({
     ref: z.string().min(1).max(1024).optional(),
     before: sha.optional(),
     after: sha.optional(),
+    /**
+     * The target revisions (as Applications write them) this push may move, when the publisher knows
+     * (the api's git webhook matched them as Argo CD does); absent means every source on the URL.
+     */
+    revisions: z.array(z.string().max(255)).max(100).optional(),
   }),
 });
 

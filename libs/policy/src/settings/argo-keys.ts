@@ -138,6 +138,8 @@ const cm: ArgoKeySpec[] = [
   implemented('argocd-cm', 'admin.enabled', 'bool', 'api', 'accounts', true),
   implemented('argocd-cm', 'accounts.<name>', 'capabilities', 'api', 'accounts', true),
   implemented('argocd-cm', 'accounts.<name>.enabled', 'bool', 'api', 'accounts', true),
+  // The git webhook (docs/webhooks.md): its body bound, read per delivery (within 2 s).
+  implemented('argocd-cm', 'webhook.maxPayloadSizeMB', 'int', 'api', 'webhook.max-payload-size-mb', true),
   ...notImplemented('argocd-cm', [
     'application.allowedNodeLabels',
     'application.instanceLabelKey',
@@ -192,7 +194,6 @@ const cm: ArgoKeySpec[] = [
     'ui.loginButtonText',
     'ui.view.resources.disabled',
     'users.session.duration',
-    'webhook.maxPayloadSizeMB',
     'webhook.refresh.jitter',
     'webhook.refresh.jitter.threshold',
   ]),
@@ -286,33 +287,42 @@ const cmdParams: ArgoKeySpec[] = [
   ]),
 ];
 
-// Capstan implements none of argocd-secret's keys yet (its admin password is auth.admin-password,
-// its session signing key auth.signing-key): they are recognised, never stored, never echoed.
-const secret: ArgoKeySpec[] = notImplemented(
-  'argocd-secret',
-  [
-    'admin.password',
-    'admin.passwordMtime',
-    'server.secretkey',
-    'accounts.<name>.password',
-    'accounts.<name>.passwordMtime',
-    'accounts.<name>.tokens',
-    'tls.crt',
-    'tls.key',
-    'webhook.azuredevops.password',
-    'webhook.azuredevops.username',
-    'webhook.bitbucket.uuid',
-    'webhook.bitbucketserver.secret',
+// argocd-secret: the git webhook's shared secrets are implemented (kept sealed in the api schema,
+// read per delivery within 2 s; docs/webhooks.md); the rest are recognised, never stored, never echoed
+// (admin password: auth.admin-password; session key: auth.signing-key).
+const webhookSecret = (key: string): ArgoKeySpec => ({
+  ...implemented('argocd-secret', key, 'string', 'api', key, true),
+  sensitive: true,
+});
+const secret: ArgoKeySpec[] = [
+  ...[
     'webhook.github.secret',
     'webhook.gitlab.secret',
+    'webhook.bitbucket.uuid',
+    'webhook.bitbucketserver.secret',
     'webhook.gogs.secret',
-    'webhook.harbor.secret',
-    'oidc.<rest>',
-    'dex.<rest>',
-  ],
-  'string',
-  'Capstan implements no key of argocd-secret yet (admin password: auth.admin-password; session key: auth.signing-key); the value is not stored',
-  true,
-);
+  ].map(webhookSecret),
+  ...notImplemented(
+    'argocd-secret',
+    [
+      'admin.password',
+      'admin.passwordMtime',
+      'server.secretkey',
+      'accounts.<name>.password',
+      'accounts.<name>.passwordMtime',
+      'accounts.<name>.tokens',
+      'tls.crt',
+      'tls.key',
+      'webhook.azuredevops.password',
+      'webhook.azuredevops.username',
+      'webhook.harbor.secret',
+      'oidc.<rest>',
+      'dex.<rest>',
+    ],
+    'string',
+    'not implemented by Capstan (admin password: auth.admin-password; session key: auth.signing-key; Azure DevOps and Harbor webhooks: not supported); the value is not stored',
+    true,
+  ),
+];
 
 export const ARGO_KEYS: readonly ArgoKeySpec[] = [...cm, ...rbac, ...cmdParams, ...secret];

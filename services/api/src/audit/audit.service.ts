@@ -84,6 +84,11 @@ function predicates(t: AuditTableName, q: AuditQueryInput): RawBuilder<boolean>[
     case 'settings_changes':
       if (q.user) out.push(matchesActor('actor', q.user));
       break;
+    case 'webhook_deliveries':
+      if (q.application) out.push(sql<boolean>`applications ? ${q.application}`);
+      if (outcome === 'allow') out.push(sql<boolean>`outcome = 'accepted'`);
+      else if (outcome === 'deny') out.push(sql<boolean>`http_status >= 400`);
+      break;
   }
   return out;
 }

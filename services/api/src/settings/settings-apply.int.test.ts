@@ -2,7 +2,8 @@
 // flat key is stored as a version, one audit row and one io.capstan.settings.changed.v1 event per
 // change, nothing for an unchanged re-apply; a misspelled key is a warning naming the nearest key;
 // a wrong value refuses naming the key; only role:admin may apply settings; an applied
-// argocd-rbac-cm governs RBAC at once; argocd-secret's values appear in no row, event or answer;
+// argocd-rbac-cm governs RBAC at once; argocd-secret's values appear in no row, event or answer
+// (the webhook secrets Capstan implements are kept sealed only);
 // settings.strict refuses an unknown key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { status } from '@grpc/grpc-js';
@@ -131,23 +132,36 @@ describe('applied Argo CD settings', () => {
     );
   });
 
-  it('never stores, publishes, audits or returns a value of argocd-secret', async () => {
+  it('keeps the implemented argocd-secret values sealed only, and never publishes, audits or returns one', async () => {
     const secretValue = 'webhook-secret-value-0123456789';
+    const harborValue = 'harbor-secret-value-0123456789';
     const r = await apply(
       admin,
-      `apiVersion: v1\nkind: Secret\nmetadata: { name: argocd-secret }\nstringData:\n  webhook.github.secret: ${secretValue}\n`,
+      `apiVersion: v1\nkind: Secret\nmetadata: { name: argocd-secret }\nstringData:\n  webhook.github.secret: ${secretValue}\n  webhook.harbor.secret: ${harborValue}\n`,
     );
     expect(r.results[0]).toMatchObject({ kind: 'Secret', name: 'argocd-secret', action: 'created' });
-    expect(r.warnings[0]).toContain('webhook.github.secret: recognised but not implemented');
+    expect(r.warnings).toEqual([
+      expect.stringContaining('webhook.harbor.secret: recognised but not implemented'),
+    ]);
+    const sealed = await rows(sql`select id, key, key_id from api.settings_secrets`);
+    expect(sealed).toEqual([
+      { id: 'argocd-secret/webhook.github.secret', key: 'webhook.github.secret', key_id: expect.any(String) },
+    ]);
     const everywhere = JSON.stringify([
       r,
       await rows(sql`select * from api.settings`),
+      await rows(sql`select * from api.settings_secrets`),
       await rows(sql`select * from api.events`),
       await rows(sql`select * from audit.settings_changes`),
       (await httpClient(h)('GET', '/api/v1/settings', admin)).body,
     ]);
     expect(everywhere).toContain('webhook.github.secret');
     expect(everywhere).not.toContain(secretValue);
+    expect(everywhere).not.toContain(harborValue);
+    expect(everywhere).not.toContain(Buffer.from(secretValue).toString('hex'));
+    // Applied again without the key: its sealed value goes.
+    await apply(admin, `apiVersion: v1\nkind: Secret\nmetadata: { name: argocd-secret }\nstringData: {}\n`);
+    expect(await rows(sql`select id from api.settings_secrets`)).toEqual([]);
   });
 
   it("disables an account and limits its capabilities with argocd-cm's account keys, live", async () => {

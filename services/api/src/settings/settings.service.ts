@@ -4,7 +4,9 @@
 // io.capstan.settings.changed.v1 event and one audit.settings_changes row in the same transaction.
 // Unknown and not implemented keys are warnings returned to the caller (refusals with
 // settings.strict); a wrong value refuses the apply naming the key. Secret values are never stored,
-// published, audited or returned: only which keys are set.
+// published, audited or returned: only which keys are set; the values of the sensitive keys Capstan
+// implements (argocd-secret's webhook secrets) are kept sealed in api.settings_secrets
+// (settings-secrets.ts), written in the same transaction.
 import type { Kysely, Transaction } from 'kysely';
 import { appendAudit, type SettingsKeyChange } from '@capstan/db';
 import { checkArgoSettings, isSensitiveArgoKey, type ArgoConfigObject } from '@capstan/policy';
@@ -14,6 +16,8 @@ import type { ApiDatabase } from '../support/db.table.js';
 import { runAggregate, type WriteOutcome } from '../support/aggregate.js';
 import type { RequestContext } from '../support/request.js';
 import { actorOf } from '../auth/principal.js';
+import type { Keyring } from '@capstan/sealing';
+import { storeSealedValues } from './settings-secrets.js';
 
 export const SETTINGS_CHANGED = 'io.capstan.settings.changed.v1';
 
@@ -108,6 +112,8 @@ export class SettingsService {
       db: Kysely<ApiDatabase>;
       /** settings.strict of the api: unknown and not implemented keys refuse the apply. */
       strict: boolean;
+      /** Seals the values of implemented sensitive keys (argocd-secret's webhook secrets). */
+      keyring: Keyring;
       /** Told after every applied change on this replica (the RBAC policy reloads at once). */
       onChanged?: () => Promise<void>;
     },
@@ -152,7 +158,10 @@ export class SettingsService {
           },
         ];
       },
-      project: (trx, events, _state, _version, at) => this.project(trx, events, actor, at, warnings),
+      project: async (trx, events, _state, _version, at) => {
+        await this.project(trx, events, actor, at, warnings);
+        if (events.length > 0) await storeSealedValues(trx, this.deps.keyring, item.object, item.data);
+      },
     });
     if (!opts.dryRun && result.events.length > 0) await this.deps.onChanged?.();
     const outcome: WriteOutcome =

@@ -137,6 +137,15 @@ export interface ApiDatabase extends EventStoreDatabase {
   login_failures: LoginFailuresTable;
   delegation_grants: DelegationGrantsTable;
   settings: SettingsTable;
+  settings_secrets: SettingsSecretsTable;
+}
+
+/** The sealed value of one implemented sensitive key (`argocd-secret/webhook.github.secret`). */
+export interface SettingsSecretsTable extends SealedRow {
+  id: string;
+  object: string;
+  key: string;
+  updated_at: Date;
 }
 
 /** One version of an applied Argo CD configuration object (sensitive values are never stored). */

@@ -109,4 +109,29 @@ describe('ChangeDetector on PostgreSQL and a real git server', () => {
       second,
     );
   });
+
+  it('re-checks only the named target revisions when a push names them (the git webhook)', async () => {
+    await touchWatch(db as unknown as RepoDb, { repoURL: repo.url, revision: 'release', project: 'team-a' });
+    await repo.commit({ 'app/a.yaml': 'a: 3\n' }, { branch: 'release' });
+    // A push of main: the release watch is not even looked at (team-a main and team-b main are).
+    expect(await detector.check({ repoURL: repo.url, revisions: ['main'], detectedBy: 'push' })).toEqual({
+      checked: 2,
+      changed: 0,
+      failed: 1,
+    });
+    expect(
+      (await listWatches(db as unknown as RepoDb)).find((w) => w.revision === 'release')?.lastSha,
+    ).toBeNull();
+    // Nothing to re-check: no watch of that revision.
+    expect(await detector.check({ repoURL: repo.url, revisions: [], detectedBy: 'push' })).toEqual({
+      checked: 0,
+      changed: 0,
+      failed: 0,
+    });
+    expect(await detector.check({ repoURL: repo.url, revisions: ['release'], detectedBy: 'push' })).toEqual({
+      checked: 1,
+      changed: 1,
+      failed: 0,
+    });
+  });
 });

@@ -1,5 +1,6 @@
 // Change detection: every watched source is re-resolved on a timer (polling) and at once when
-// another system announces a push on its URL (io.capstan.ext.git.push.v1). A source whose commit
+// another system announces a push on its URL (io.capstan.ext.git.push.v1; when the announcement names
+// the target revisions it may move, as the api's git webhook does, only those). A source whose commit
 // moved gets a revision-changed event, appended with its read-model update in one transaction and
 // published by the outbox relay.
 import type { Kysely } from 'kysely';
@@ -28,6 +29,9 @@ import { listWatches, recordWatchSha } from './watch.repository.js';
 
 export type GitPush = EventOf<typeof gitPush>;
 
+/** A target revision's comparison form: an empty one is HEAD. */
+const sameRevision = (r: string) => (r.trim() === '' ? 'HEAD' : r.trim());
+
 export interface ChangeDetectorDeps {
   db: Kysely<RepoDatabase & EventStoreDatabase>;
   schema: string;
@@ -51,13 +55,17 @@ export class ChangeDetector {
   /** Re-checks every watch (or those of one URL); failures of one source do not stop the others. */
   async check(options: {
     repoURL?: string;
+    /** Only the watches of these target revisions ('' and HEAD are one); absent: all. */
+    revisions?: readonly string[];
     detectedBy: 'poll' | 'push';
     cause?: Envelope;
   }): Promise<CheckSummary> {
-    const watches = await listWatches(
+    const all = await listWatches(
       this.deps.db as unknown as RepoDb,
       options.repoURL ? { repoURL: options.repoURL } : {},
     );
+    const wanted = options.revisions ? new Set(options.revisions.map(sameRevision)) : undefined;
+    const watches = wanted ? all.filter((w) => wanted.has(sameRevision(w.revision))) : all;
     const summary: CheckSummary = { checked: 0, changed: 0, failed: 0 };
     const forgotten = new Set<string>();
     for (const watch of watches) {
@@ -94,7 +102,12 @@ export class ChangeDetector {
 
   /** Handles one push announcement from the bus. */
   async onPush(push: GitPush): Promise<void> {
-    await this.check({ repoURL: push.data.repoURL, detectedBy: 'push', cause: push });
+    await this.check({
+      repoURL: push.data.repoURL,
+      ...(push.data.revisions ? { revisions: push.data.revisions } : {}),
+      detectedBy: 'push',
+      cause: push,
+    });
   }
 
   /** Starts polling every `intervalMs` (0 disables); rounds never overlap. */
