@@ -25,6 +25,7 @@ import { SettingsService } from './settings/settings.service.js';
 import { SettingsView, type SettingsViewSource } from './settings/settings-view.js';
 import { Authorizer } from './rbac/authorizer.js';
 import { ProjectsService } from './projects/projects.service.js';
+import { ProjectTokensService } from './projects/project-tokens.service.js';
 import { ApplicationsService } from './applications/applications.service.js';
 import { ManagedResourcesService } from './applications/managed-resources.js';
 import { ClustersService } from './clusters/clusters.service.js';
@@ -291,6 +292,7 @@ function createServices(
     delegations,
     policy,
     projects,
+    projectTokens: new ProjectTokensService({ db, authz, authn, signer: access.signer }),
     applications,
     clusters,
     repositories,

@@ -128,7 +128,11 @@ export class AccountsService {
   }
 
   async logout(ctx: RequestContext): Promise<void> {
-    const { tokenId, tokenExpiresAt } = ctx.principal;
+    const { tokenId, tokenExpiresAt, projectRole } = ctx.principal;
+    if (projectRole)
+      throw new PermissionDeniedError(
+        `a project token is revoked with capstan proj role delete-token ${projectRole.project} ${projectRole.role} <id>`,
+      );
     if (!tokenId) return;
     await revokeToken(this.deps.db, tokenId, tokenExpiresAt ?? null);
     this.deps.authn.noteRevoked(tokenId);

@@ -15,6 +15,7 @@ import type { Delegations } from './delegations.js';
 import type { Principal } from './principal.js';
 import { delivererRef } from '../delivery/deliverer-rights.js';
 import type { DeliveringApplications } from '../delivery/delivering-applications.js';
+import { findProjectToken, type ProjectTokenRecord } from '../projects/project-tokens.repository.js';
 
 const ACCOUNT_TTL_MS = 2000;
 
@@ -45,6 +46,8 @@ export interface CallCredentials {
 export class Authenticator {
   private readonly accounts = new Map<string, { at: number; account: AccountRecord | undefined }>();
   private readonly revoked = new Set<string>();
+  /** Project role tokens by `<sub>/<jti>`: their rows, read again after ACCOUNT_TTL_MS. */
+  private readonly projectTokens = new Map<string, { at: number; row: ProjectTokenRecord | undefined }>();
   /** Tokens whose signature was verified, until they expire: verifying an HMAC per call costs more than the read itself. */
   private readonly verified = new Map<string, TokenClaims>();
   private lastRevocation: Date | undefined;
@@ -76,6 +79,11 @@ export class Authenticator {
 
   forgetAccount(name: string): void {
     this.accounts.delete(name);
+  }
+
+  /** After delete-token on this replica: the project token is refused at once. */
+  forgetProjectToken(project: string, role: string, id: string): void {
+    this.projectTokens.delete(`proj:${project}:${role}/${id}`);
   }
 
   /** After an applied argocd-cm (its account keys): every account is read again. */
@@ -161,6 +169,7 @@ export class Authenticator {
     }
     if (onlyKind && claims.kind !== onlyKind)
       throw new UnauthenticatedError('the session cookie holds no session: log in again');
+    if (claims.kind === 'project') return this.fromProjectToken(claims);
     if (this.revoked.has(claims.jti)) throw new UnauthenticatedError('token has been revoked: log in again');
     const account = await this.account(claims.sub);
     if (!account || !account.enabled)
@@ -178,6 +187,35 @@ export class Authenticator {
       name: account.name,
       groups: account.groups,
       kind: 'user',
+      tokenId: claims.jti,
+      tokenExpiresAt: claims.exp ? new Date(claims.exp * 1000) : undefined,
+    };
+  }
+
+  /**
+   * A project role token (`proj:<project>:<role>`): accepted while the role lists it with the same
+   * issued-at (Argo CD's rule: delete-token, or the role or project removed, invalidates it). Its
+   * rights are exactly the role's policy lines.
+   */
+  private async fromProjectToken(claims: TokenClaims): Promise<Principal> {
+    const m = /^proj:([^:]+):([^:]+)$/.exec(claims.sub);
+    if (!m) throw new UnauthenticatedError('invalid token');
+    const [, project = '', role = ''] = m;
+    const key = `${claims.sub}/${claims.jti}`;
+    let hit = this.projectTokens.get(key);
+    if (!hit || Date.now() - hit.at >= ACCOUNT_TTL_MS) {
+      hit = { at: Date.now(), row: await findProjectToken(this.opts.db, project, role, claims.jti) };
+      if (this.projectTokens.size >= 10_000) this.projectTokens.clear();
+      this.projectTokens.set(key, hit);
+    }
+    const row = hit.row;
+    if (!row || row.iat !== claims.iat || (row.expiresAt && row.expiresAt.getTime() <= Date.now()))
+      throw new UnauthenticatedError(`token of ${claims.sub} has been deleted or replaced`);
+    return {
+      name: claims.sub,
+      groups: [],
+      kind: 'user',
+      projectRole: { project, role },
       tokenId: claims.jti,
       tokenExpiresAt: claims.exp ? new Date(claims.exp * 1000) : undefined,
     };

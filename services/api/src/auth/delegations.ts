@@ -56,6 +56,11 @@ export class Delegations {
   async forRequest(p: Principal, holder: string, audience: string): Promise<string | undefined> {
     // A user, or an Application delivering from git (named `application:<ns>/<name>`).
     if (p.kind !== 'user') return undefined;
+    // The callee re-reads the delegated user's account; a project role token has none.
+    if (p.projectRole)
+      throw new PermissionDeniedError(
+        `a project token (${p.name}) is not accepted for repository and ApplicationSet calls`,
+      );
     return this.issuer.mint({ user: p.name, holder, audience });
   }
 

@@ -1,11 +1,13 @@
-// Signed tokens (JWT, HS256 via jose): short-lived session tokens from login and long-lived API
-// tokens for automation. Both carry a jti so that logout and token deletion can revoke them.
+// Signed tokens (JWT, HS256 via jose): short-lived session tokens from login, long-lived API
+// tokens for automation, and project role tokens (sub `proj:<project>:<role>`, Argo CD's). Each
+// carries a jti so that logout and token deletion can revoke it.
 import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
 import { UnauthenticatedError } from '@capstan/service';
 
 export const ISSUER = 'capstan';
 
-export type TokenKind = 'session' | 'api';
+export type TokenKind = 'session' | 'api' | 'project';
+const KINDS: ReadonlySet<unknown> = new Set<TokenKind>(['session', 'api', 'project']);
 
 export interface TokenClaims {
   sub: string;
@@ -23,27 +25,25 @@ export class TokenSigner {
     kind: TokenKind;
     jti: string;
     expiresInSeconds?: number | undefined;
+    /** Seconds since the epoch (default: now). */
+    iat?: number;
   }): Promise<string> {
     const jwt = new SignJWT({ kind: claims.kind })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.sub)
       .setJti(claims.jti)
       .setIssuer(ISSUER)
-      .setIssuedAt();
-    if (claims.expiresInSeconds) jwt.setExpirationTime(`${claims.expiresInSeconds}s`);
+      .setIssuedAt(claims.iat);
+    if (claims.expiresInSeconds)
+      jwt.setExpirationTime((claims.iat ?? Math.floor(Date.now() / 1000)) + claims.expiresInSeconds);
     return jwt.sign(this.key);
   }
 
   async verify(token: string): Promise<TokenClaims> {
     try {
       const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, algorithms: ['HS256'] });
-      const kind = payload.kind;
-      if (
-        (kind !== 'session' && kind !== 'api') ||
-        !payload.sub ||
-        !payload.jti ||
-        payload.iat === undefined
-      ) {
+      const kind = payload.kind as TokenKind;
+      if (!KINDS.has(kind) || !payload.sub || !payload.jti || payload.iat === undefined) {
         throw new UnauthenticatedError('token is missing required claims');
       }
       return { sub: payload.sub, kind, jti: payload.jti, iat: payload.iat, exp: payload.exp };
