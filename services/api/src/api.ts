@@ -26,6 +26,7 @@ import { SettingsView, type SettingsViewSource } from './settings/settings-view.
 import { Authorizer } from './rbac/authorizer.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { ProjectTokensService } from './projects/project-tokens.service.js';
+import { SsoService } from './sso/sso.service.js';
 import { ApplicationsService } from './applications/applications.service.js';
 import { ManagedResourcesService } from './applications/managed-resources.js';
 import { ClustersService } from './clusters/clusters.service.js';
@@ -87,6 +88,8 @@ export interface ApiConfig {
   loginThrottle?: Partial<LoginThrottleSettings>;
   signingKey: string;
   adminPassword: string;
+  /** The value of `$oidc.clientSecret` in argocd-cm's oidc.config (auth.oidc-client-secret). */
+  oidcClientSecret?: string;
   /** Where a generated admin password is written (mode 600); empty: defaultInitialAdminPasswordFile(). */
   initialAdminPasswordFile?: string;
   serviceTokens: string;
@@ -299,6 +302,14 @@ function createServices(
     audit: new AuditService({ db: db as unknown as Kysely<unknown>, authz }),
     deadLetters: new DeadLettersService({ db: db as unknown as Kysely<unknown>, authz }),
     accounts,
+    sso: new SsoService({
+      db,
+      authz,
+      authn,
+      signer: access.signer,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+      clientSecret: config.oidcClientSecret ?? '',
+    }),
     applicationSets,
     generatedApplications: new GeneratedApplicationsService({ db, authz, policy, applications }),
     generatorInputs: new GeneratorInputsService({ db, authz, policy, clusters }),

@@ -8,6 +8,7 @@ import type { Authorizer } from './rbac/authorizer.js';
 import type { PolicyStore } from './rbac/policy-store.js';
 import type { ProjectsService } from './projects/projects.service.js';
 import type { ProjectTokensService } from './projects/project-tokens.service.js';
+import type { SsoService } from './sso/sso.service.js';
 import type { ApplicationsService } from './applications/applications.service.js';
 import type { ClustersService } from './clusters/clusters.service.js';
 import type { RepositoriesService } from './repositories/repositories.service.js';
@@ -46,6 +47,8 @@ export interface ApiServices {
   /** capstan admin dlq list/replay (every service's dead letters). */
   deadLetters: DeadLettersService;
   accounts: AccountsService;
+  /** Single sign-on (OIDC): the web flow, the CLI's code exchange, refresh. */
+  sso: SsoService;
   apply: ApplyService;
   /** Public ApplicationSetService (forwarded to the appset service). */
   applicationSets: ApplicationSetsService;

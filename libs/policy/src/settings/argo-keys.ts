@@ -25,7 +25,9 @@ export type ArgoValueKind =
   | 'match-mode'
   | 'log-level'
   | 'capabilities'
-  | 'ignore-differences';
+  | 'ignore-differences'
+  | 'oidc-config'
+  | 'scopes';
 
 export type CapstanService = 'api' | 'sync' | 'repo' | 'appset';
 
@@ -47,7 +49,8 @@ export interface ArgoKeySpec {
   note?: string;
 }
 
-const SSO = 'single sign-on is not implemented yet (issue 16)';
+const SSO =
+  'not implemented by Capstan single sign-on (docs/sso.md): Capstan talks to an OIDC provider directly, without Dex in between';
 
 const implemented = (
   object: ArgoConfigObject,
@@ -116,10 +119,14 @@ const cm: ArgoKeySpec[] = [
     'yaml',
     'Capstan does not filter watched resource kinds yet: every kind an Application renders is synced and watched',
   ),
-  ...notImplemented('argocd-cm', ['oidc.config', 'dex.config'], 'yaml', SSO, true),
+  // Single sign-on (docs/sso.md): read by the api at every login, so a change is live. oidc.config
+  // names its client secret as `$oidc.clientSecret` (a literal secret is refused: it would be stored).
+  implemented('argocd-cm', 'oidc.config', 'oidc-config', 'api', 'sso.oidc-config', true),
+  implemented('argocd-cm', 'url', 'string', 'api', 'sso.url', true),
+  ...notImplemented('argocd-cm', ['dex.config'], 'yaml', SSO, true),
   ...notImplemented(
     'argocd-cm',
-    ['url', 'additionalUrls', 'oidc.tls.insecure.skip.verify', 'dex.auth.connectorId'],
+    ['additionalUrls', 'oidc.tls.insecure.skip.verify', 'dex.auth.connectorId'],
     'string',
     SSO,
   ),
@@ -207,7 +214,8 @@ const rbac: ArgoKeySpec[] = [
   implemented('argocd-rbac-cm', 'policy.<name>.csv', 'string', 'api', 'rbac.policy-csv', true),
   implemented('argocd-rbac-cm', 'policy.default', 'string', 'api', 'rbac.default-role', true),
   implemented('argocd-rbac-cm', 'policy.matchMode', 'match-mode', 'api', 'rbac.match-mode', true),
-  ...notImplemented('argocd-rbac-cm', ['scopes'], 'string', SSO),
+  // The ID token claims whose values are RBAC subjects (Argo CD's default: [groups]).
+  implemented('argocd-rbac-cm', 'scopes', 'scopes', 'api', 'sso.scopes', true),
 ];
 
 const cmdParams: ArgoKeySpec[] = [

@@ -72,6 +72,11 @@ export class Authenticator {
     }
   }
 
+  /** Whether a token id (a session's, or an SSO refresh token's) has been revoked. */
+  isRevoked(jti: string): boolean {
+    return this.revoked.has(jti);
+  }
+
   /** Called after this replica revokes a token or changes an account. */
   noteRevoked(jti: string): void {
     this.revoked.add(jti);
@@ -167,10 +172,11 @@ export class Authenticator {
       if (this.verified.size >= 10_000) this.verified.clear();
       this.verified.set(token, claims);
     }
-    if (onlyKind && claims.kind !== onlyKind)
+    if (onlyKind && claims.kind !== onlyKind && claims.kind !== 'sso')
       throw new UnauthenticatedError('the session cookie holds no session: log in again');
     if (claims.kind === 'project') return this.fromProjectToken(claims);
     if (this.revoked.has(claims.jti)) throw new UnauthenticatedError('token has been revoked: log in again');
+    if (claims.kind === 'sso') return this.fromSsoSession(claims);
     const account = await this.account(claims.sub);
     if (!account || !account.enabled)
       throw new UnauthenticatedError(`account ${claims.sub} does not exist or is disabled`);
@@ -216,6 +222,26 @@ export class Authenticator {
       groups: [],
       kind: 'user',
       projectRole: { project, role },
+      tokenId: claims.jti,
+      tokenExpiresAt: claims.exp ? new Date(claims.exp * 1000) : undefined,
+    };
+  }
+
+  /**
+   * A single sign-on session: the user is the ID token's subject with the groups it carried (no
+   * local account). A subject that is also a local account's name is refused, so a provider can
+   * never speak for a local account (admin included).
+   */
+  private async fromSsoSession(claims: TokenClaims): Promise<Principal> {
+    if (await this.account(claims.sub))
+      throw new UnauthenticatedError(
+        `single sign-on subject ${claims.sub} is a local account's name: refused`,
+      );
+    return {
+      name: claims.sub,
+      groups: claims.groups ?? [],
+      kind: 'user',
+      sso: { refreshId: claims.rid },
       tokenId: claims.jti,
       tokenExpiresAt: claims.exp ? new Date(claims.exp * 1000) : undefined,
     };

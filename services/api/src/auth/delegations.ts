@@ -61,6 +61,10 @@ export class Delegations {
       throw new PermissionDeniedError(
         `a project token (${p.name}) is not accepted for repository and ApplicationSet calls`,
       );
+    if (p.sso)
+      throw new PermissionDeniedError(
+        'a single sign-on session is not accepted for repository and ApplicationSet calls yet: use a local account',
+      );
     return this.issuer.mint({ user: p.name, holder, audience });
   }
 

@@ -18,6 +18,8 @@ export interface Principal {
   deliverer?: DelivererGrants;
   /** A project role token's (`name` is then `proj:<project>:<role>`): its rights are the role's lines. */
   projectRole?: { project: string; role: string };
+  /** A single sign-on session's (`name` is the ID token's subject, `groups` its scope claims). */
+  sso?: { refreshId: string | undefined };
   /** The token's id, for logout. */
   tokenId?: string;
   tokenExpiresAt?: Date | undefined;
