@@ -12,9 +12,14 @@ import { sql } from 'kysely';
 import { apiv1 } from '@capstan/proto';
 import { ADMIN_PASSWORD, bearer, startHarness, unary, type Harness } from '../test-support/harness.js';
 import { grpcError } from '../test-support/fixtures.js';
-import { browserLogin, DEX_PASSWORD, freePort, startDex, type Dex } from '../test-support/dex.js';
-
-const DEX_SECRET = 'capstan-dex-client-secret-0123456789';
+import {
+  browserLogin,
+  DEX_CLIENT_SECRET as DEX_SECRET,
+  DEX_PASSWORD,
+  freePort,
+  startDex,
+  type Dex,
+} from '@capstan/test/infra';
 
 const configMap = (name: string, data: Record<string, string>) =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: ${name}, namespace: argocd }\ndata:\n${Object.entries(
@@ -133,7 +138,7 @@ describe('api: single sign-on with Dex', () => {
         '---\n' +
         configMap('argocd-rbac-cm', {
           'policy.csv':
-            'p, role:dev, applications, get, */*, allow\ng, devs, role:dev\ng, platform, role:admin\n',
+            'p, role:dev, applications, get, team-b/*, allow\ng, devs, role:dev\ng, platform, role:admin\n',
           scopes: '[groups, email]',
         }),
     );
@@ -184,6 +189,8 @@ describe('api: single sign-on with Dex', () => {
     expect(user.groups.sort()).toEqual(['alice@example.com', 'devs', 'team-a-viewers']);
     const token = session.slice('capstan_session='.length);
     expect(await canI(token, 'applications', 'get', 'team-b/web')).toBe('yes'); // g, devs, role:dev
+    expect(await canI(token, 'applications', 'get', 'team-a/web')).toBe('yes'); // project role group team-a-viewers
+    expect(await canI(token, 'applications', 'get', 'team-c/web')).toBe('no');
     expect(await canI(token, 'applications', 'sync', 'team-a/web')).toBe('no');
     expect(await canI(token, 'projects', 'create', 'team-z')).toBe('no');
 

@@ -1,4 +1,4 @@
-// A real OpenID Connect provider for the single sign-on tests: Dex (test/scripts/obtain-dex.sh builds
+// A real OpenID Connect provider for the single sign-on tests (api int tests, test/e2e): Dex (test/scripts/obtain-dex.sh builds
 // it from its Go module), on loopback, with in-memory storage, the static password connector
 // (users with groups) and one static client. `browserLogin` drives Dex's own login pages over HTTP
 // as a browser would (follow redirects, post the password form) and returns the redirect to the
@@ -15,6 +15,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** bcrypt of "password" (Dex's own example configuration). */
 const PASSWORD_HASH = '$2a$10$2b2cU8CPhOTaGrs1HRQuAueS7JTT5ZHsHSzYiFPm1leZck7Mc8T4W';
 export const DEX_PASSWORD = 'password';
+/** The static client's secret (known before Dex starts: the api is configured with it first). */
+export const DEX_CLIENT_SECRET = 'capstan-dex-client-secret-0123456789';
 
 export interface DexUser {
   email: string;
@@ -42,20 +44,16 @@ export async function freePort(): Promise<number> {
 }
 
 export function dexBinary(): string {
-  return execFileSync(
-    'bash',
-    [path.resolve(here, '../../../../test/scripts/obtain-dex.sh'), '--print-path'],
-    {
-      encoding: 'utf8',
-    },
-  ).trim();
+  return execFileSync('bash', [path.resolve(here, '../../scripts/obtain-dex.sh'), '--print-path'], {
+    encoding: 'utf8',
+  }).trim();
 }
 
 export async function startDex(opts: { redirectURIs: string[]; users: DexUser[] }): Promise<Dex> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}/dex`;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-dex-'));
-  const client = { id: 'capstan', secret: 'capstan-dex-client-secret-0123456789' };
+  const client = { id: 'capstan', secret: DEX_CLIENT_SECRET };
   const config = {
     issuer,
     storage: { type: 'memory' },
