@@ -20,11 +20,12 @@ import {
   DEX_PASSWORD,
   freePort,
   startDex,
-  testPki,
   type Dex,
   type TestBus,
   type TestDatabase,
 } from '@capstan/test/infra';
+// The same module instance as api-harness.ts: one PKI (the CA the api's certificate is signed by).
+import { testPki } from '../src/infra/index.js';
 import { capstan, startApiProcess, type ApiProcess } from './api-harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
