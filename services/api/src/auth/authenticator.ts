@@ -129,6 +129,22 @@ export class Authenticator {
       // An Application that delivered an ApplicationSet from git: its project's grants of today.
       const deliverer = delivererRef(d.user);
       if (deliverer) return this.opts.deliverers.principal(deliverer, `service:${service}`, delegation);
+      // A single sign-on user: the groups its session carried when the api minted the delegation.
+      if (d.groups !== undefined) {
+        if (await this.account(d.user))
+          throw new UnauthenticatedError(
+            `single sign-on subject ${d.user} is a local account's name: refused`,
+          );
+        const via = `service:${service}`;
+        return {
+          name: d.user,
+          groups: d.groups,
+          kind: 'user',
+          via,
+          delegation,
+          sso: { refreshId: undefined },
+        };
+      }
       const user = await this.account(d.user);
       if (!user || !user.enabled)
         throw new UnauthenticatedError(`account ${d.user} does not exist or is disabled`);

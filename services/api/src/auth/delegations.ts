@@ -61,10 +61,8 @@ export class Delegations {
       throw new PermissionDeniedError(
         `a project token (${p.name}) is not accepted for repository and ApplicationSet calls`,
       );
-    if (p.sso)
-      throw new PermissionDeniedError(
-        'a single sign-on session is not accepted for repository and ApplicationSet calls yet: use a local account',
-      );
+    // A single sign-on user has no account to re-read: the delegation carries the session's groups.
+    if (p.sso) return this.issuer.mint({ user: p.name, holder, audience, groups: p.groups });
     return this.issuer.mint({ user: p.name, holder, audience });
   }
 
@@ -79,6 +77,11 @@ export class Delegations {
     // background reconciles then act with its grants of today, and stop when it is gone.
     if (p.kind !== 'user' || !holder || p.delegation?.kind !== 'user')
       throw new PermissionDeniedError('an owner is recorded only for a user acting through a delegation');
+    // Background work acts with the owner's rights of today, which only a local account has.
+    if (p.sso)
+      throw new PermissionDeniedError(
+        'a single sign-on user cannot own an ApplicationSet yet (its background reconciles need a local account): use a local account',
+      );
     checkResource(resource);
     await this.db
       .withSchema('api')
