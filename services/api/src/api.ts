@@ -15,6 +15,7 @@ import { API_SCHEMA, apiSchemaMigrations } from './migrations/index.js';
 import type { ApiDatabase } from './support/db.table.js';
 import { loadKeyring, resealAtStartup, type Keyring } from '@capstan/sealing';
 import { loadSigningKey, sealedSigningKeys } from './auth/signing-key.js';
+import { sealedSettingsSecrets } from './settings/settings-secrets.js';
 import { sealedClusterCredentials } from './clusters/cluster.repository.js';
 import { TokenSigner } from './auth/tokens.js';
 import { ServiceTokens, type TlsMaterial } from '@capstan/service-identity';
@@ -157,7 +158,12 @@ export async function startApi(
     logger.info(await rebuildProjections(db), 'rebuilt projections from the event store');
   // Key rotation: every sealed row of the api (cluster credentials, the generated token signing and
   // delegation keys) still sealed with another key is re-sealed with the active one.
-  await resealAtStartup(db, keyring, [sealedClusterCredentials, sealedSigningKeys], logger);
+  await resealAtStartup(
+    db,
+    keyring,
+    [sealedClusterCredentials, sealedSigningKeys, sealedSettingsSecrets],
+    logger,
+  );
 
   const access = await startAccessControl(config, { db, keyring, logger, defer });
   const services = createServices(config, access, connectPeers(config, access.delegations, defer), keyring);
@@ -273,6 +279,7 @@ function createServices(
   });
   const settings = new SettingsService({
     db,
+    keyring,
     strict: config.settings?.strict ?? false,
     // This replica follows an applied argocd-rbac-cm (RBAC) and argocd-cm (account keys) at once;
     // others within their refresh (2 s).
@@ -309,6 +316,7 @@ function createServices(
       signer: access.signer,
       sessionTtlSeconds: config.sessionTtlSeconds,
       clientSecret: config.oidcClientSecret ?? '',
+      keyring,
     }),
     applicationSets,
     generatedApplications: new GeneratedApplicationsService({ db, authz, policy, applications }),

@@ -297,8 +297,9 @@ const cmdParams: ArgoKeySpec[] = [
   ]),
 ];
 
-// Capstan implements none of argocd-secret's keys yet (its admin password is auth.admin-password,
-// its session signing key auth.signing-key): they are recognised, never stored, never echoed.
+// Capstan implements argocd-secret's oidc.* keys only (below; its admin password is
+// auth.admin-password, its session signing key auth.signing-key): the others are recognised, never
+// stored, never echoed.
 const secret: ArgoKeySpec[] = notImplemented(
   'argocd-secret',
   [
@@ -318,12 +319,18 @@ const secret: ArgoKeySpec[] = notImplemented(
     'webhook.gitlab.secret',
     'webhook.gogs.secret',
     'webhook.harbor.secret',
-    'oidc.<rest>',
     'dex.<rest>',
   ],
   'string',
-  'Capstan implements no key of argocd-secret yet (admin password: auth.admin-password; session key: auth.signing-key); the value is not stored',
+  'Capstan implements no key of argocd-secret but oidc.* yet (admin password: auth.admin-password; session key: auth.signing-key); the value is not stored',
   true,
 );
 
-export const ARGO_KEYS: readonly ArgoKeySpec[] = [...cm, ...rbac, ...cmdParams, ...secret];
+// The OIDC client secret (and other oidc.* values) that oidc.config names as `$oidc.clientSecret`:
+// kept sealed by the api (api.settings_secrets), never in events, audit rows or answers.
+const oidcSecret: ArgoKeySpec = {
+  ...implemented('argocd-secret', 'oidc.<rest>', 'string', 'api', 'sso.secrets', true),
+  sensitive: true,
+};
+
+export const ARGO_KEYS: readonly ArgoKeySpec[] = [...cm, ...rbac, ...cmdParams, ...secret, oidcSecret];

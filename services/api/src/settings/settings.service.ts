@@ -14,6 +14,8 @@ import type { ApiDatabase } from '../support/db.table.js';
 import { runAggregate, type WriteOutcome } from '../support/aggregate.js';
 import type { RequestContext } from '../support/request.js';
 import { actorOf } from '../auth/principal.js';
+import type { Keyring } from '@capstan/sealing';
+import { keepSecrets } from './settings-secrets.js';
 
 export const SETTINGS_CHANGED = 'io.capstan.settings.changed.v1';
 
@@ -110,6 +112,8 @@ export class SettingsService {
       strict: boolean;
       /** Told after every applied change on this replica (the RBAC policy reloads at once). */
       onChanged?: () => Promise<void>;
+      /** Seals the argocd-secret keys the api keeps (settings-secrets.ts); without it none is kept. */
+      keyring?: Keyring;
     },
   ) {}
 
@@ -152,7 +156,11 @@ export class SettingsService {
           },
         ];
       },
-      project: (trx, events, _state, _version, at) => this.project(trx, events, actor, at, warnings),
+      project: async (trx, events, _state, _version, at) => {
+        await this.project(trx, events, actor, at, warnings);
+        if (events.length > 0 && this.deps.keyring)
+          await keepSecrets(trx, this.deps.keyring, item.object, item.data, at);
+      },
     });
     if (!opts.dryRun && result.events.length > 0) await this.deps.onChanged?.();
     const outcome: WriteOutcome =

@@ -1,11 +1,13 @@
 // The single sign-on configuration in force: the latest applied argocd-cm (`oidc.config`, `url`) and
 // argocd-rbac-cm (`scopes`), read as Argo CD reads them (@capstan/policy), with the client secret
-// that oidc.config names (`$oidc.clientSecret`) taken from the api's secret setting
-// auth.oidc-client-secret. Read again after 2 s, so an applied change is live on every replica.
+// that oidc.config names (`$oidc.clientSecret`) taken from an applied argocd-secret (kept sealed,
+// settings/settings-secrets.ts) or else the api's secret setting auth.oidc-client-secret. Read again after 2 s, so an applied change is live on every replica.
 import type { Kysely } from 'kysely';
 import { FailedPreconditionError } from '@capstan/service';
 import { readArgoValue, type OidcConfig } from '@capstan/policy';
+import type { Keyring } from '@capstan/sealing';
 import type { ApiDatabase } from '../support/db.table.js';
+import { keptSecret } from '../settings/settings-secrets.js';
 
 const TTL_MS = 2000;
 const SECRET_REF = '$oidc.clientSecret';
@@ -38,6 +40,7 @@ export class SsoSettingsSource {
   constructor(
     private readonly db: Kysely<ApiDatabase>,
     private readonly clientSecretSetting: string,
+    private readonly keyring?: Keyring,
   ) {}
 
   /** The settings in force, or undefined when argocd-cm has no (valid) oidc.config. */
@@ -47,7 +50,7 @@ export class SsoSettingsSource {
       latestData(this.db, 'argocd-cm'),
       latestData(this.db, 'argocd-rbac-cm'),
     ]);
-    const value = this.read(cm, rbac);
+    const value = await this.read(cm, rbac);
     this.cached = { at: Date.now(), value };
     return value;
   }
@@ -60,7 +63,10 @@ export class SsoSettingsSource {
     return s;
   }
 
-  private read(cm: Record<string, string>, rbac: Record<string, string>): SsoSettings | undefined {
+  private async read(
+    cm: Record<string, string>,
+    rbac: Record<string, string>,
+  ): Promise<SsoSettings | undefined> {
     if (cm['oidc.config'] === undefined) return undefined;
     // Applied values passed checkArgoSettings; read again the same way.
     const oidc = readArgoValue('oidc-config', cm['oidc.config']);
@@ -71,20 +77,22 @@ export class SsoSettingsSource {
       oidc: config,
       url: (cm.url ?? '').replace(/\/+$/, ''),
       scopes: scopesRead && 'value' in scopesRead ? (scopesRead.value as string[]) : ['groups'],
-      clientSecret: this.secretOf(config),
+      clientSecret: await this.secretOf(config),
     };
   }
 
-  private secretOf(config: OidcConfig): string {
+  /**
+   * `$<key>`: the key of argocd-secret (applied, kept sealed), as Argo CD reads it; for
+   * `$oidc.clientSecret`, else the api's auth.oidc-client-secret.
+   */
+  private async secretOf(config: OidcConfig): Promise<string> {
     if (!config.clientSecret) return '';
-    if (config.clientSecret !== SECRET_REF)
-      throw new FailedPreconditionError(
-        `oidc.config clientSecret names ${config.clientSecret}: the api holds only ${SECRET_REF} (auth.oidc-client-secret)`,
-      );
-    if (!this.clientSecretSetting)
-      throw new FailedPreconditionError(
-        `oidc.config clientSecret names ${SECRET_REF} but auth.oidc-client-secret (CAPSTAN_AUTH_OIDC_CLIENT_SECRET) is not set`,
-      );
-    return this.clientSecretSetting;
+    const key = config.clientSecret.slice(1);
+    const kept = this.keyring ? await keptSecret(this.db, this.keyring, 'argocd-secret', key) : undefined;
+    if (kept !== undefined) return kept;
+    if (config.clientSecret === SECRET_REF && this.clientSecretSetting) return this.clientSecretSetting;
+    throw new FailedPreconditionError(
+      `oidc.config clientSecret names ${config.clientSecret}: apply argocd-secret with the key ${key}${config.clientSecret === SECRET_REF ? ' (or set auth.oidc-client-secret)' : ''}`,
+    );
   }
 }

@@ -1,6 +1,7 @@
 // Single sign-on against a real OpenID Connect provider: Dex (built from its Go module by
 // test/scripts/obtain-dex.sh) with static password users carrying groups, driven over HTTP as a
-// browser would. The api reads argocd-cm's oidc.config and url and argocd-rbac-cm's scopes live;
+// browser would. The api reads argocd-cm's oidc.config and url and argocd-rbac-cm's scopes live,
+// and the client secret from an applied argocd-secret (kept sealed);
 // the web flow sets the UI's session cookie; the CLI's flow (a loopback redirect URI) returns a
 // session and a refresh token; groups become RBAC subjects (policy.csv `g` lines and project role
 // groups); refresh asks the provider again and is single-use; logout revokes session and refresh
@@ -73,7 +74,7 @@ describe('api: single sign-on with Dex', () => {
   }
 
   beforeAll(async () => {
-    h = await startHarness({ oidcClientSecret: DEX_SECRET });
+    h = await startHarness();
     c = h.clients();
     admin = await h.login('admin', ADMIN_PASSWORD);
     cliRedirect = `http://127.0.0.1:${await freePort()}/auth/callback`;
@@ -136,6 +137,8 @@ describe('api: single sign-on with Dex', () => {
         ].join('\n'),
       }) +
         '---\n' +
+        `apiVersion: v1\nkind: Secret\nmetadata: { name: argocd-secret, namespace: argocd }\nstringData:\n  oidc.clientSecret: ${DEX_SECRET}\n` +
+        '---\n' +
         configMap('argocd-rbac-cm', {
           'policy.csv':
             'p, role:dev, applications, get, team-b/*, allow\ng, devs, role:dev\ng, platform, role:admin\n',
@@ -143,6 +146,17 @@ describe('api: single sign-on with Dex', () => {
         }),
     );
     await new Promise((r) => setTimeout(r, 2100));
+    // argocd-secret's oidc.clientSecret is kept sealed, and nowhere else
+    const db = h.api.services.db;
+    const plain = await sql<{ n: string }>`
+      select (select count(*) from api.settings where data::text like ${`%${DEX_SECRET}%`})
+           + (select count(*) from audit.settings_changes where changes::text like ${`%${DEX_SECRET}%`})
+           + (select count(*) from api.settings_secrets where encode(ciphertext, 'escape') like ${`%${DEX_SECRET}%`}) as n`.execute(
+      db,
+    );
+    expect(Number(plain.rows[0]!.n)).toBe(0);
+    const kept = await sql<{ id: string }>`select id from api.settings_secrets`.execute(db);
+    expect(kept.rows).toEqual([{ id: 'argocd-secret/oidc.clientSecret' }]);
     const cfg = await unary(c.sessions.getSsoConfig.bind(c.sessions), {});
     expect(cfg).toMatchObject({ enabled: true, name: 'Dex', issuer: dex.issuer, clientId: 'capstan' });
     expect(cfg.authorizationEndpoint).toBe(`${dex.issuer}/auth`);

@@ -8,6 +8,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import type { Kysely } from 'kysely';
+import type { Keyring } from '@capstan/sealing';
 import { CapstanError, UnauthenticatedError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { Authorizer } from '../rbac/authorizer.js';
@@ -64,9 +65,10 @@ export class SsoService {
       signer: TokenSigner;
       sessionTtlSeconds: number;
       clientSecret: string;
+      keyring?: Keyring;
     },
   ) {
-    this.settings = new SsoSettingsSource(deps.db, deps.clientSecret);
+    this.settings = new SsoSettingsSource(deps.db, deps.clientSecret, deps.keyring);
     this.tokens = new SsoTokens(deps.signer);
   }
 

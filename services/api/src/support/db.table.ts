@@ -123,6 +123,12 @@ export interface RevokedTokensTable {
   expires_at: Date | null;
 }
 
+/** A sealed argocd-secret value the api uses (`<object>/<key>`, e.g. `argocd-secret/oidc.clientSecret`). */
+export interface SettingsSecretsTable extends SealedRow {
+  id: string;
+  updated_at: Date;
+}
+
 export interface SigningKeysTable extends SealedRow {
   id: string;
   created_at: Date;
@@ -146,6 +152,7 @@ export interface ApiDatabase extends EventStoreDatabase {
   project_tokens: ProjectTokensTable;
   revoked_tokens: RevokedTokensTable;
   signing_keys: SigningKeysTable;
+  settings_secrets: SettingsSecretsTable;
   login_failures: LoginFailuresTable;
   delegation_grants: DelegationGrantsTable;
   settings: SettingsTable;
