@@ -1,10 +1,13 @@
 // Key rotation of the api's sealed rows (issue 10): the api re-seals at start-up, like repo. Start with
 // k1; restart with k2 active and k1 kept: every sealed row (cluster credentials, the generated token
-// signing key and delegation key) now carries k2 and still opens; restart without k1: still opens.
+// signing key and delegation key, argocd-secret's oidc.* keys) now carries k2 and still opens;
+// restart without k1: still opens.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { apiv1 } from '@capstan/proto';
+import { parseKeyring } from '@capstan/sealing';
+import { keptSecret } from './settings/settings-secrets.js';
 import {
   ADMIN_PASSWORD,
   SYNC_TOKEN,
@@ -34,6 +37,7 @@ describe('api: sealed rows across a key rotation', () => {
       await sql<{ row: string; key_id: string; ciphertext: Buffer }>`
         select 'cluster ' || server as row, key_id, ciphertext from api.cluster_credentials
         union all select 'signing key ' || id, key_id, ciphertext from api.signing_keys
+        union all select 'settings secret ' || id, key_id, ciphertext from api.settings_secrets
         order by 1`.execute(h.api.services.db)
     ).rows;
 
@@ -56,6 +60,10 @@ describe('api: sealed rows across a key rotation', () => {
       expect(creds.config?.bearerToken).toBe(cluster.token);
     }
     expect(h.api.services.delegations.publicKeyPem).toBe(delegationKeyBefore);
+    const ring = parseKeyring(keyring(keyId, keyId === 'k1' ? { k1: K1 } : { k2: K2 }));
+    expect(await keptSecret(h.api.services.db, ring, 'argocd-secret', 'oidc.clientSecret')).toBe(
+      `${CANARY}-oidc`,
+    );
   };
 
   beforeAll(async () => {
@@ -73,6 +81,15 @@ describe('api: sealed rows across a key rotation', () => {
         }),
         { metadata: bearer(admin) },
       );
+    await unary(
+      c.apply.apply.bind(c.apply),
+      {
+        manifests: `apiVersion: v1\nkind: Secret\nmetadata: { name: argocd-secret, namespace: argocd }\nstringData:\n  oidc.clientSecret: ${CANARY}-oidc\n`,
+        dryRun: false,
+        strict: false,
+      },
+      { metadata: bearer(admin) },
+    );
     delegationKeyBefore = h.api.services.delegations.publicKeyPem;
   });
   afterAll(async () => h?.stop());
@@ -82,6 +99,7 @@ describe('api: sealed rows across a key rotation', () => {
     expect(rows.map((r) => [r.row, r.key_id])).toEqual([
       ['cluster https://10.0.0.1:6443', 'k1'],
       ['cluster https://10.0.0.2:6443', 'k1'],
+      ['settings secret argocd-secret/oidc.clientSecret', 'k1'],
       ['signing key delegation', 'k1'],
       ['signing key tokens', 'k1'],
     ]);
@@ -92,7 +110,7 @@ describe('api: sealed rows across a key rotation', () => {
     const before = await sealedRows();
     await h.restart({ encryptionKeys: keyring('k2', { k1: K1, k2: K2 }) });
     const after = await sealedRows();
-    expect(after.map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2']);
+    expect(after.map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2', 'k2']);
     for (const [i, row] of after.entries()) {
       expect(row.ciphertext.equals(before[i]!.ciphertext)).toBe(false);
       expect(row.ciphertext.toString('latin1')).not.toContain(CANARY);
@@ -102,7 +120,7 @@ describe('api: sealed rows across a key rotation', () => {
 
   it('opens everything once k1 has left the keyring', async () => {
     await h.restart({ encryptionKeys: keyring('k2', { k2: K2 }) });
-    expect((await sealedRows()).map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2']);
+    expect((await sealedRows()).map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2', 'k2']);
     await expectEverythingOpens('k2');
     // A credential written now is sealed with k2 too.
     const c = h.clients();
