@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { credentials } from '@grpc/grpc-js';
 import { apiv1, bearer, unary, type UnaryMethod } from '@capstan/proto';
 import type { Command } from 'commander';
-import { configPath, currentContext, readConfig } from '../config/context-store.js';
+import { configPath, currentContext, readConfig, writeConfig } from '../config/context-store.js';
+import { secondsLeft } from '../commands/login-sso.js';
 import { CliError } from '../errors.js';
 
 export interface GlobalOptions {
@@ -82,8 +83,37 @@ export function connect(opts: GlobalOptions): Connection {
   return clientsFor(server, token, opts.serverCrt);
 }
 
+/**
+ * A single sign-on session about to expire (under 30 s left) is renewed with its refresh token
+ * first, as argocd does; the context keeps the new token and refresh token. A refusal (logged out,
+ * revoked at the provider) leaves the context as it is: the call then says to log in again.
+ */
+export async function refreshIfExpiring(opts: GlobalOptions): Promise<void> {
+  if (process.env.CAPSTAN_AUTH_TOKEN) return;
+  const path = configPath(opts.config);
+  const config = readConfig(path);
+  const ctx = currentContext(config, opts.context);
+  if (!ctx?.refreshToken || !ctx.token) return;
+  const left = secondsLeft(ctx.token);
+  if (left === undefined || left > 30) return;
+  const c = clientsFor(opts.server || process.env.CAPSTAN_SERVER || ctx.server, '', opts.serverCrt);
+  try {
+    const r = await unary(c.sessions.refresh.bind(c.sessions), { refreshToken: ctx.refreshToken });
+    const renewed = { ...ctx, token: r.token, refreshToken: r.refreshToken || ctx.refreshToken };
+    writeConfig(path, {
+      ...config,
+      contexts: config.contexts.map((x) => (x.name === ctx.name ? renewed : x)),
+    });
+  } catch {
+    // The call that follows reports the expired session.
+  } finally {
+    c.close();
+  }
+}
+
 /** Runs `fn` with a connection and closes it afterwards. */
 export async function withConnection<T>(cmd: Command, fn: (c: Connection) => Promise<T>): Promise<T> {
+  await refreshIfExpiring(globalOptions(cmd));
   const c = connect(globalOptions(cmd));
   try {
     return await fn(c);

@@ -1,7 +1,8 @@
 // capstan login / logout / context, as argocd's.
 import { Command } from 'commander';
 import { apiv1, unary } from '@capstan/proto';
-import { clientsFor, connect, globalOptions } from '../client/connection.js';
+import { clientsFor, connect, globalOptions, type Connection } from '../client/connection.js';
+import { receiveCode, ssoAuthorizationRequest } from './login-sso.js';
 import { configPath, readConfig, upsertContext, writeConfig } from '../config/context-store.js';
 import { secret } from '../config/secret-input.js';
 import { CliError } from '../errors.js';
@@ -13,33 +14,60 @@ export function loginCommand(): Command {
     .argument('<server>', 'gRPC address of the api, host:port')
     .option('--username <name>', 'local account', process.env.CAPSTAN_USERNAME ?? 'admin')
     .option('--password-stdin', 'read the password from stdin (else CAPSTAN_PASSWORD or a prompt)')
+    .option('--sso', 'log in through the single sign-on provider (OIDC, in a browser)')
+    .option('--sso-port <port>', 'port of the local callback listener for --sso', '8085')
     .option('--name <context>', 'context name (default: the server)')
     .action(
       async (
         server: string,
-        o: { username: string; passwordStdin?: boolean; name?: string },
+        o: { username: string; passwordStdin?: boolean; sso?: boolean; ssoPort: string; name?: string },
         cmd: Command,
       ) => {
-        const password = await secret({
-          stdin: o.passwordStdin,
-          env: 'CAPSTAN_PASSWORD',
-          prompt: 'Password: ',
-        });
         const c = clientsFor(server, '', globalOptions(cmd).serverCrt);
         try {
-          const res = await unary(c.sessions.create.bind(c.sessions), { username: o.username, password });
+          const session = o.sso ? await loginSso(c, o.ssoPort) : await loginLocal(c, o);
           const path = configPath(globalOptions(cmd).config);
           const name = o.name || server;
-          writeConfig(
-            path,
-            upsertContext(readConfig(path), { name, server, user: o.username, token: res.token }),
-          );
-          process.stdout.write(`'${o.username}' logged in successfully\nContext '${name}' updated\n`);
+          writeConfig(path, upsertContext(readConfig(path), { name, server, ...session }));
+          process.stdout.write(`'${session.user}' logged in successfully\nContext '${name}' updated\n`);
         } finally {
           c.close();
         }
       },
     );
+}
+
+async function loginLocal(
+  c: Connection,
+  o: { username: string; passwordStdin?: boolean },
+): Promise<{ user: string; token: string }> {
+  const password = await secret({ stdin: o.passwordStdin, env: 'CAPSTAN_PASSWORD', prompt: 'Password: ' });
+  const res = await unary(c.sessions.create.bind(c.sessions), { username: o.username, password });
+  return { user: o.username, token: res.token };
+}
+
+async function loginSso(
+  c: Connection,
+  portText: string,
+): Promise<{ user: string; token: string; refreshToken?: string }> {
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new CliError(`invalid --sso-port ${JSON.stringify(portText)}`, 2);
+  const cfg = await unary(c.sessions.getSsoConfig.bind(c.sessions), {});
+  const req = ssoAuthorizationRequest(cfg, port);
+  const code = receiveCode(port, req.state, 5 * 60_000);
+  process.stderr.write(`Open this URL in a browser to log in with ${cfg.name}:\n${req.url}\n`);
+  const res = await unary(c.sessions.createSso.bind(c.sessions), {
+    code: await code,
+    codeVerifier: req.verifier,
+    redirectUri: req.redirectUri,
+    nonce: req.nonce,
+  });
+  return {
+    user: res.username,
+    token: res.token,
+    ...(res.refreshToken ? { refreshToken: res.refreshToken } : {}),
+  };
 }
 
 export function logoutCommand(): Command {
@@ -61,7 +89,9 @@ export function logoutCommand(): Command {
       }
       writeConfig(path, {
         ...config,
-        contexts: config.contexts.map((x) => (x.name === ctx.name ? { ...x, token: '' } : x)),
+        contexts: config.contexts.map((x) =>
+          x.name === ctx.name ? { ...x, token: '', refreshToken: '' } : x,
+        ),
       });
       process.stdout.write(`Logged out from '${ctx.name}'\n`);
     });

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { withConnection } from '../client/connection.js';
 import { CliError } from '../errors.js';
 import { modify } from './project-edit.js';
+import { addTokenCommands } from './proj-role-tokens.js';
 
 export function projRoleCommand(): Command {
   const role = new Command('role').description('manage project roles (RBAC for tenants)');
@@ -62,5 +63,6 @@ export function projRoleCommand(): Command {
         process.stdout.write(`group '${group}' bound to role '${name}' of project '${project}'\n`);
       }),
     );
+  addTokenCommands(role);
   return role;
 }

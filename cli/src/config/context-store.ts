@@ -11,6 +11,8 @@ export interface Context {
   server: string;
   user: string;
   token: string;
+  /** A single sign-on session's refresh token (capstan login --sso): a new session when it expires. */
+  refreshToken?: string;
 }
 
 export interface CliConfig {

@@ -37,6 +37,11 @@ export interface Delegation {
   kind: DelegationKind;
   /** For owner delegations: the resource whose recorded owner `user` is. */
   resource?: string;
+  /**
+   * A user the api knows only from a single sign-on session (no local account): the groups that
+   * session carried, for the api to authorise a call-back with (claim `grp`).
+   */
+  groups?: string[];
   id: string;
   expiresAt: Date;
 }
@@ -47,6 +52,8 @@ export interface MintRequest {
   audience: string;
   kind?: DelegationKind;
   resource?: string;
+  /** A single sign-on user's groups (see Delegation.groups); only for `user` delegations. */
+  groups?: readonly string[];
   ttlSeconds?: number;
 }
 
@@ -121,7 +128,16 @@ export class DelegationIssuer {
       throw new ValidationError([
         { field: 'resource', description: 'an owner delegation names its resource' },
       ]);
-    return new SignJWT({ hld: req.holder, kind, ...(req.resource ? { res: req.resource } : {}) })
+    if (req.groups && kind !== 'user')
+      throw new ValidationError([
+        { field: 'groups', description: "only a user delegation carries a user's groups" },
+      ]);
+    return new SignJWT({
+      hld: req.holder,
+      kind,
+      ...(req.resource ? { res: req.resource } : {}),
+      ...(req.groups ? { grp: [...req.groups] } : {}),
+    })
       .setProtectedHeader({ alg: 'EdDSA', typ: TYP })
       .setIssuer(DELEGATION_ISSUER)
       .setSubject(req.user)
@@ -179,12 +195,19 @@ export class DelegationVerifier {
     if (kind !== 'user' && kind !== 'owner') throw new UnauthenticatedError('invalid delegation');
     const resource = typeof payload.res === 'string' ? payload.res : undefined;
     if (kind === 'owner' && !resource) throw new UnauthenticatedError('invalid delegation');
+    const grp = payload.grp;
+    if (
+      grp !== undefined &&
+      (kind !== 'user' || !Array.isArray(grp) || grp.some((g) => typeof g !== 'string'))
+    )
+      throw new UnauthenticatedError('invalid delegation');
     return {
       user: payload.sub!,
       holder,
       audience: this.self,
       kind,
       ...(resource ? { resource } : {}),
+      ...(grp !== undefined ? { groups: grp as string[] } : {}),
       id: payload.jti!,
       expiresAt: new Date(payload.exp! * 1000),
     };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { createPrivateKey } from 'node:crypto';
-import { PermissionDeniedError, UnauthenticatedError } from '@capstan/service';
+import { PermissionDeniedError, UnauthenticatedError, ValidationError } from '@capstan/service';
 import {
   DelegationIssuer,
   DelegationVerifier,
@@ -20,6 +20,32 @@ describe('delegations', () => {
     const d = await repo.verify(token, 'api');
     expect(d).toMatchObject({ user: 'alice', holder: 'api', audience: 'repo', kind: 'user' });
     expect(d.expiresAt.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it("carries a single sign-on user's groups, only in a user delegation", async () => {
+    const token = await issuer.mint({ user: 'sso-sub', holder: 'api', audience: 'repo', groups: ['devs'] });
+    expect(await repo.verify(token, 'api')).toMatchObject({ user: 'sso-sub', groups: ['devs'] });
+    expect(
+      (await repo.verify(await issuer.mint({ user: 'a', holder: 'api', audience: 'repo' }), 'api')).groups,
+    ).toBeUndefined();
+    await expect(
+      issuer.mint({ user: 'a', holder: 'api', audience: 'repo', kind: 'owner', resource: 'x', groups: [] }),
+    ).rejects.toThrow(ValidationError);
+    const forged = await new SignJWT({
+      hld: 'api',
+      kind: 'owner',
+      res: 'applicationsets/argocd/x',
+      grp: ['admins'],
+    })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'capstan-delegation+jwt' })
+      .setIssuer('capstan-api')
+      .setSubject('a')
+      .setAudience('repo')
+      .setJti('j')
+      .setIssuedAt()
+      .setExpirationTime('60s')
+      .sign(delegationPrivateKey(pair.privateKeyPem));
+    await expect(repo.verify(forged, 'api')).rejects.toThrow('invalid delegation');
   });
 
   it('is refused when presented by another service than its holder', async () => {

@@ -48,6 +48,7 @@ export function apiConfigOf(c: ApiSettingsConfig): Omit<ApiConfig, 'backbone' | 
     },
     signingKey: c['auth.signing-key'],
     adminPassword: c['auth.admin-password'],
+    oidcClientSecret: c['auth.oidc-client-secret'],
     initialAdminPasswordFile: c['auth.initial-admin-password-file'],
     serviceTokens: c['auth.service-tokens'],
     credentialReaders: list(c['auth.credential-readers']),

@@ -15,6 +15,7 @@ import { API_SCHEMA, apiSchemaMigrations } from './migrations/index.js';
 import type { ApiDatabase } from './support/db.table.js';
 import { loadKeyring, resealAtStartup, type Keyring } from '@capstan/sealing';
 import { loadSigningKey, sealedSigningKeys } from './auth/signing-key.js';
+import { sealedSettingsSecrets } from './settings/settings-secrets.js';
 import { sealedClusterCredentials } from './clusters/cluster.repository.js';
 import { TokenSigner } from './auth/tokens.js';
 import { ServiceTokens, type TlsMaterial } from '@capstan/service-identity';
@@ -22,10 +23,11 @@ import { Delegations, loadDelegationKey } from './auth/delegations.js';
 import { Authenticator } from './auth/authenticator.js';
 import { PolicyStore } from './rbac/policy-store.js';
 import { SettingsService } from './settings/settings.service.js';
-import { sealedSettingsSecrets } from './settings/settings-secrets.js';
 import { SettingsView, type SettingsViewSource } from './settings/settings-view.js';
 import { Authorizer } from './rbac/authorizer.js';
 import { ProjectsService } from './projects/projects.service.js';
+import { ProjectTokensService } from './projects/project-tokens.service.js';
+import { SsoService } from './sso/sso.service.js';
 import { ApplicationsService } from './applications/applications.service.js';
 import { ManagedResourcesService } from './applications/managed-resources.js';
 import { ClustersService } from './clusters/clusters.service.js';
@@ -89,6 +91,8 @@ export interface ApiConfig {
   loginThrottle?: Partial<LoginThrottleSettings>;
   signingKey: string;
   adminPassword: string;
+  /** The value of `$oidc.clientSecret` in argocd-cm's oidc.config (auth.oidc-client-secret). */
+  oidcClientSecret?: string;
   /** Where a generated admin password is written (mode 600); empty: defaultInitialAdminPasswordFile(). */
   initialAdminPasswordFile?: string;
   serviceTokens: string;
@@ -309,12 +313,22 @@ function createServices(
     delegations,
     policy,
     projects,
+    projectTokens: new ProjectTokensService({ db, authz, authn, signer: access.signer }),
     applications,
     clusters,
     repositories,
     audit: new AuditService({ db: db as unknown as Kysely<unknown>, authz }),
     deadLetters: new DeadLettersService({ db: db as unknown as Kysely<unknown>, authz }),
     accounts,
+    sso: new SsoService({
+      db,
+      authz,
+      authn,
+      signer: access.signer,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+      clientSecret: config.oidcClientSecret ?? '',
+      keyring,
+    }),
     applicationSets,
     generatedApplications: new GeneratedApplicationsService({ db, authz, policy, applications }),
     generatorInputs: new GeneratorInputsService({ db, authz, policy, clusters }),

@@ -1,11 +1,13 @@
 // Key rotation of the api's sealed rows (issue 10): the api re-seals at start-up, like repo. Start with
 // k1; restart with k2 active and k1 kept: every sealed row (cluster credentials, the generated token
-// signing key and delegation key, an applied argocd-secret's webhook secret) now carries k2 and still
-// opens; restart without k1: still opens.
+// signing key and delegation key, an applied argocd-secret's webhook secret and oidc.* keys) now
+// carries k2 and still opens; restart without k1: still opens.
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { apiv1 } from '@capstan/proto';
+import { parseKeyring } from '@capstan/sealing';
+import { readSealedValue } from './settings/settings-secrets.js';
 import {
   ADMIN_PASSWORD,
   SYNC_TOKEN,
@@ -72,6 +74,10 @@ describe('api: sealed rows across a key rotation', () => {
       body,
     });
     expect(res.status).toBe(200);
+    const ring = parseKeyring(keyring(keyId, keyId === 'k1' ? { k1: K1 } : { k2: K2 }));
+    expect(await readSealedValue(h.api.services.db, ring, 'argocd-secret', 'oidc.clientSecret')).toBe(
+      `${CANARY}-oidc`,
+    );
   };
 
   beforeAll(async () => {
@@ -93,7 +99,7 @@ describe('api: sealed rows across a key rotation', () => {
     await unary(
       c.apply.apply.bind(c.apply),
       {
-        manifests: `apiVersion: v1\nkind: Secret\nmetadata: { name: argocd-secret }\nstringData:\n  webhook.github.secret: ${WEBHOOK_SECRET}\n`,
+        manifests: `apiVersion: v1\nkind: Secret\nmetadata: { name: argocd-secret }\nstringData:\n  webhook.github.secret: ${WEBHOOK_SECRET}\n  oidc.clientSecret: ${CANARY}-oidc\n`,
         dryRun: false,
         strict: false,
       },
@@ -107,6 +113,7 @@ describe('api: sealed rows across a key rotation', () => {
     expect(rows.map((r) => [r.row, r.key_id])).toEqual([
       ['cluster https://10.0.0.1:6443', 'k1'],
       ['cluster https://10.0.0.2:6443', 'k1'],
+      ['settings secret argocd-secret/oidc.clientSecret', 'k1'],
       ['settings secret argocd-secret/webhook.github.secret', 'k1'],
       ['signing key delegation', 'k1'],
       ['signing key tokens', 'k1'],
@@ -118,7 +125,7 @@ describe('api: sealed rows across a key rotation', () => {
     const before = await sealedRows();
     await h.restart({ encryptionKeys: keyring('k2', { k1: K1, k2: K2 }) });
     const after = await sealedRows();
-    expect(after.map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2', 'k2']);
+    expect(after.map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2', 'k2', 'k2']);
     for (const [i, row] of after.entries()) {
       expect(row.ciphertext.equals(before[i]!.ciphertext)).toBe(false);
       expect(row.ciphertext.toString('latin1')).not.toContain(CANARY);
@@ -128,7 +135,7 @@ describe('api: sealed rows across a key rotation', () => {
 
   it('opens everything once k1 has left the keyring', async () => {
     await h.restart({ encryptionKeys: keyring('k2', { k2: K2 }) });
-    expect((await sealedRows()).map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2', 'k2']);
+    expect((await sealedRows()).map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2', 'k2', 'k2']);
     await expectEverythingOpens('k2');
     // A credential written now is sealed with k2 too.
     const c = h.clients();

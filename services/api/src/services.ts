@@ -7,6 +7,8 @@ import type { Delegations } from './auth/delegations.js';
 import type { Authorizer } from './rbac/authorizer.js';
 import type { PolicyStore } from './rbac/policy-store.js';
 import type { ProjectsService } from './projects/projects.service.js';
+import type { ProjectTokensService } from './projects/project-tokens.service.js';
+import type { SsoService } from './sso/sso.service.js';
 import type { ApplicationsService } from './applications/applications.service.js';
 import type { ClustersService } from './clusters/clusters.service.js';
 import type { RepositoriesService } from './repositories/repositories.service.js';
@@ -37,6 +39,8 @@ export interface ApiServices {
   delegations: Delegations;
   policy: PolicyStore;
   projects: ProjectsService;
+  /** capstan proj role create-token / delete-token / list-tokens. */
+  projectTokens: ProjectTokensService;
   applications: ApplicationsService;
   clusters: ClustersService;
   repositories: RepositoriesService;
@@ -44,6 +48,8 @@ export interface ApiServices {
   /** capstan admin dlq list/replay (every service's dead letters). */
   deadLetters: DeadLettersService;
   accounts: AccountsService;
+  /** Single sign-on (OIDC): the web flow, the CLI's code exchange, refresh. */
+  sso: SsoService;
   apply: ApplyService;
   /** Public ApplicationSetService (forwarded to the appset service). */
   applicationSets: ApplicationSetsService;

@@ -183,6 +183,14 @@ export const apiSettings = {
     description:
       'password of the bootstrap admin created on first start; empty: generated and written to auth.initial-admin-password-file',
   },
+  'auth.oidc-client-secret': {
+    schema: z.string().default(''),
+    default: '',
+    secret: true,
+    env: 'CAPSTAN_AUTH_OIDC_CLIENT_SECRET',
+    description:
+      "the OIDC client secret argocd-cm's oidc.config names as $oidc.clientSecret (Argo CD keeps it in argocd-secret; docs/sso.md); empty: a public client",
+  },
   'auth.initial-admin-password-file': {
     schema: z.string().default(''),
     default: '',

@@ -5,3 +5,12 @@ export { dockerAvailable } from './docker.js';
 export { testPki, SERVICES, type TestPki, type ServiceName } from './pki.js';
 export { makeServicePki, pkiFiles, type ServicePki, type ServiceCertFiles } from './service-pki.js';
 export { loggedPort, startServiceProcess, type ServiceProcess } from './service-process.js';
+export {
+  browserLogin,
+  DEX_CLIENT_SECRET,
+  DEX_PASSWORD,
+  freePort,
+  startDex,
+  type Dex,
+  type DexUser,
+} from './dex.js';

@@ -1,10 +1,13 @@
-// Login with a local account. The api answers with an HttpOnly cookie; nothing here keeps a token.
+// Login with a local account, or through the single sign-on provider when one is configured (a
+// plain link to the api's /auth/login: the browser goes to the provider and comes back with the
+// session cookie). The api answers with an HttpOnly cookie; nothing here keeps a token.
 import { useState, type FormEvent } from 'react';
-import { useLogin } from './session';
+import { ssoLoginHref, useLogin, useSsoConfig } from './session';
 import { ThemeToggle } from '../app/theme';
 
 export function LoginPage() {
   const login = useLogin();
+  const sso = useSsoConfig();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const submit = (e: FormEvent) => {
@@ -45,6 +48,11 @@ export function LoginPage() {
             {login.isPending ? 'Logging in…' : 'Log in'}
           </button>
         </form>
+        {sso.data?.enabled && (
+          <a className="button" href={ssoLoginHref(window.location.pathname + window.location.search)}>
+            Log in with {sso.data.name || 'SSO'}
+          </a>
+        )}
       </div>
     </main>
   );

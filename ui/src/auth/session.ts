@@ -28,6 +28,23 @@ export function useUserInfo() {
   });
 }
 
+export const SSO_KEY = ['sso-config'] as const;
+
+/** The single sign-on provider (docs/sso.md), when argocd-cm configures one. */
+export function useSsoConfig() {
+  return useQuery({
+    queryKey: SSO_KEY,
+    queryFn: async (): Promise<{ enabled?: boolean; name?: string }> =>
+      unwrap(await api.GET('/api/v1/session/sso')) as { enabled?: boolean; name?: string },
+    staleTime: 60_000,
+  });
+}
+
+/** Where the browser starts a single sign-on login (the api's /auth/login), returning to `path`. */
+export function ssoLoginHref(path: string): string {
+  return `/auth/login?return_url=${encodeURIComponent(path)}`;
+}
+
 export function useLogin() {
   const qc = useQueryClient();
   return useMutation({

@@ -94,7 +94,7 @@ export interface AccessDecisionColumns {
 export interface SettingsKeyChange {
   key: string;
   change: 'added' | 'removed' | 'changed';
-  /** The values before and after; absent for sensitive keys (argocd-secret, oidc.config, ...). */
+  /** The values before and after; absent for sensitive keys (argocd-secret, dex.config, ...). */
   before?: string;
   after?: string;
 }

@@ -2,7 +2,7 @@
 // argocd-cmd-params-cm, argocd-secret), written by the api (the owner). Each event carries the whole
 // applied object as it now is, so the latest one per object is the state: services apply it without
 // restart. Never a secret value: the keys of argocd-secret and the sensitive keys of argocd-cm
-// (oidc.config, dex.config) are listed by name only.
+// (dex.config) are listed by name only (oidc.config holds no secret: its clientSecret is a $reference).
 import { z } from 'zod';
 import { defineEvent } from './define.js';
 

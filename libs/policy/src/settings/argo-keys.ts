@@ -26,7 +26,9 @@ export type ArgoValueKind =
   | 'log-level'
   | 'capabilities'
   | 'ignore-differences'
-  | 'resource-filter';
+  | 'resource-filter'
+  | 'oidc-config'
+  | 'scopes';
 
 export type CapstanService = 'api' | 'sync' | 'repo' | 'appset';
 
@@ -48,7 +50,8 @@ export interface ArgoKeySpec {
   note?: string;
 }
 
-const SSO = 'single sign-on is not implemented yet (issue 16)';
+const SSO =
+  'not implemented by Capstan single sign-on (docs/sso.md): Capstan talks to an OIDC provider directly, without Dex in between';
 
 const implemented = (
   object: ArgoConfigObject,
@@ -113,10 +116,14 @@ const cm: ArgoKeySpec[] = [
   ),
   implemented('argocd-cm', 'resource.exclusions', 'resource-filter', 'sync', 'resource.exclusions', true),
   implemented('argocd-cm', 'resource.inclusions', 'resource-filter', 'sync', 'resource.inclusions', true),
-  ...notImplemented('argocd-cm', ['oidc.config', 'dex.config'], 'yaml', SSO, true),
+  // Single sign-on (docs/sso.md): read by the api at every login, so a change is live. oidc.config
+  // names its client secret as `$oidc.clientSecret` (a literal secret is refused: it would be stored).
+  implemented('argocd-cm', 'oidc.config', 'oidc-config', 'api', 'sso.oidc-config', true),
+  implemented('argocd-cm', 'url', 'string', 'api', 'sso.url', true),
+  ...notImplemented('argocd-cm', ['dex.config'], 'yaml', SSO, true),
   ...notImplemented(
     'argocd-cm',
-    ['url', 'additionalUrls', 'oidc.tls.insecure.skip.verify', 'dex.auth.connectorId'],
+    ['additionalUrls', 'oidc.tls.insecure.skip.verify', 'dex.auth.connectorId'],
     'string',
     SSO,
   ),
@@ -205,7 +212,8 @@ const rbac: ArgoKeySpec[] = [
   implemented('argocd-rbac-cm', 'policy.<name>.csv', 'string', 'api', 'rbac.policy-csv', true),
   implemented('argocd-rbac-cm', 'policy.default', 'string', 'api', 'rbac.default-role', true),
   implemented('argocd-rbac-cm', 'policy.matchMode', 'match-mode', 'api', 'rbac.match-mode', true),
-  ...notImplemented('argocd-rbac-cm', ['scopes'], 'string', SSO),
+  // The ID token claims whose values are RBAC subjects (Argo CD's default: [groups]).
+  implemented('argocd-rbac-cm', 'scopes', 'scopes', 'api', 'sso.scopes', true),
 ];
 
 const cmdParams: ArgoKeySpec[] = [
@@ -287,9 +295,9 @@ const cmdParams: ArgoKeySpec[] = [
   ]),
 ];
 
-// argocd-secret: the git webhook's shared secrets are implemented (kept sealed in the api schema,
-// read per delivery within 2 s; docs/webhooks.md); the rest are recognised, never stored, never echoed
-// (admin password: auth.admin-password; session key: auth.signing-key).
+// argocd-secret: the git webhook's shared secrets (docs/webhooks.md) and the oidc.* keys (below) are
+// implemented, kept sealed in the api schema (api.settings_secrets); the rest are recognised, never
+// stored, never echoed (admin password: auth.admin-password; session key: auth.signing-key).
 const webhookSecret = (key: string): ArgoKeySpec => ({
   ...implemented('argocd-secret', key, 'string', 'api', key, true),
   sensitive: true,
@@ -316,7 +324,6 @@ const secret: ArgoKeySpec[] = [
       'webhook.azuredevops.password',
       'webhook.azuredevops.username',
       'webhook.harbor.secret',
-      'oidc.<rest>',
       'dex.<rest>',
     ],
     'string',
@@ -325,4 +332,11 @@ const secret: ArgoKeySpec[] = [
   ),
 ];
 
-export const ARGO_KEYS: readonly ArgoKeySpec[] = [...cm, ...rbac, ...cmdParams, ...secret];
+// The OIDC client secret (and other oidc.* values) that oidc.config names as `$oidc.clientSecret`:
+// kept sealed by the api (api.settings_secrets), never in events, audit rows or answers.
+const oidcSecret: ArgoKeySpec = {
+  ...implemented('argocd-secret', 'oidc.<rest>', 'string', 'api', 'sso.secrets', true),
+  sensitive: true,
+};
+
+export const ARGO_KEYS: readonly ArgoKeySpec[] = [...cm, ...rbac, ...cmdParams, ...secret, oidcSecret];

@@ -8,6 +8,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { parse as parseYaml } from 'yaml';
 import { parseGoDuration } from '../project/sync-windows.js';
 import { readFilteredResources } from './resource-filter.js';
+import { readOidcConfig, readScopes } from './oidc-config.js';
 import {
   ARGO_KEYS,
   type ArgoConfigObject,
@@ -146,6 +147,10 @@ export function readArgoValue(kind: ArgoValueKind, text: string): { value: unkno
         ? { value: caps }
         : { problem: `unknown capability ${JSON.stringify(bad)} (expected apiKey and/or login)` };
     }
+    case 'oidc-config':
+      return readOidcConfig(text);
+    case 'scopes':
+      return readScopes(text);
     case 'lua':
     case 'string':
       return { value: text };

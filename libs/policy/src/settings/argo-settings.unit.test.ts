@@ -48,15 +48,15 @@ describe('Argo CD settings keys', () => {
   it('says when a key is recognised but not implemented, never silently', () => {
     const r = checkArgoSettings(
       'argocd-cm',
-      { 'oidc.config': 'issuer: https://sso.example.com\nclientSecret: s3cret\n' },
+      { 'dex.config': 'connectors:\n- type: github\n  config: { clientSecret: s3cret }\n' },
       { strict: false },
     );
     expect(r.mapped).toEqual([]);
     expect(r.warnings).toHaveLength(1);
     expect(r.warnings[0]!.message).toContain('recognised but not implemented');
-    expect(r.warnings[0]!.message).toContain('issue 16');
+    expect(r.warnings[0]!.message).toContain('docs/sso.md');
     expect(JSON.stringify(r)).not.toContain('s3cret');
-    expect(checkArgoSettings('argocd-cm', { 'oidc.config': 'x' }, { strict: true }).problems).toHaveLength(1);
+    expect(checkArgoSettings('argocd-cm', { 'dex.config': 'x' }, { strict: true }).problems).toHaveLength(1);
   });
 
   it('refuses a value of the wrong type naming the key', () => {

@@ -2,3 +2,4 @@ export * from './argo-keys.js';
 export * from './argo-settings.js';
 export * from './argo-objects.js';
 export * from './resource-filter.js';
+export { readOidcConfig, readScopes, type OidcConfig } from './oidc-config.js';

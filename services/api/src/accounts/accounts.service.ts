@@ -33,6 +33,7 @@ import {
   type ApiTokenRecord,
 } from './account.repository.js';
 import { effectiveAccount } from '../settings/argo-accounts.js';
+import { REFRESH_TTL_SECONDS } from '../sso/sso-tokens.js';
 
 const ACCOUNT_NAME = /^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/;
 const CAPABILITIES = new Set(['login', 'apiKey']);
@@ -128,10 +129,20 @@ export class AccountsService {
   }
 
   async logout(ctx: RequestContext): Promise<void> {
-    const { tokenId, tokenExpiresAt } = ctx.principal;
+    const { tokenId, tokenExpiresAt, projectRole } = ctx.principal;
+    if (projectRole)
+      throw new PermissionDeniedError(
+        `a project token is revoked with capstan proj role delete-token ${projectRole.project} ${projectRole.role} <id>`,
+      );
     if (!tokenId) return;
     await revokeToken(this.deps.db, tokenId, tokenExpiresAt ?? null);
     this.deps.authn.noteRevoked(tokenId);
+    // A single sign-on session's refresh token goes with it.
+    const refreshId = ctx.principal.sso?.refreshId;
+    if (refreshId) {
+      await revokeToken(this.deps.db, refreshId, new Date(Date.now() + REFRESH_TTL_SECONDS * 1000));
+      this.deps.authn.noteRevoked(refreshId);
+    }
   }
 
   private view(a: AccountRecord, tokens: ApiTokenRecord[]): AccountView {

@@ -15,6 +15,7 @@ import type { Delegations } from './delegations.js';
 import type { Principal } from './principal.js';
 import { delivererRef } from '../delivery/deliverer-rights.js';
 import type { DeliveringApplications } from '../delivery/delivering-applications.js';
+import { findProjectToken, type ProjectTokenRecord } from '../projects/project-tokens.repository.js';
 
 const ACCOUNT_TTL_MS = 2000;
 
@@ -45,6 +46,8 @@ export interface CallCredentials {
 export class Authenticator {
   private readonly accounts = new Map<string, { at: number; account: AccountRecord | undefined }>();
   private readonly revoked = new Set<string>();
+  /** Project role tokens by `<sub>/<jti>`: their rows, read again after ACCOUNT_TTL_MS. */
+  private readonly projectTokens = new Map<string, { at: number; row: ProjectTokenRecord | undefined }>();
   /** Tokens whose signature was verified, until they expire: verifying an HMAC per call costs more than the read itself. */
   private readonly verified = new Map<string, TokenClaims>();
   private lastRevocation: Date | undefined;
@@ -69,6 +72,11 @@ export class Authenticator {
     }
   }
 
+  /** Whether a token id (a session's, or an SSO refresh token's) has been revoked. */
+  isRevoked(jti: string): boolean {
+    return this.revoked.has(jti);
+  }
+
   /** Called after this replica revokes a token or changes an account. */
   noteRevoked(jti: string): void {
     this.revoked.add(jti);
@@ -76,6 +84,11 @@ export class Authenticator {
 
   forgetAccount(name: string): void {
     this.accounts.delete(name);
+  }
+
+  /** After delete-token on this replica: the project token is refused at once. */
+  forgetProjectToken(project: string, role: string, id: string): void {
+    this.projectTokens.delete(`proj:${project}:${role}/${id}`);
   }
 
   /** After an applied argocd-cm (its account keys): every account is read again. */
@@ -116,6 +129,22 @@ export class Authenticator {
       // An Application that delivered an ApplicationSet from git: its project's grants of today.
       const deliverer = delivererRef(d.user);
       if (deliverer) return this.opts.deliverers.principal(deliverer, `service:${service}`, delegation);
+      // A single sign-on user: the groups its session carried when the api minted the delegation.
+      if (d.groups !== undefined) {
+        if (await this.account(d.user))
+          throw new UnauthenticatedError(
+            `single sign-on subject ${d.user} is a local account's name: refused`,
+          );
+        const via = `service:${service}`;
+        return {
+          name: d.user,
+          groups: d.groups,
+          kind: 'user',
+          via,
+          delegation,
+          sso: { refreshId: undefined },
+        };
+      }
       const user = await this.account(d.user);
       if (!user || !user.enabled)
         throw new UnauthenticatedError(`account ${d.user} does not exist or is disabled`);
@@ -159,9 +188,11 @@ export class Authenticator {
       if (this.verified.size >= 10_000) this.verified.clear();
       this.verified.set(token, claims);
     }
-    if (onlyKind && claims.kind !== onlyKind)
+    if (onlyKind && claims.kind !== onlyKind && claims.kind !== 'sso')
       throw new UnauthenticatedError('the session cookie holds no session: log in again');
+    if (claims.kind === 'project') return this.fromProjectToken(claims);
     if (this.revoked.has(claims.jti)) throw new UnauthenticatedError('token has been revoked: log in again');
+    if (claims.kind === 'sso') return this.fromSsoSession(claims);
     const account = await this.account(claims.sub);
     if (!account || !account.enabled)
       throw new UnauthenticatedError(`account ${claims.sub} does not exist or is disabled`);
@@ -178,6 +209,55 @@ export class Authenticator {
       name: account.name,
       groups: account.groups,
       kind: 'user',
+      tokenId: claims.jti,
+      tokenExpiresAt: claims.exp ? new Date(claims.exp * 1000) : undefined,
+    };
+  }
+
+  /**
+   * A project role token (`proj:<project>:<role>`): accepted while the role lists it with the same
+   * issued-at (Argo CD's rule: delete-token, or the role or project removed, invalidates it). Its
+   * rights are exactly the role's policy lines.
+   */
+  private async fromProjectToken(claims: TokenClaims): Promise<Principal> {
+    const m = /^proj:([^:]+):([^:]+)$/.exec(claims.sub);
+    if (!m) throw new UnauthenticatedError('invalid token');
+    const [, project = '', role = ''] = m;
+    const key = `${claims.sub}/${claims.jti}`;
+    let hit = this.projectTokens.get(key);
+    if (!hit || Date.now() - hit.at >= ACCOUNT_TTL_MS) {
+      hit = { at: Date.now(), row: await findProjectToken(this.opts.db, project, role, claims.jti) };
+      if (this.projectTokens.size >= 10_000) this.projectTokens.clear();
+      this.projectTokens.set(key, hit);
+    }
+    const row = hit.row;
+    if (!row || row.iat !== claims.iat || (row.expiresAt && row.expiresAt.getTime() <= Date.now()))
+      throw new UnauthenticatedError(`token of ${claims.sub} has been deleted or replaced`);
+    return {
+      name: claims.sub,
+      groups: [],
+      kind: 'user',
+      projectRole: { project, role },
+      tokenId: claims.jti,
+      tokenExpiresAt: claims.exp ? new Date(claims.exp * 1000) : undefined,
+    };
+  }
+
+  /**
+   * A single sign-on session: the user is the ID token's subject with the groups it carried (no
+   * local account). A subject that is also a local account's name is refused, so a provider can
+   * never speak for a local account (admin included).
+   */
+  private async fromSsoSession(claims: TokenClaims): Promise<Principal> {
+    if (await this.account(claims.sub))
+      throw new UnauthenticatedError(
+        `single sign-on subject ${claims.sub} is a local account's name: refused`,
+      );
+    return {
+      name: claims.sub,
+      groups: claims.groups ?? [],
+      kind: 'user',
+      sso: { refreshId: claims.rid },
       tokenId: claims.jti,
       tokenExpiresAt: claims.exp ? new Date(claims.exp * 1000) : undefined,
     };

@@ -61,6 +61,36 @@ beforeAll(async () => {
 afterAll(async () => h?.stop());
 
 describe('a service acts for a user only with a delegation minted for it', () => {
+  it("a single sign-on user's delegation carries the session's groups, and never names a local account", async () => {
+    const sso = (groups: string[], name = 'sso-carol') => ({
+      name,
+      groups,
+      kind: 'user' as const,
+      sso: { refreshId: undefined },
+    });
+    const d = await mint.forRequest(sso(['tenant-a']), 'appset', 'api');
+    const res = await listAsAppset({ 'capstan-delegation': d! });
+    expect(res.items.map((p) => p.metadata?.name)).toEqual(['team-a']);
+    const none = await mint.forRequest(sso([]), 'appset', 'api');
+    expect((await listAsAppset({ 'capstan-delegation': none! })).items).toEqual([]);
+    const posing = await mint.forRequest(sso(['tenant-a'], 'alice'), 'appset', 'api');
+    const e = await grpcError(listAsAppset({ 'capstan-delegation': posing! }));
+    expect(e.code).toBe(status.UNAUTHENTICATED);
+    await expect(
+      mint.recordOwner(
+        { ...sso(['tenant-a']), via: 'service:appset', delegation: { kind: 'user' } },
+        'applicationsets/argocd/x',
+      ),
+    ).rejects.toThrow(/cannot own an ApplicationSet/);
+    await h.api.services.authz.flush();
+    const rows = await h.api.services.db
+      .withSchema('audit')
+      .selectFrom('access_decisions' as never)
+      .select('subject' as never)
+      .execute();
+    expect(JSON.stringify(rows)).toContain('user:sso-carol via service:appset');
+  });
+
   it('the appset token alone cannot act as anyone (no on-behalf-of)', async () => {
     const e = await grpcError(listAsAppset({ 'capstan-on-behalf-of': 'admin' }));
     expect(e.code).toBe(status.PERMISSION_DENIED);

@@ -56,6 +56,13 @@ export class Delegations {
   async forRequest(p: Principal, holder: string, audience: string): Promise<string | undefined> {
     // A user, or an Application delivering from git (named `application:<ns>/<name>`).
     if (p.kind !== 'user') return undefined;
+    // The callee re-reads the delegated user's account; a project role token has none.
+    if (p.projectRole)
+      throw new PermissionDeniedError(
+        `a project token (${p.name}) is not accepted for repository and ApplicationSet calls`,
+      );
+    // A single sign-on user has no account to re-read: the delegation carries the session's groups.
+    if (p.sso) return this.issuer.mint({ user: p.name, holder, audience, groups: p.groups });
     return this.issuer.mint({ user: p.name, holder, audience });
   }
 
@@ -70,6 +77,11 @@ export class Delegations {
     // background reconciles then act with its grants of today, and stop when it is gone.
     if (p.kind !== 'user' || !holder || p.delegation?.kind !== 'user')
       throw new PermissionDeniedError('an owner is recorded only for a user acting through a delegation');
+    // Background work acts with the owner's rights of today, which only a local account has.
+    if (p.sso)
+      throw new PermissionDeniedError(
+        'a single sign-on user cannot own an ApplicationSet yet (its background reconciles need a local account): use a local account',
+      );
     checkResource(resource);
     await this.db
       .withSchema('api')

@@ -16,14 +16,21 @@ export interface Principal {
   delegation?: { kind: 'user' | 'owner'; resource?: string };
   /** Set for an Application delivering from git (`application:<ns>/<name>`): its project's grants. */
   deliverer?: DelivererGrants;
+  /** A project role token's (`name` is then `proj:<project>:<role>`): its rights are the role's lines. */
+  projectRole?: { project: string; role: string };
+  /** A single sign-on session's (`name` is the ID token's subject, `groups` its scope claims). */
+  sso?: { refreshId: string | undefined };
   /** The token's id, for logout. */
   tokenId?: string;
   tokenExpiresAt?: Date | undefined;
 }
 
-/** The `actor` of events and audit rows: `user:alice`, `service:sync`, `user:alice via service:appset`. */
+/**
+ * The `actor` of events and audit rows: `user:alice`, `service:sync`, `user:alice via service:appset`,
+ * `proj:team-a:ci` (a project role token).
+ */
 export function actorOf(p: Principal): string {
-  const base = p.kind === 'user' && !p.deliverer ? `user:${p.name}` : p.name;
+  const base = p.kind === 'user' && !p.deliverer && !p.projectRole ? `user:${p.name}` : p.name;
   if (!p.via) return base;
   const owner = p.delegation?.kind === 'owner' ? ` as owner of ${p.delegation.resource}` : '';
   return `${base} via ${p.via}${owner}`;

@@ -8,6 +8,7 @@ import { applicationOwners } from './2026_11_25_0001_application_owners.js';
 import { applicationConditions } from './2026_11_25_0020_application_conditions.js';
 import { reconciledStatus } from './2026_11_25_0030_reconciled_status.js';
 import { settingsVersions } from './2026_11_26_0101_settings.js';
+import { projectTokens } from './2026_11_27_0101_project_tokens.js';
 import { settingsSecrets } from './2026_11_27_0201_settings_secrets.js';
 
 export const API_SCHEMA = 'api';
@@ -21,5 +22,6 @@ export const apiSchemaMigrations: Migrations = {
   '2026_11_25_0020_application_conditions': applicationConditions,
   '2026_11_25_0030_reconciled_status': reconciledStatus,
   '2026_11_26_0101_settings': settingsVersions,
+  '2026_11_27_0101_project_tokens': projectTokens,
   '2026_11_27_0201_settings_secrets': settingsSecrets,
 };

@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { DEFAULT_CONTROL_NAMESPACE, type AppProject } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
+import { pruneProjectTokens } from './project-tokens.repository.js';
 
 type Db = Kysely<ApiDatabase> | Transaction<ApiDatabase>;
 
@@ -44,10 +45,16 @@ export async function upsertProjectRow(
       oc.column('name').doUpdateSet({ manifest: JSON.stringify(project), version, updated_at: at }),
     )
     .execute();
+  await pruneProjectTokens(
+    db,
+    project.metadata.name,
+    (project.spec.roles ?? []).map((r) => r.name),
+  );
 }
 
 export async function deleteProjectRow(db: Db, name: string): Promise<void> {
   await db.withSchema('api').deleteFrom('projects').where('name', '=', name).execute();
+  await pruneProjectTokens(db, name, undefined);
 }
 
 export async function findProject(db: Db, name: string): Promise<StoredProject | undefined> {

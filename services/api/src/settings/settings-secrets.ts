@@ -1,6 +1,8 @@
-// The values of sensitive Argo CD keys that Capstan implements (argocd-secret's webhook.* secrets):
-// sealed with the api's keyring into api.settings_secrets in the same transaction as the settings
-// version that names them, re-sealed at start on key rotation, read back by the webhook per delivery.
+// The values of sensitive Argo CD keys that Capstan implements (argocd-secret's webhook.* secrets and
+// oidc.* keys, which oidc.config names as `$oidc.clientSecret`): sealed with the api's keyring into
+// api.settings_secrets in the same transaction as the settings version that names them (an apply
+// replaces the whole object: a key it leaves out is removed), re-sealed at start on key rotation,
+// read back by the webhook per delivery and by single sign-on per login.
 // Keys Capstan does not implement are never stored (only their names, in api.settings).
 import type { Kysely, Transaction } from 'kysely';
 import { open, seal, type Keyring, type SealedTable } from '@capstan/sealing';
@@ -68,4 +70,14 @@ export async function readSealedValues(
     );
   }
   return out;
+}
+
+/** One sealed value (`argocd-secret`, `oidc.clientSecret`), opened; undefined when not applied. */
+export async function readSealedValue(
+  db: Kysely<ApiDatabase>,
+  keyring: Keyring,
+  object: ArgoConfigObject,
+  key: string,
+): Promise<string | undefined> {
+  return (await readSealedValues(db, keyring, object)).get(key);
 }

@@ -106,12 +106,24 @@ export interface ApiTokensTable {
   expires_at: Date | null;
 }
 
+/** A project role's token (Argo CD's JWTToken): accepted while its row exists with the same iat. */
+export interface ProjectTokensTable {
+  project: string;
+  role: string;
+  id: string;
+  /** Seconds since the epoch (bigint: read back as a string). */
+  iat: string | number;
+  expires_at: Date | null;
+  created_by: string;
+}
+
 export interface RevokedTokensTable {
   jti: string;
   revoked_at: Date;
   expires_at: Date | null;
 }
 
+/** A sealed argocd-secret value the api uses (`<object>/<key>`, e.g. `argocd-secret/oidc.clientSecret`). */
 export interface SigningKeysTable extends SealedRow {
   id: string;
   created_at: Date;
@@ -132,6 +144,7 @@ export interface ApiDatabase extends EventStoreDatabase {
   cluster_credentials: ClusterCredentialsTable;
   accounts: AccountsTable;
   api_tokens: ApiTokensTable;
+  project_tokens: ProjectTokensTable;
   revoked_tokens: RevokedTokensTable;
   signing_keys: SigningKeysTable;
   login_failures: LoginFailuresTable;

@@ -9,6 +9,7 @@ import { REFUSED_METADATA_KEYS } from '@capstan/service-identity';
 import { dispatch, type CallMeta } from './dispatch.js';
 import { registerApplicationStream } from './application-stream.js';
 import { registerWebhook } from './webhook-route.js';
+import { registerSsoRoutes } from './sso-routes.js';
 import { toHttpError } from './errors.js';
 import { openApiDocument } from './openapi.js';
 import { EncodedResponse } from './encoded-response.js';
@@ -94,6 +95,7 @@ export async function startHttpServer(opts: {
   app.get('/api/openapi.json', async () => document);
   registerApplicationStream(app, opts.services, callMetaOf, opts.logger);
   await registerWebhook(app, opts.services.webhooks, opts.logger);
+  registerSsoRoutes(app, opts.services, opts.logger);
 
   for (const op of allOperations) {
     if (!op.http) continue;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
 import { empty, int, implement, op, str, strList } from '../operation.js';
 import { accountView, tokenView } from '../views.js';
+import type { SsoSession } from '../../sso/sso.service.js';
 
 const accountQuery = z.strictObject({ name: str });
 
@@ -47,7 +48,49 @@ export const sessionOperations = implement<apiv1.SessionServiceServer>(apiv1.Ses
       issuer: 'capstan',
     }),
   }),
+  getSsoConfig: op({
+    http: { method: 'GET', path: '/api/v1/session/sso' },
+    auth: 'public',
+    summary: 'the single sign-on provider the CLI logs in with (enabled false without oidc.config)',
+    input: empty,
+    request: apiv1.Empty,
+    response: apiv1.SsoConfig,
+    run: (s) => s.sso.cliConfig(),
+  }),
+  createSso: op({
+    http: { method: 'POST', path: '/api/v1/session/sso' },
+    auth: 'public',
+    summary: "the CLI's OIDC login: exchanges the authorization code (PKCE) and returns a session",
+    input: z.strictObject({
+      code: z.string().min(1, 'required').max(4096),
+      codeVerifier: z.string().min(43, 'at least 43 characters (RFC 7636)').max(128),
+      redirectUri: z.string().min(1, 'required').max(200),
+      nonce: z.string().min(1, 'required').max(200),
+    }),
+    request: apiv1.SsoSessionRequest,
+    response: apiv1.SsoSessionResponse,
+    run: async (s, ctx, i) => ssoView(await s.sso.cliLogin(ctx, i)),
+  }),
+  refresh: op({
+    http: { method: 'POST', path: '/api/v1/session/refresh' },
+    auth: 'public',
+    summary: 'a new single sign-on session for a refresh token (the provider is asked again)',
+    input: z.strictObject({ refreshToken: z.string().min(1, 'required').max(16_384) }),
+    request: apiv1.SessionRefreshRequest,
+    response: apiv1.SsoSessionResponse,
+    run: async (s, ctx, i) => ssoView(await s.sso.refresh(ctx, i.refreshToken)),
+  }),
 });
+
+function ssoView(r: SsoSession) {
+  return {
+    token: r.token,
+    expiresAt: r.expiresAt.toISOString(),
+    refreshToken: r.refreshToken,
+    username: r.username,
+    groups: r.groups,
+  };
+}
 
 export const accountOperations = implement<apiv1.AccountServiceServer>(apiv1.AccountServiceService, {
   list: op({

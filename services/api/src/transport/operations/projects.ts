@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiv1 } from '@capstan/proto';
-import { bool, empty, implement, op, resource, str } from '../operation.js';
+import { bool, empty, implement, int, op, resource, str } from '../operation.js';
 import { projectView } from '../views.js';
 import { invalid } from '../../support/validation.js';
 import { findProject } from '../../projects/project.repository.js';
@@ -19,6 +19,8 @@ async function complete(
   const stored = await findProject(s.db, name);
   return stored ? keepUnrepresentable(apiv1.Project, stored.project, manifest) : manifest;
 }
+
+const required = z.string().min(1, 'required');
 
 /** The resource version travels in metadata; it is the caller's expectation, not part of the manifest. */
 function versionOf(manifest: Record<string, unknown>): number {
@@ -82,6 +84,42 @@ export const projectOperations = implement<apiv1.ProjectServiceServer>(apiv1.Pro
       await s.projects.delete(ctx, i.name);
       return {};
     },
+  }),
+  createToken: op({
+    http: { method: 'POST', path: '/api/v1/projects/:project/roles/:role/token' },
+    auth: 'user',
+    summary: 'create a token of a project role (proj:<project>:<role>; needs projects, update)',
+    input: z.strictObject({ project: required, role: required, description: str, expiresIn: int, id: str }),
+    request: apiv1.ProjectTokenCreateRequest,
+    response: apiv1.ProjectTokenResponse,
+    run: (s, ctx, i) => s.projectTokens.create(ctx, i),
+  }),
+  deleteToken: op({
+    http: { method: 'DELETE', path: '/api/v1/projects/:project/roles/:role/token/:iat' },
+    auth: 'user',
+    summary: 'delete a token of a project role by id, or by issued-at when no id is given',
+    input: z.strictObject({ project: required, role: required, iat: int, id: str }),
+    request: apiv1.ProjectTokenDeleteRequest,
+    response: apiv1.Empty,
+    run: async (s, ctx, i) => {
+      await s.projectTokens.delete(ctx, i);
+      return {};
+    },
+  }),
+  listTokens: op({
+    http: { method: 'GET', path: '/api/v1/projects/:project/roles/:role/token' },
+    auth: 'user',
+    summary: "list a project role's tokens (id, issued-at, expiry; never the token)",
+    input: z.strictObject({ project: required, role: required }),
+    request: apiv1.ProjectTokenListQuery,
+    response: apiv1.ProjectTokenList,
+    run: async (s, ctx, i) => ({
+      items: (await s.projectTokens.list(ctx, i.project, i.role)).map((t) => ({
+        iat: t.iat,
+        exp: t.expiresAt ? Math.floor(t.expiresAt.getTime() / 1000) : 0,
+        id: t.id,
+      })),
+    }),
   }),
 });
 

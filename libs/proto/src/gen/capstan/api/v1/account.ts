@@ -113,6 +113,41 @@ export interface CanIResponse {
   value: string;
 }
 
+export interface SsoConfig {
+  /** False when argocd-cm has no oidc.config. */
+  enabled: boolean;
+  name: string;
+  issuer: string;
+  /** The client the CLI logs in with (oidc.config cliClientID, else clientID). */
+  clientId: string;
+  scopes: string[];
+  authorizationEndpoint: string;
+  /** oidc.config requestedIDTokenClaims as JSON (the OIDC `claims` parameter's id_token member); may be empty. */
+  idTokenClaims: string;
+}
+
+export interface SsoSessionRequest {
+  code: string;
+  codeVerifier: string;
+  /** The loopback redirect URI the code was issued for (http://127.0.0.1:<port>/auth/callback). */
+  redirectUri: string;
+  nonce: string;
+}
+
+export interface SsoSessionResponse {
+  token: string;
+  /** RFC 3339. */
+  expiresAt: string;
+  /** Shown once; empty when the provider gave no refresh token (scope offline_access). */
+  refreshToken: string;
+  username: string;
+  groups: string[];
+}
+
+export interface SessionRefreshRequest {
+  refreshToken: string;
+}
+
 function createBaseSessionCreateRequest(): SessionCreateRequest {
   return { username: "", password: "" };
 }
@@ -1524,6 +1559,530 @@ export const CanIResponse: MessageFns<CanIResponse> = {
   },
 };
 
+function createBaseSsoConfig(): SsoConfig {
+  return {
+    enabled: false,
+    name: "",
+    issuer: "",
+    clientId: "",
+    scopes: [],
+    authorizationEndpoint: "",
+    idTokenClaims: "",
+  };
+}
+
+export const SsoConfig: MessageFns<SsoConfig> = {
+  encode(message: SsoConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.enabled !== false) {
+      writer.uint32(8).bool(message.enabled);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.issuer !== "") {
+      writer.uint32(26).string(message.issuer);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(34).string(message.clientId);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.authorizationEndpoint !== "") {
+      writer.uint32(50).string(message.authorizationEndpoint);
+    }
+    if (message.idTokenClaims !== "") {
+      writer.uint32(58).string(message.idTokenClaims);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SsoConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSsoConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.issuer = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.authorizationEndpoint = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.idTokenClaims = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SsoConfig {
+    return {
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      issuer: isSet(object.issuer) ? globalThis.String(object.issuer) : "",
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      authorizationEndpoint: isSet(object.authorizationEndpoint)
+        ? globalThis.String(object.authorizationEndpoint)
+        : isSet(object.authorization_endpoint)
+        ? globalThis.String(object.authorization_endpoint)
+        : "",
+      idTokenClaims: isSet(object.idTokenClaims)
+        ? globalThis.String(object.idTokenClaims)
+        : isSet(object.id_token_claims)
+        ? globalThis.String(object.id_token_claims)
+        : "",
+    };
+  },
+
+  toJSON(message: SsoConfig): unknown {
+    const obj: any = {};
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.issuer !== "") {
+      obj.issuer = message.issuer;
+    }
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.authorizationEndpoint !== "") {
+      obj.authorizationEndpoint = message.authorizationEndpoint;
+    }
+    if (message.idTokenClaims !== "") {
+      obj.idTokenClaims = message.idTokenClaims;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SsoConfig>, I>>(base?: I): SsoConfig {
+    return SsoConfig.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SsoConfig>, I>>(object: I): SsoConfig {
+    const message = createBaseSsoConfig();
+    message.enabled = object.enabled ?? false;
+    message.name = object.name ?? "";
+    message.issuer = object.issuer ?? "";
+    message.clientId = object.clientId ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.authorizationEndpoint = object.authorizationEndpoint ?? "";
+    message.idTokenClaims = object.idTokenClaims ?? "";
+    return message;
+  },
+};
+
+function createBaseSsoSessionRequest(): SsoSessionRequest {
+  return { code: "", codeVerifier: "", redirectUri: "", nonce: "" };
+}
+
+export const SsoSessionRequest: MessageFns<SsoSessionRequest> = {
+  encode(message: SsoSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.codeVerifier !== "") {
+      writer.uint32(18).string(message.codeVerifier);
+    }
+    if (message.redirectUri !== "") {
+      writer.uint32(26).string(message.redirectUri);
+    }
+    if (message.nonce !== "") {
+      writer.uint32(34).string(message.nonce);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SsoSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSsoSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.codeVerifier = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.redirectUri = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nonce = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SsoSessionRequest {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      codeVerifier: isSet(object.codeVerifier)
+        ? globalThis.String(object.codeVerifier)
+        : isSet(object.code_verifier)
+        ? globalThis.String(object.code_verifier)
+        : "",
+      redirectUri: isSet(object.redirectUri)
+        ? globalThis.String(object.redirectUri)
+        : isSet(object.redirect_uri)
+        ? globalThis.String(object.redirect_uri)
+        : "",
+      nonce: isSet(object.nonce) ? globalThis.String(object.nonce) : "",
+    };
+  },
+
+  toJSON(message: SsoSessionRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.codeVerifier !== "") {
+      obj.codeVerifier = message.codeVerifier;
+    }
+    if (message.redirectUri !== "") {
+      obj.redirectUri = message.redirectUri;
+    }
+    if (message.nonce !== "") {
+      obj.nonce = message.nonce;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SsoSessionRequest>, I>>(base?: I): SsoSessionRequest {
+    return SsoSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SsoSessionRequest>, I>>(object: I): SsoSessionRequest {
+    const message = createBaseSsoSessionRequest();
+    message.code = object.code ?? "";
+    message.codeVerifier = object.codeVerifier ?? "";
+    message.redirectUri = object.redirectUri ?? "";
+    message.nonce = object.nonce ?? "";
+    return message;
+  },
+};
+
+function createBaseSsoSessionResponse(): SsoSessionResponse {
+  return { token: "", expiresAt: "", refreshToken: "", username: "", groups: [] };
+}
+
+export const SsoSessionResponse: MessageFns<SsoSessionResponse> = {
+  encode(message: SsoSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(18).string(message.expiresAt);
+    }
+    if (message.refreshToken !== "") {
+      writer.uint32(26).string(message.refreshToken);
+    }
+    if (message.username !== "") {
+      writer.uint32(34).string(message.username);
+    }
+    for (const v of message.groups) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SsoSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSsoSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.refreshToken = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.username = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.groups.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SsoSessionResponse {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+      refreshToken: isSet(object.refreshToken)
+        ? globalThis.String(object.refreshToken)
+        : isSet(object.refresh_token)
+        ? globalThis.String(object.refresh_token)
+        : "",
+      username: isSet(object.username) ? globalThis.String(object.username) : "",
+      groups: globalThis.Array.isArray(object?.groups) ? object.groups.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: SsoSessionResponse): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.refreshToken !== "") {
+      obj.refreshToken = message.refreshToken;
+    }
+    if (message.username !== "") {
+      obj.username = message.username;
+    }
+    if (message.groups?.length) {
+      obj.groups = message.groups;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SsoSessionResponse>, I>>(base?: I): SsoSessionResponse {
+    return SsoSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SsoSessionResponse>, I>>(object: I): SsoSessionResponse {
+    const message = createBaseSsoSessionResponse();
+    message.token = object.token ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    message.refreshToken = object.refreshToken ?? "";
+    message.username = object.username ?? "";
+    message.groups = object.groups?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSessionRefreshRequest(): SessionRefreshRequest {
+  return { refreshToken: "" };
+}
+
+export const SessionRefreshRequest: MessageFns<SessionRefreshRequest> = {
+  encode(message: SessionRefreshRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.refreshToken !== "") {
+      writer.uint32(10).string(message.refreshToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionRefreshRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionRefreshRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.refreshToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SessionRefreshRequest {
+    return {
+      refreshToken: isSet(object.refreshToken)
+        ? globalThis.String(object.refreshToken)
+        : isSet(object.refresh_token)
+        ? globalThis.String(object.refresh_token)
+        : "",
+    };
+  },
+
+  toJSON(message: SessionRefreshRequest): unknown {
+    const obj: any = {};
+    if (message.refreshToken !== "") {
+      obj.refreshToken = message.refreshToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SessionRefreshRequest>, I>>(base?: I): SessionRefreshRequest {
+    return SessionRefreshRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SessionRefreshRequest>, I>>(object: I): SessionRefreshRequest {
+    const message = createBaseSessionRefreshRequest();
+    message.refreshToken = object.refreshToken ?? "";
+    return message;
+  },
+};
+
 /** SessionService logs local accounts in: a short-lived signed token. */
 export type SessionServiceService = typeof SessionServiceService;
 export const SessionServiceService = {
@@ -1555,6 +2114,40 @@ export const SessionServiceService = {
     responseSerialize: (value: UserInfo): Buffer => Buffer.from(UserInfo.encode(value).finish()),
     responseDeserialize: (value: Buffer): UserInfo => UserInfo.decode(value),
   },
+  /** Single sign-on (docs/sso.md): what the CLI needs to start an OIDC login; public. */
+  getSsoConfig: {
+    path: "/capstan.api.v1.SessionService/GetSsoConfig" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: Empty): Buffer => Buffer.from(Empty.encode(value).finish()),
+    requestDeserialize: (value: Buffer): Empty => Empty.decode(value),
+    responseSerialize: (value: SsoConfig): Buffer => Buffer.from(SsoConfig.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SsoConfig => SsoConfig.decode(value),
+  },
+  /**
+   * The CLI's OIDC login: the api exchanges the authorization code (PKCE), verifies the ID token
+   * and issues its own session; public.
+   */
+  createSso: {
+    path: "/capstan.api.v1.SessionService/CreateSso" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SsoSessionRequest): Buffer => Buffer.from(SsoSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SsoSessionRequest => SsoSessionRequest.decode(value),
+    responseSerialize: (value: SsoSessionResponse): Buffer => Buffer.from(SsoSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SsoSessionResponse => SsoSessionResponse.decode(value),
+  },
+  /** A new session for a refresh token (the provider is asked again: groups of today); public. */
+  refresh: {
+    path: "/capstan.api.v1.SessionService/Refresh" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SessionRefreshRequest): Buffer =>
+      Buffer.from(SessionRefreshRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SessionRefreshRequest => SessionRefreshRequest.decode(value),
+    responseSerialize: (value: SsoSessionResponse): Buffer => Buffer.from(SsoSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SsoSessionResponse => SsoSessionResponse.decode(value),
+  },
 } as const;
 
 export interface SessionServiceServer extends UntypedServiceImplementation {
@@ -1562,6 +2155,15 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   /** Revokes the presented session token. */
   delete: handleUnaryCall<Empty, Empty>;
   getUserInfo: handleUnaryCall<Empty, UserInfo>;
+  /** Single sign-on (docs/sso.md): what the CLI needs to start an OIDC login; public. */
+  getSsoConfig: handleUnaryCall<Empty, SsoConfig>;
+  /**
+   * The CLI's OIDC login: the api exchanges the authorization code (PKCE), verifies the ID token
+   * and issues its own session; public.
+   */
+  createSso: handleUnaryCall<SsoSessionRequest, SsoSessionResponse>;
+  /** A new session for a refresh token (the provider is asked again: groups of today); public. */
+  refresh: handleUnaryCall<SessionRefreshRequest, SsoSessionResponse>;
 }
 
 export interface SessionServiceClient extends Client {
@@ -1604,6 +2206,54 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UserInfo) => void,
+  ): ClientUnaryCall;
+  /** Single sign-on (docs/sso.md): what the CLI needs to start an OIDC login; public. */
+  getSsoConfig(request: Empty, callback: (error: ServiceError | null, response: SsoConfig) => void): ClientUnaryCall;
+  getSsoConfig(
+    request: Empty,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SsoConfig) => void,
+  ): ClientUnaryCall;
+  getSsoConfig(
+    request: Empty,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SsoConfig) => void,
+  ): ClientUnaryCall;
+  /**
+   * The CLI's OIDC login: the api exchanges the authorization code (PKCE), verifies the ID token
+   * and issues its own session; public.
+   */
+  createSso(
+    request: SsoSessionRequest,
+    callback: (error: ServiceError | null, response: SsoSessionResponse) => void,
+  ): ClientUnaryCall;
+  createSso(
+    request: SsoSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SsoSessionResponse) => void,
+  ): ClientUnaryCall;
+  createSso(
+    request: SsoSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SsoSessionResponse) => void,
+  ): ClientUnaryCall;
+  /** A new session for a refresh token (the provider is asked again: groups of today); public. */
+  refresh(
+    request: SessionRefreshRequest,
+    callback: (error: ServiceError | null, response: SsoSessionResponse) => void,
+  ): ClientUnaryCall;
+  refresh(
+    request: SessionRefreshRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SsoSessionResponse) => void,
+  ): ClientUnaryCall;
+  refresh(
+    request: SessionRefreshRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SsoSessionResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -124,6 +124,50 @@ export interface ProjectList {
   items: Project[];
 }
 
+export interface ProjectTokenCreateRequest {
+  project: string;
+  description: string;
+  role: string;
+  /** Seconds; 0 for no expiry. */
+  expiresIn: number;
+  /** The token's id (jti); generated when empty. */
+  id: string;
+}
+
+export interface ProjectTokenResponse {
+  /** Shown once. */
+  token: string;
+  id: string;
+  /** Seconds since the epoch, as Argo CD's JWTToken. */
+  issuedAt: number;
+  /** Seconds since the epoch; 0 when the token never expires. */
+  expiresAt: number;
+}
+
+export interface ProjectTokenDeleteRequest {
+  project: string;
+  role: string;
+  /** The token's issued-at (seconds); used when id is empty. */
+  iat: number;
+  id: string;
+}
+
+export interface ProjectTokenListQuery {
+  project: string;
+  role: string;
+}
+
+/** Argo CD's JWTToken: iat, exp (0: never), id. */
+export interface ProjectToken {
+  iat: number;
+  exp: number;
+  id: string;
+}
+
+export interface ProjectTokenList {
+  items: ProjectToken[];
+}
+
 function createBaseApplicationDestination(): ApplicationDestination {
   return { server: "", namespace: "", name: "" };
 }
@@ -1523,6 +1567,640 @@ export const ProjectList: MessageFns<ProjectList> = {
   },
 };
 
+function createBaseProjectTokenCreateRequest(): ProjectTokenCreateRequest {
+  return { project: "", description: "", role: "", expiresIn: 0, id: "" };
+}
+
+export const ProjectTokenCreateRequest: MessageFns<ProjectTokenCreateRequest> = {
+  encode(message: ProjectTokenCreateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.project !== "") {
+      writer.uint32(10).string(message.project);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.expiresIn !== 0) {
+      writer.uint32(32).int64(message.expiresIn);
+    }
+    if (message.id !== "") {
+      writer.uint32(42).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProjectTokenCreateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProjectTokenCreateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.project = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expiresIn = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProjectTokenCreateRequest {
+    return {
+      project: isSet(object.project) ? globalThis.String(object.project) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      expiresIn: isSet(object.expiresIn)
+        ? globalThis.Number(object.expiresIn)
+        : isSet(object.expires_in)
+        ? globalThis.Number(object.expires_in)
+        : 0,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: ProjectTokenCreateRequest): unknown {
+    const obj: any = {};
+    if (message.project !== "") {
+      obj.project = message.project;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.expiresIn !== 0) {
+      obj.expiresIn = Math.round(message.expiresIn);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProjectTokenCreateRequest>, I>>(base?: I): ProjectTokenCreateRequest {
+    return ProjectTokenCreateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProjectTokenCreateRequest>, I>>(object: I): ProjectTokenCreateRequest {
+    const message = createBaseProjectTokenCreateRequest();
+    message.project = object.project ?? "";
+    message.description = object.description ?? "";
+    message.role = object.role ?? "";
+    message.expiresIn = object.expiresIn ?? 0;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseProjectTokenResponse(): ProjectTokenResponse {
+  return { token: "", id: "", issuedAt: 0, expiresAt: 0 };
+}
+
+export const ProjectTokenResponse: MessageFns<ProjectTokenResponse> = {
+  encode(message: ProjectTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.issuedAt !== 0) {
+      writer.uint32(24).int64(message.issuedAt);
+    }
+    if (message.expiresAt !== 0) {
+      writer.uint32(32).int64(message.expiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProjectTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProjectTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.issuedAt = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expiresAt = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProjectTokenResponse {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      issuedAt: isSet(object.issuedAt)
+        ? globalThis.Number(object.issuedAt)
+        : isSet(object.issued_at)
+        ? globalThis.Number(object.issued_at)
+        : 0,
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.Number(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.Number(object.expires_at)
+        : 0,
+    };
+  },
+
+  toJSON(message: ProjectTokenResponse): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.issuedAt !== 0) {
+      obj.issuedAt = Math.round(message.issuedAt);
+    }
+    if (message.expiresAt !== 0) {
+      obj.expiresAt = Math.round(message.expiresAt);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProjectTokenResponse>, I>>(base?: I): ProjectTokenResponse {
+    return ProjectTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProjectTokenResponse>, I>>(object: I): ProjectTokenResponse {
+    const message = createBaseProjectTokenResponse();
+    message.token = object.token ?? "";
+    message.id = object.id ?? "";
+    message.issuedAt = object.issuedAt ?? 0;
+    message.expiresAt = object.expiresAt ?? 0;
+    return message;
+  },
+};
+
+function createBaseProjectTokenDeleteRequest(): ProjectTokenDeleteRequest {
+  return { project: "", role: "", iat: 0, id: "" };
+}
+
+export const ProjectTokenDeleteRequest: MessageFns<ProjectTokenDeleteRequest> = {
+  encode(message: ProjectTokenDeleteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.project !== "") {
+      writer.uint32(10).string(message.project);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.iat !== 0) {
+      writer.uint32(24).int64(message.iat);
+    }
+    if (message.id !== "") {
+      writer.uint32(34).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProjectTokenDeleteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProjectTokenDeleteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.project = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.iat = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProjectTokenDeleteRequest {
+    return {
+      project: isSet(object.project) ? globalThis.String(object.project) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      iat: isSet(object.iat) ? globalThis.Number(object.iat) : 0,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: ProjectTokenDeleteRequest): unknown {
+    const obj: any = {};
+    if (message.project !== "") {
+      obj.project = message.project;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.iat !== 0) {
+      obj.iat = Math.round(message.iat);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProjectTokenDeleteRequest>, I>>(base?: I): ProjectTokenDeleteRequest {
+    return ProjectTokenDeleteRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProjectTokenDeleteRequest>, I>>(object: I): ProjectTokenDeleteRequest {
+    const message = createBaseProjectTokenDeleteRequest();
+    message.project = object.project ?? "";
+    message.role = object.role ?? "";
+    message.iat = object.iat ?? 0;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseProjectTokenListQuery(): ProjectTokenListQuery {
+  return { project: "", role: "" };
+}
+
+export const ProjectTokenListQuery: MessageFns<ProjectTokenListQuery> = {
+  encode(message: ProjectTokenListQuery, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.project !== "") {
+      writer.uint32(10).string(message.project);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProjectTokenListQuery {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProjectTokenListQuery();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.project = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProjectTokenListQuery {
+    return {
+      project: isSet(object.project) ? globalThis.String(object.project) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: ProjectTokenListQuery): unknown {
+    const obj: any = {};
+    if (message.project !== "") {
+      obj.project = message.project;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProjectTokenListQuery>, I>>(base?: I): ProjectTokenListQuery {
+    return ProjectTokenListQuery.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProjectTokenListQuery>, I>>(object: I): ProjectTokenListQuery {
+    const message = createBaseProjectTokenListQuery();
+    message.project = object.project ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseProjectToken(): ProjectToken {
+  return { iat: 0, exp: 0, id: "" };
+}
+
+export const ProjectToken: MessageFns<ProjectToken> = {
+  encode(message: ProjectToken, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.iat !== 0) {
+      writer.uint32(8).int64(message.iat);
+    }
+    if (message.exp !== 0) {
+      writer.uint32(16).int64(message.exp);
+    }
+    if (message.id !== "") {
+      writer.uint32(26).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProjectToken {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProjectToken();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.iat = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.exp = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProjectToken {
+    return {
+      iat: isSet(object.iat) ? globalThis.Number(object.iat) : 0,
+      exp: isSet(object.exp) ? globalThis.Number(object.exp) : 0,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: ProjectToken): unknown {
+    const obj: any = {};
+    if (message.iat !== 0) {
+      obj.iat = Math.round(message.iat);
+    }
+    if (message.exp !== 0) {
+      obj.exp = Math.round(message.exp);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProjectToken>, I>>(base?: I): ProjectToken {
+    return ProjectToken.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProjectToken>, I>>(object: I): ProjectToken {
+    const message = createBaseProjectToken();
+    message.iat = object.iat ?? 0;
+    message.exp = object.exp ?? 0;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseProjectTokenList(): ProjectTokenList {
+  return { items: [] };
+}
+
+export const ProjectTokenList: MessageFns<ProjectTokenList> = {
+  encode(message: ProjectTokenList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      ProjectToken.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProjectTokenList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProjectTokenList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(ProjectToken.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProjectTokenList {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => ProjectToken.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ProjectTokenList): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => ProjectToken.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProjectTokenList>, I>>(base?: I): ProjectTokenList {
+    return ProjectTokenList.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProjectTokenList>, I>>(object: I): ProjectTokenList {
+    const message = createBaseProjectTokenList();
+    message.items = object.items?.map((e) => ProjectToken.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * ProjectService manages AppProjects. A non-admin may write only a project that a parentProject
  * bounds, within that parent chain (docs/self-service.md); an unbounded project is an admin action.
@@ -1574,6 +2252,40 @@ export const ProjectServiceService = {
     responseSerialize: (value: Empty): Buffer => Buffer.from(Empty.encode(value).finish()),
     responseDeserialize: (value: Buffer): Empty => Empty.decode(value),
   },
+  /** argocd proj role create-token: a JWT for proj:<project>:<role> (needs projects, update). */
+  createToken: {
+    path: "/capstan.api.v1.ProjectService/CreateToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ProjectTokenCreateRequest): Buffer =>
+      Buffer.from(ProjectTokenCreateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ProjectTokenCreateRequest => ProjectTokenCreateRequest.decode(value),
+    responseSerialize: (value: ProjectTokenResponse): Buffer =>
+      Buffer.from(ProjectTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ProjectTokenResponse => ProjectTokenResponse.decode(value),
+  },
+  /** argocd proj role delete-token: by id, or by issued-at (needs projects, update). */
+  deleteToken: {
+    path: "/capstan.api.v1.ProjectService/DeleteToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ProjectTokenDeleteRequest): Buffer =>
+      Buffer.from(ProjectTokenDeleteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ProjectTokenDeleteRequest => ProjectTokenDeleteRequest.decode(value),
+    responseSerialize: (value: Empty): Buffer => Buffer.from(Empty.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Empty => Empty.decode(value),
+  },
+  /** argocd proj role list-tokens (needs projects, get). */
+  listTokens: {
+    path: "/capstan.api.v1.ProjectService/ListTokens" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ProjectTokenListQuery): Buffer =>
+      Buffer.from(ProjectTokenListQuery.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ProjectTokenListQuery => ProjectTokenListQuery.decode(value),
+    responseSerialize: (value: ProjectTokenList): Buffer => Buffer.from(ProjectTokenList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ProjectTokenList => ProjectTokenList.decode(value),
+  },
 } as const;
 
 export interface ProjectServiceServer extends UntypedServiceImplementation {
@@ -1582,6 +2294,12 @@ export interface ProjectServiceServer extends UntypedServiceImplementation {
   list: handleUnaryCall<ProjectListQuery, ProjectList>;
   update: handleUnaryCall<ProjectUpdateRequest, Project>;
   delete: handleUnaryCall<ProjectQuery, Empty>;
+  /** argocd proj role create-token: a JWT for proj:<project>:<role> (needs projects, update). */
+  createToken: handleUnaryCall<ProjectTokenCreateRequest, ProjectTokenResponse>;
+  /** argocd proj role delete-token: by id, or by issued-at (needs projects, update). */
+  deleteToken: handleUnaryCall<ProjectTokenDeleteRequest, Empty>;
+  /** argocd proj role list-tokens (needs projects, get). */
+  listTokens: handleUnaryCall<ProjectTokenListQuery, ProjectTokenList>;
 }
 
 export interface ProjectServiceClient extends Client {
@@ -1654,6 +2372,54 @@ export interface ProjectServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Empty) => void,
   ): ClientUnaryCall;
+  /** argocd proj role create-token: a JWT for proj:<project>:<role> (needs projects, update). */
+  createToken(
+    request: ProjectTokenCreateRequest,
+    callback: (error: ServiceError | null, response: ProjectTokenResponse) => void,
+  ): ClientUnaryCall;
+  createToken(
+    request: ProjectTokenCreateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ProjectTokenResponse) => void,
+  ): ClientUnaryCall;
+  createToken(
+    request: ProjectTokenCreateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ProjectTokenResponse) => void,
+  ): ClientUnaryCall;
+  /** argocd proj role delete-token: by id, or by issued-at (needs projects, update). */
+  deleteToken(
+    request: ProjectTokenDeleteRequest,
+    callback: (error: ServiceError | null, response: Empty) => void,
+  ): ClientUnaryCall;
+  deleteToken(
+    request: ProjectTokenDeleteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Empty) => void,
+  ): ClientUnaryCall;
+  deleteToken(
+    request: ProjectTokenDeleteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Empty) => void,
+  ): ClientUnaryCall;
+  /** argocd proj role list-tokens (needs projects, get). */
+  listTokens(
+    request: ProjectTokenListQuery,
+    callback: (error: ServiceError | null, response: ProjectTokenList) => void,
+  ): ClientUnaryCall;
+  listTokens(
+    request: ProjectTokenListQuery,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ProjectTokenList) => void,
+  ): ClientUnaryCall;
+  listTokens(
+    request: ProjectTokenListQuery,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ProjectTokenList) => void,
+  ): ClientUnaryCall;
 }
 
 export const ProjectServiceClient = makeGenericClientConstructor(
@@ -1676,6 +2442,17 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
