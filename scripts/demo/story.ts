@@ -20,6 +20,7 @@ import { effectiveUser, readAuditLog } from '@capstan/test/kube';
 import { runAppsetChapter } from './appset-story.js';
 import { runSelfServiceChapter } from './self-service-story.js';
 import { runLiveStateChapter } from './live-state-story.js';
+import { runWebhookChapter } from './webhook-story.js';
 import { runSettingsStep } from './settings-step.js';
 import { capstan } from './capstan-cli.js';
 import type { ClusterInfo, GitInfo } from './launch.js';
@@ -219,6 +220,7 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
   await capstan(['admin', 'dlq', 'list', '--limit', '5']);
 
   await runLiveStateChapter(cluster, repo.url);
+  await runWebhookChapter(repo.url);
   await runAppsetChapter(cluster, repo.url);
   await runSelfServiceChapter(cluster, repo.url, secrets);
 }
