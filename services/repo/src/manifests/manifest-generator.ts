@@ -7,7 +7,13 @@ import path from 'node:path';
 import type { CheckoutCredential, CheckoutStore } from '../checkouts/checkout-store.js';
 import { redactRepoUrl } from '../credentials/repo-url.js';
 import { renderDirectory, type DirectoryOptions } from './directory-source.js';
-import { isHelmChart, renderHelm, type HelmOptions } from './helm-source.js';
+import { isHelmChart, renderHelm } from './helm-source.js';
+import {
+  canonicalDigest,
+  type DirectorySource,
+  type HelmSource,
+  type KustomizeSource,
+} from '@capstan/policy';
 import { isKustomization, renderKustomize } from './kustomize-source.js';
 import { LruMap } from './lru-map.js';
 import type { RenderObserver } from '../observability/repo-metrics.js';
@@ -18,8 +24,10 @@ export interface ManifestSource {
   repoURL: string;
   targetRevision: string;
   path: string;
-  directory?: Partial<DirectoryOptions>;
-  helm?: Partial<HelmOptions>;
+  /** Argo CD's spec.source.directory / .helm / .kustomize, already validated (rpc/source-options.ts). */
+  directory?: DirectorySource;
+  helm?: HelmSource;
+  kustomize?: KustomizeSource;
 }
 
 export type SourceType = 'directory' | 'kustomize' | 'helm';
@@ -56,14 +64,20 @@ export class ManifestGenerator {
   async generate(source: ManifestSource, credential: CheckoutCredential | null): Promise<GeneratedManifests> {
     const req = { url: source.repoURL, revision: source.targetRevision, credential };
     const sha = await this.checkouts.resolveRevision(req);
-    const directory: DirectoryOptions = { recurse: false, include: '', exclude: '', ...source.directory };
-    const helm: HelmOptions = { releaseName: '', namespace: '', valueFiles: [], ...source.helm };
+    const directory: DirectoryOptions = {
+      recurse: source.directory?.recurse ?? false,
+      include: source.directory?.include ?? '',
+      exclude: source.directory?.exclude ?? '',
+    };
+    const helm: HelmSource = source.helm ?? {};
+    const kustomize: KustomizeSource = source.kustomize ?? {};
+    // Every option that changes the output is in the key, as a digest of its canonical JSON (key
+    // order does not matter; inline values may be large and are not kept in the key).
     const cacheKey = JSON.stringify([
       this.checkouts.repoKeyOf(req),
       sha,
       path.posix.normalize(source.path || '.'),
-      directory,
-      helm,
+      canonicalDigest({ directory: source.directory ?? {}, helm, kustomize }),
     ]);
     const hit = this.cache.get(cacheKey);
     this.opts.observer?.manifestCache(hit ? 'hit' : 'miss');
