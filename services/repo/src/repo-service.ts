@@ -78,6 +78,7 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   const generator = new ManifestGenerator(checkouts, {
     observer: metrics,
     kustomizePath: kustomize,
+    kustomizeBuildOptions: config['kustomize.build-options'].split(/\s+/).filter(Boolean),
     helmPath: helm,
     scratchDir: path.join(config['cache.dir'], 'tools', 'scratch'),
     renderTimeoutMs: config['render.timeout-ms'],

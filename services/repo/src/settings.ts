@@ -64,6 +64,12 @@ export const repoSettings = {
     default: '',
     description: 'kustomize binary (default: obtain-kustomize.sh cache, then PATH)',
   },
+  'kustomize.build-options': {
+    schema: z.string().max(4096).default(''),
+    default: '',
+    description:
+      'extra arguments of every `kustomize build`, split on white space (Argo CD kustomize.buildOptions, e.g. "--load-restrictor LoadRestrictionsNone"); trusted operator input: flags such as --enable-helm or --enable-exec let repositories run more',
+  },
   'helm.path': {
     schema: z.string().default(''),
     default: '',

@@ -145,6 +145,11 @@ export function kustomizeSourceIssues(k: KustomizeSource, appPath: string, at: s
     const r = sourceFileProblem(appPath, c);
     if (r.problem) out.push({ path: `${at}.components[${i}]`, message: r.problem });
   });
+  if (k.commonAnnotationsEnvsubst)
+    out.push({
+      path: `${at}.commonAnnotationsEnvsubst`,
+      message: 'not supported: Capstan has no build environment variables to substitute',
+    });
   if (k.version && !TOOL_VERSION.test(k.version))
     out.push({ path: `${at}.version`, message: 'must be a version name such as v5.4.3' });
   versionIssues(k.kubeVersion, k.apiVersions, at, out);

@@ -141,6 +141,7 @@ describe('source options (spec.source.helm / kustomize / directory) at write tim
           commonLabels: { 'bad key!': 'v', ok: 'a,b' },
           patches: [{}, { path: '../../../../x' }],
           components: ['https://github.com/x/y'],
+          commonAnnotationsEnvsubst: true,
         },
       }),
     ).toEqual([
@@ -151,6 +152,7 @@ describe('source options (spec.source.helm / kustomize / directory) at write tim
       'spec.source.kustomize.patches[0]: needs a patch or a path',
       'spec.source.kustomize.patches[1].path: must resolve inside the repository (it climbs above the root with "..")',
       'spec.source.kustomize.components[0]: must be a file in the repository: remote (URL) files are not supported',
+      'spec.source.kustomize.commonAnnotationsEnvsubst: not supported: Capstan has no build environment variables to substitute',
     ]);
   });
 

@@ -164,7 +164,6 @@ const cm: ArgoKeySpec[] = [
     'help.download.<rest>',
     'installationID',
     'jsonnet.enable',
-    'kustomize.buildOptions',
     'kustomize.buildOptions.<rest>',
     'kustomize.enable',
     'kustomize.path.<rest>',
@@ -254,6 +253,7 @@ const cmdParams: ArgoKeySpec[] = [
   implemented('argocd-cmd-params-cm', 'controller.log.level', 'log-level', 'sync', 'log.level', false),
   implemented('argocd-cmd-params-cm', 'server.log.level', 'log-level', 'api', 'log.level', false),
   implemented('argocd-cmd-params-cm', 'reposerver.log.level', 'log-level', 'repo', 'log.level', false),
+  implemented('argocd-cm', 'kustomize.buildOptions', 'string', 'repo', 'kustomize.build-options', false),
   implemented(
     'argocd-cmd-params-cm',
     'applicationsetcontroller.log.level',

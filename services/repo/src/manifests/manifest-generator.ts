@@ -17,7 +17,7 @@ import {
 import { isKustomization, renderKustomize } from './kustomize-source.js';
 import { LruMap } from './lru-map.js';
 import type { RenderObserver } from '../observability/repo-metrics.js';
-import { PathEscapeError, ToolUnavailableError } from './manifest-errors.js';
+import { ManifestRenderError, PathEscapeError, ToolUnavailableError } from './manifest-errors.js';
 import { findEscapingSymlinks, resolveAppDirectory } from './repo-path.js';
 
 export interface ManifestSource {
@@ -42,6 +42,8 @@ export interface GeneratedManifests {
 
 export interface ManifestGeneratorOptions {
   kustomizePath: string;
+  /** Operator's extra `kustomize build` arguments (Argo CD's kustomize.buildOptions). */
+  kustomizeBuildOptions?: readonly string[];
   /** Helm binary, or null when Helm charts are not supported on this installation. */
   helmPath: string | null;
   scratchDir: string;
@@ -95,9 +97,16 @@ export class ManifestGenerator {
       let objects;
       if (await isKustomization(appDir)) {
         sourceType = 'kustomize';
+        if (kustomize.version)
+          throw new ManifestRenderError(
+            `${what}: kustomize version ${JSON.stringify(kustomize.version)} is not configured on this repo service (named kustomize versions are not supported yet; leave spec.source.kustomize.version empty)`,
+          );
         objects = await renderKustomize({
           kustomize: this.opts.kustomizePath,
+          root,
           appDir,
+          options: kustomize,
+          buildOptions: this.opts.kustomizeBuildOptions ?? [],
           scratchHome: this.opts.scratchDir,
           timeoutMs: this.opts.renderTimeoutMs,
           what,
