@@ -56,7 +56,11 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
       'kustomize not found: set kustomize.path or run test/scripts/obtain-kustomize.sh',
     );
   const helm = await locateTool('helm', config['helm.path'] || undefined);
-  ctx.logger.info({ kustomize, helm: helm ?? 'not configured' }, 'rendering tools');
+  const jsonnet = await locateTool('jsonnet', config['jsonnet.path'] || undefined);
+  ctx.logger.info(
+    { kustomize, helm: helm ?? 'not configured', jsonnet: jsonnet ?? 'not configured' },
+    'rendering tools',
+  );
 
   const { db, bus } = await startBackbone<RepoDatabase>(ctx, { schema: 'repo', migrations: repoMigrations });
   // The backbone's handle also types the event store tables; the credential code needs only its own.
@@ -80,6 +84,7 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
     kustomizePath: kustomize,
     kustomizeBuildOptions: config['kustomize.build-options'].split(/\s+/).filter(Boolean),
     helmPath: helm,
+    jsonnetPath: jsonnet,
     scratchDir: path.join(config['cache.dir'], 'tools', 'scratch'),
     renderTimeoutMs: config['render.timeout-ms'],
     cacheEntries: config['manifest.cache-entries'],

@@ -76,6 +76,12 @@ export const repoSettings = {
     description:
       'helm binary (default: obtain-helm.sh cache, then PATH; Helm charts are refused without one)',
   },
+  'jsonnet.path': {
+    schema: z.string().default(''),
+    default: '',
+    description:
+      'capstan-jsonnet binary (default: obtain-jsonnet.sh cache, then PATH; directories holding *.jsonnet files are refused without one)',
+  },
   'ssh.known-hosts-file': {
     schema: z.string().default(''),
     default: '',

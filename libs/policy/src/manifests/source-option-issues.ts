@@ -156,12 +156,13 @@ export function kustomizeSourceIssues(k: KustomizeSource, appPath: string, at: s
   return out;
 }
 
-export function directorySourceIssues(d: DirectorySource, appPath: string, at: string): PolicyIssue[] {
+export function directorySourceIssues(d: DirectorySource, at: string): PolicyIssue[] {
   const out: PolicyIssue[] = [];
   textIssues(d.include, `${at}.include`, out);
   textIssues(d.exclude, `${at}.exclude`, out);
+  // Argo CD: jsonnet library paths are relative to the repository root, not the application.
   d.jsonnet?.libs?.forEach((lib, i) => {
-    const r = sourceFileProblem(appPath, lib);
+    const r = sourceFileProblem('.', lib);
     if (r.problem) out.push({ path: `${at}.jsonnet.libs[${i}]`, message: r.problem });
   });
   for (const kind of ['extVars', 'tlas'] as const) {
@@ -182,7 +183,7 @@ export function sourceOptionIssues(
   return [
     ...(source.helm ? helmSourceIssues(source.helm, appPath, `${at}.helm`) : []),
     ...(source.kustomize ? kustomizeSourceIssues(source.kustomize, appPath, `${at}.kustomize`) : []),
-    ...(source.directory ? directorySourceIssues(source.directory, appPath, `${at}.directory`) : []),
+    ...(source.directory ? directorySourceIssues(source.directory, `${at}.directory`) : []),
   ];
 }
 

@@ -44,6 +44,8 @@ export interface ManifestGeneratorOptions {
   kustomizePath: string;
   /** Operator's extra `kustomize build` arguments (Argo CD's kustomize.buildOptions). */
   kustomizeBuildOptions?: readonly string[];
+  /** capstan-jsonnet (obtain-jsonnet.sh), or null/absent when *.jsonnet files are refused. */
+  jsonnetPath?: string | null;
   /** Helm binary, or null when Helm charts are not supported on this installation. */
   helmPath: string | null;
   scratchDir: string;
@@ -128,7 +130,15 @@ export class ManifestGenerator {
         });
       } else {
         sourceType = 'directory';
-        objects = await renderDirectory(root, appDir, directory);
+        objects = await renderDirectory(root, appDir, directory, {
+          runner: {
+            binary: this.opts.jsonnetPath ?? null,
+            scratchHome: this.opts.scratchDir,
+            timeoutMs: this.opts.renderTimeoutMs,
+          },
+          options: source.directory?.jsonnet,
+          what,
+        });
       }
       this.opts.observer?.rendered(sourceType, (performance.now() - renderStarted) / 1000);
       const result: GeneratedManifests = Object.freeze({

@@ -13,7 +13,12 @@ async function executable(file: string): Promise<boolean> {
   );
 }
 
-export async function locateTool(tool: 'kustomize' | 'helm', configured?: string): Promise<string | null> {
+export async function locateTool(
+  tool: 'kustomize' | 'helm' | 'jsonnet',
+  configured?: string,
+): Promise<string | null> {
+  // The jsonnet tool is go-jsonnet with a confined importer, named capstan-jsonnet (obtain-jsonnet.sh).
+  const binary = tool === 'jsonnet' ? 'capstan-jsonnet' : tool;
   if (configured) return configured;
   const cacheRoot = process.env.CAPSTAN_CACHE ?? path.join(os.homedir(), '.cache', 'capstan');
   const versions = await readdir(path.join(cacheRoot, tool)).catch(() => [] as string[]);
@@ -21,11 +26,11 @@ export async function locateTool(tool: 'kustomize' | 'helm', configured?: string
     .filter((v) => /^v\d/.test(v))
     .sort((a, b) => b.localeCompare(a, undefined, { numeric: true }));
   for (const version of newest) {
-    const candidate = path.join(cacheRoot, tool, version, tool);
+    const candidate = path.join(cacheRoot, tool, version, binary);
     if (await executable(candidate)) return candidate;
   }
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && (await executable(path.join(dir, tool)))) return path.join(dir, tool);
+    if (dir && (await executable(path.join(dir, binary)))) return path.join(dir, binary);
   }
   return null;
 }
