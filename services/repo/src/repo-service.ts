@@ -22,7 +22,7 @@ import type { RepoDb } from './credentials/credential.repository.js';
 import type { RepoDatabase } from './credentials/credential.table.js';
 import { ManifestGenerator } from './manifests/manifest-generator.js';
 import { RepoListing } from './manifests/repo-listing.js';
-import { locateTool } from './manifests/render-tools.js';
+import { kustomizeVersionsOf, locateTool } from './manifests/render-tools.js';
 import { repoMigrations } from './migrations/index.js';
 import { RepoMetrics } from './observability/repo-metrics.js';
 import { repoServiceImplementation } from './rpc/repo-rpc.js';
@@ -83,6 +83,7 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
     observer: metrics,
     kustomizePath: kustomize,
     kustomizeBuildOptions: config['kustomize.build-options'].split(/\s+/).filter(Boolean),
+    kustomizeVersions: kustomizeVersionsOf(config['kustomize.versions']),
     helmPath: helm,
     jsonnetPath: jsonnet,
     scratchDir: path.join(config['cache.dir'], 'tools', 'scratch'),

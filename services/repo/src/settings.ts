@@ -70,6 +70,13 @@ export const repoSettings = {
     description:
       'extra arguments of every `kustomize build`, split on white space (Argo CD kustomize.buildOptions, e.g. "--load-restrictor LoadRestrictionsNone"); trusted operator input: flags such as --enable-helm or --enable-exec let repositories run more',
   },
+  'kustomize.versions': {
+    schema: z.record(z.string(), z.string()),
+    default: {},
+    flags: [],
+    description:
+      "argocd-cm's named kustomize binaries for spec.source.kustomize.version: kustomize.path.<v> (or the older kustomize.version.<v>) = binary, kustomize.buildOptions.<v> = that version's build options; from --argocd-config-dir or an applied argocd-cm (at next start)",
+  },
   'helm.path': {
     schema: z.string().default(''),
     default: '',

@@ -10,6 +10,7 @@ import { startGitServer, type GitServer, type TestRepository } from '@capstan/te
 import { CheckoutStore } from '../checkouts/checkout-store.js';
 import { editCommands } from './kustomize-source.js';
 import { ManifestGenerator } from './manifest-generator.js';
+import { kustomizeVersionsOf } from './render-tools.js';
 import { ManifestRenderError, PathEscapeError } from './manifest-errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -197,6 +198,37 @@ describe('Kustomize source options (Argo CD spec.source.kustomize) with the real
     });
     const out = await loose.generate(source, null);
     expect(out.manifests.map((m) => (JSON.parse(m) as Obj).metadata.name)).toEqual(['extra']);
+  });
+
+  it('picks a named kustomize binary (argocd-cm kustomize.path.<v>) with its own build options', async () => {
+    const versions = kustomizeVersionsOf({
+      'kustomize.version.v5-named': '/old/path',
+      'kustomize.path.v5-named': obtain('obtain-kustomize.sh'),
+      'kustomize.buildOptions.v5-named': '--load-restrictor LoadRestrictionsNone',
+      'kustomize.buildOptions.orphan': '--x',
+    });
+    expect([...versions.keys()]).toEqual(['v5-named']);
+    const named = new ManifestGenerator(store, {
+      kustomizePath: '/nonexistent/kustomize',
+      kustomizeVersions: versions,
+      helmPath: null,
+      scratchDir: cacheDir,
+      renderTimeoutMs: 60_000,
+      cacheEntries: 10,
+    });
+    const out = await named.generate(
+      { repoURL: repo.url, targetRevision: 'main', path: 'loose', kustomize: { version: 'v5-named' } },
+      null,
+    );
+    expect(out.manifests.map((m) => (JSON.parse(m) as Obj).metadata.name)).toEqual(['extra']);
+    await expect(
+      named.generate(
+        { repoURL: repo.url, targetRevision: 'main', path: 'loose', kustomize: { version: 'v4' } },
+        null,
+      ),
+    ).rejects.toThrow(
+      /kustomize version "v4" is not configured on this repo service \(argocd-cm kustomize.path.v4\)/,
+    );
   });
 
   it("runs Argo CD's kustomize edit commands, values after --", () => {

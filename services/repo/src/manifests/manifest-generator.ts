@@ -15,6 +15,7 @@ import {
   type KustomizeSource,
 } from '@capstan/policy';
 import { isKustomization, renderKustomize } from './kustomize-source.js';
+import type { KustomizeVersion } from './render-tools.js';
 import { LruMap } from './lru-map.js';
 import type { RenderObserver } from '../observability/repo-metrics.js';
 import { ManifestRenderError, PathEscapeError, ToolUnavailableError } from './manifest-errors.js';
@@ -44,6 +45,8 @@ export interface ManifestGeneratorOptions {
   kustomizePath: string;
   /** Operator's extra `kustomize build` arguments (Argo CD's kustomize.buildOptions). */
   kustomizeBuildOptions?: readonly string[];
+  /** Named kustomize binaries for spec.source.kustomize.version (argocd-cm kustomize.path.<v>). */
+  kustomizeVersions?: ReadonlyMap<string, KustomizeVersion>;
   /** capstan-jsonnet (obtain-jsonnet.sh), or null/absent when *.jsonnet files are refused. */
   jsonnetPath?: string | null;
   /** Helm binary, or null when Helm charts are not supported on this installation. */
@@ -99,16 +102,17 @@ export class ManifestGenerator {
       let objects;
       if (await isKustomization(appDir)) {
         sourceType = 'kustomize';
-        if (kustomize.version)
+        const named = kustomize.version ? this.opts.kustomizeVersions?.get(kustomize.version) : undefined;
+        if (kustomize.version && !named)
           throw new ManifestRenderError(
-            `${what}: kustomize version ${JSON.stringify(kustomize.version)} is not configured on this repo service (named kustomize versions are not supported yet; leave spec.source.kustomize.version empty)`,
+            `${what}: kustomize version ${JSON.stringify(kustomize.version)} is not configured on this repo service (argocd-cm kustomize.path.${kustomize.version})`,
           );
         objects = await renderKustomize({
-          kustomize: this.opts.kustomizePath,
+          kustomize: named?.path ?? this.opts.kustomizePath,
           root,
           appDir,
           options: kustomize,
-          buildOptions: this.opts.kustomizeBuildOptions ?? [],
+          buildOptions: named?.buildOptions ?? this.opts.kustomizeBuildOptions ?? [],
           scratchHome: this.opts.scratchDir,
           timeoutMs: this.opts.renderTimeoutMs,
           what,

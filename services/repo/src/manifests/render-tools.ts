@@ -34,3 +34,27 @@ export async function locateTool(
   }
   return null;
 }
+
+export interface KustomizeVersion {
+  path: string;
+  /** That version's build options (kustomize.buildOptions.<v>), or null for the global ones. */
+  buildOptions: string[] | null;
+}
+
+/** Named kustomize binaries from argocd-cm's keys (kustomize.path.<v>, kustomize.version.<v>, kustomize.buildOptions.<v>). */
+export function kustomizeVersionsOf(keys: Readonly<Record<string, string>>): Map<string, KustomizeVersion> {
+  const out = new Map<string, KustomizeVersion>();
+  const entry = (v: string) => out.get(v) ?? { path: '', buildOptions: null };
+  for (const [key, value] of Object.entries(keys).sort(([a], [b]) => a.localeCompare(b))) {
+    const m = /^kustomize\.(path|version|buildOptions)\.(.+)$/.exec(key);
+    if (!m) continue;
+    const [, kind, version] = m as unknown as [string, string, string];
+    const e = entry(version);
+    if (kind === 'buildOptions') e.buildOptions = value.split(/\s+/).filter(Boolean);
+    // kustomize.path.<v> wins over the older kustomize.version.<v> (Argo CD reads both).
+    else if (kind === 'path' || !e.path) e.path = value;
+    out.set(version, e);
+  }
+  for (const [v, e] of out) if (!e.path) out.delete(v);
+  return out;
+}
