@@ -180,6 +180,13 @@ describe('Kustomize source options (Argo CD spec.source.kustomize) with the real
       checkout.release();
     }
     await expect(render({ components: ['../../../../etc'] })).rejects.toBeInstanceOf(PathEscapeError);
+    // A component named like a flag is a path, never an option of kustomize edit.
+    await expect(render({ components: ['--help'] })).rejects.toThrow(
+      /--help|no such file|not exist|does not exist/i,
+    );
+    expect(
+      (await render({ components: ['--help'], ignoreMissingComponents: true })).map((o) => o.metadata.name),
+    ).toEqual(['app-web']);
     await expect(render({ version: 'v4.5.7' })).rejects.toThrow(
       /kustomize version "v4.5.7" is not configured/,
     );

@@ -132,7 +132,8 @@ async function componentsToAdd(run: KustomizeRun, copyRoot: string, appPath: str
     const r = sourceFileProblem(appPath, c);
     if (r.problem !== undefined) throw new PathEscapeError(`${run.what}: component ${c}: ${r.problem}`);
     if (run.options.ignoreMissingComponents && !(await exists(path.join(copyRoot, r.file)))) continue;
-    out.push(c);
+    // On kustomize's command line: a name starting with "-" must not read as a flag.
+    out.push(c.startsWith('-') ? `./${c}` : c);
   }
   return out;
 }
