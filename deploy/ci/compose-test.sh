@@ -33,6 +33,7 @@ compose_bin=$(bash test/scripts/obtain-compose.sh --print-path)
 kube_dir=$(bash test/scripts/obtain-kube-binaries.sh --print-dir)
 kustomize_bin=$(bash test/scripts/obtain-kustomize.sh --print-path)
 helm_bin=$(bash test/scripts/obtain-helm.sh --print-path)
+jsonnet_bin=$(bash test/scripts/obtain-jsonnet.sh --print-path)
 gotemplate_dir=$(bash libs/appset/scripts/build-gotemplate.sh --print-path)
 say "tools ready: $("$compose_bin" version --short 2>/dev/null || "$compose_bin" version), podman $(podman --version | awk '{ print $3 }')"
 
@@ -50,7 +51,7 @@ node_image=$(ci_image node "$debian" "node=/usr/bin/node" "npm=/usr/lib/node_mod
 postgres_image=$(ci_image postgres "$debian")
 nats_image=$(ci_image nats "$debian")
 kube_image=$(ci_image kube "$debian" "kube-apiserver=$kube_dir/kube-apiserver" "etcd=$kube_dir/etcd")
-tools_image=$(ci_image tools "" "kustomize=$kustomize_bin" "helm=$helm_bin" "gotemplate=$gotemplate_dir")
+tools_image=$(ci_image tools "" "kustomize=$kustomize_bin" "helm=$helm_bin" "capstan-jsonnet=$jsonnet_bin" "gotemplate=$gotemplate_dir")
 capstan_image=$(ci_capstan_image "$node_image" "$tools_image")
 say "images: $capstan_image, $node_image, $postgres_image, $nats_image, $kube_image"
 

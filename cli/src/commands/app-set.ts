@@ -6,8 +6,9 @@ import type { Command } from 'commander';
 import { apiv1 } from '@capstan/proto';
 import { withConnection } from '../client/connection.js';
 import { CliError } from '../errors.js';
+import { addSourceFlags, applySourceFlags, NO_SOURCE_FLAGS, type SourceFlags } from './app-source-flags.js';
 
-export interface AppSetFlags {
+export interface AppSetFlags extends Partial<SourceFlags> {
   project?: string;
   repo?: string;
   path?: string;
@@ -106,6 +107,8 @@ export function applySetFlags(app: apiv1.Application, o: AppSetFlags): apiv1.App
   if (o.repo !== undefined) source.repoUrl = o.repo;
   if (o.path !== undefined) source.path = o.path;
   if (o.revision !== undefined) source.targetRevision = o.revision;
+  const given = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  const withTools = applySourceFlags(source, { ...NO_SOURCE_FLAGS, ...given });
   const destination = { ...(spec.destination ?? apiv1.ApplicationDestination.fromPartial({})) };
   if (o.destServer !== undefined) destination.server = o.destServer;
   if (o.destName !== undefined) destination.name = o.destName;
@@ -115,7 +118,7 @@ export function applySetFlags(app: apiv1.Application, o: AppSetFlags): apiv1.App
     spec: {
       ...spec,
       ...(o.project !== undefined ? { project: o.project } : {}),
-      source,
+      source: withTools,
       destination,
       syncPolicy: syncPolicyOf(spec, o),
     },
@@ -134,7 +137,7 @@ const int = (flag: string) => (v: string) => {
 };
 
 export function addSetCommand(app: Command): void {
-  app
+  const cmd = app
     .command('set')
     .description("change an Application's source, destination or sync policy (argocd app set)")
     .argument('<name>')
@@ -167,16 +170,16 @@ export function addSetCommand(app: Command): void {
       'each retry waits this many times longer',
       int('--sync-retry-backoff-factor'),
     )
-    .option('--sync-retry-backoff-max-duration <d>', 'longest wait between retries (e.g. 3m)')
-    .action((name: string, o: AppSetFlags & { appNamespace: string }, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        const current = await c.call(c.applications.get.bind(c.applications), {
-          name,
-          appNamespace: o.appNamespace,
-          project: '',
-        });
-        await c.call(c.applications.update.bind(c.applications), { application: applySetFlags(current, o) });
-        process.stdout.write(`application '${name}' updated\n`);
-      }),
-    );
+    .option('--sync-retry-backoff-max-duration <d>', 'longest wait between retries (e.g. 3m)');
+  addSourceFlags(cmd).action((name: string, o: AppSetFlags & { appNamespace: string }, cmd: Command) =>
+    withConnection(cmd, async (c) => {
+      const current = await c.call(c.applications.get.bind(c.applications), {
+        name,
+        appNamespace: o.appNamespace,
+        project: '',
+      });
+      await c.call(c.applications.update.bind(c.applications), { application: applySetFlags(current, o) });
+      process.stdout.write(`application '${name}' updated\n`);
+    }),
+  );
 }

@@ -10,6 +10,7 @@ import { addHistoryCommand, addRollbackCommand } from './app-rollback.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { addDeleteCommand } from './app-delete.js';
 import { addSetCommand } from './app-set.js';
+import { addSourceFlags, applySourceFlags, type SourceFlags } from './app-source-flags.js';
 import { addDiffCommand } from './app-diff.js';
 import { outputOption, printJsonOrYaml, printList, type OutputFormat } from '../output/format.js';
 
@@ -70,7 +71,6 @@ function appFromFlags(name: string, o: AppFlags): apiv1.Application {
         repoUrl: o.repo,
         path: o.path,
         targetRevision: o.revision,
-        directory: o.directoryRecurse ? { recurse: true } : undefined,
       },
       destination: { server: o.destServer, name: o.destName, namespace: o.destNamespace },
       syncPolicy:
@@ -82,7 +82,7 @@ function appFromFlags(name: string, o: AppFlags): apiv1.Application {
   });
 }
 
-interface AppFlags {
+interface AppFlags extends SourceFlags {
   file?: string;
   repo?: string;
   path: string;
@@ -95,7 +95,6 @@ interface AppFlags {
   syncPolicy?: string;
   autoPrune?: boolean;
   selfHeal?: boolean;
-  directoryRecurse?: boolean;
   allowedParentProject: string[];
   upsert?: boolean;
   output: OutputFormat;
@@ -160,7 +159,7 @@ export function appCommand(): Command {
 }
 
 function appCreateCommand(): Command {
-  return new Command('create')
+  const cmd = new Command('create')
     .description('create an Application from flags or an Argo CD manifest (-f)')
     .argument('[name]')
     .option('-f, --file <path>', 'Application manifest (YAML or JSON; - for stdin)')
@@ -175,7 +174,6 @@ function appCreateCommand(): Command {
     .option('--sync-policy <policy>', 'manual or automated')
     .option('--auto-prune', 'with --sync-policy automated: prune')
     .option('--self-heal', 'with --sync-policy automated: self heal')
-    .option('--directory-recurse', 'read the path recursively')
     .option(
       '--allowed-parent-project <name>',
       'parent projects the AppProjects it delivers may name (repeatable)',
@@ -183,25 +181,27 @@ function appCreateCommand(): Command {
       [],
     )
     .option('--upsert', 'update the Application if it exists')
-    .addOption(outputOption())
-    .action((name: string | undefined, o: AppFlags, cmd: Command) =>
-      withConnection(cmd, async (c) => {
-        let application: apiv1.Application;
-        if (o.file) {
-          application = apiv1.Application.fromJSON(readManifestObject(o.file));
-          if (name && application.metadata) application.metadata.name = name;
-        } else {
-          if (!name) throw new CliError('an application name or -f is required');
-          application = appFromFlags(name, o);
-        }
-        const a = await c.call(c.applications.create.bind(c.applications), {
-          application,
-          upsert: !!o.upsert,
-        });
-        if (!printJsonOrYaml(o.output, apiv1.Application.toJSON(a)))
-          process.stdout.write(`application '${a.metadata?.name}' created\n`);
-      }),
-    );
+    .addOption(outputOption());
+  return addSourceFlags(cmd).action((name: string | undefined, o: AppFlags, cmd: Command) =>
+    withConnection(cmd, async (c) => {
+      let application: apiv1.Application;
+      if (o.file) {
+        application = apiv1.Application.fromJSON(readManifestObject(o.file));
+        if (name && application.metadata) application.metadata.name = name;
+      } else {
+        if (!name) throw new CliError('an application name or -f is required');
+        application = appFromFlags(name, o);
+      }
+      const spec = application.spec;
+      if (spec?.source) spec.source = applySourceFlags(spec.source, o);
+      const a = await c.call(c.applications.create.bind(c.applications), {
+        application,
+        upsert: !!o.upsert,
+      });
+      if (!printJsonOrYaml(o.output, apiv1.Application.toJSON(a)))
+        process.stdout.write(`application '${a.metadata?.name}' created\n`);
+    }),
+  );
 }
 
 function appGetCommand(): Command {

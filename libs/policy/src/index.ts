@@ -4,6 +4,15 @@
 export { canonicalJson, sameJson, canonicalDigest } from './canonical/canonical-json.js';
 export { ManifestError, formatIssue, formatIssues, formatPath, type PolicyIssue } from './issues.js';
 export * from './manifests/schemas.js';
+export * from './manifests/source-options.js';
+export {
+  sourceOptionIssues,
+  sourceFileProblem,
+  helmSourceIssues,
+  kustomizeSourceIssues,
+  directorySourceIssues,
+  helmValuesText,
+} from './manifests/source-option-issues.js';
 export {
   parseArgoManifests,
   decodeArgoObject,

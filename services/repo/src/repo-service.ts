@@ -23,7 +23,7 @@ import type { RepoDb } from './credentials/credential.repository.js';
 import type { RepoDatabase } from './credentials/credential.table.js';
 import { ManifestGenerator } from './manifests/manifest-generator.js';
 import { RepoListing } from './manifests/repo-listing.js';
-import { locateTool } from './manifests/render-tools.js';
+import { kustomizeVersionsOf, locateTool } from './manifests/render-tools.js';
 import { repoMigrations } from './migrations/index.js';
 import { RepoMetrics } from './observability/repo-metrics.js';
 import { repoServiceImplementation } from './rpc/repo-rpc.js';
@@ -57,7 +57,11 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
       'kustomize not found: set kustomize.path or run test/scripts/obtain-kustomize.sh',
     );
   const helm = await locateTool('helm', config['helm.path'] || undefined);
-  ctx.logger.info({ kustomize, helm: helm ?? 'not configured' }, 'rendering tools');
+  const jsonnet = await locateTool('jsonnet', config['jsonnet.path'] || undefined);
+  ctx.logger.info(
+    { kustomize, helm: helm ?? 'not configured', jsonnet: jsonnet ?? 'not configured' },
+    'rendering tools',
+  );
 
   const { db, bus } = await startBackbone<RepoDatabase>(ctx, { schema: 'repo', migrations: repoMigrations });
   // The backbone's handle also types the event store tables; the credential code needs only its own.
@@ -83,7 +87,10 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   const generator = new ManifestGenerator(checkouts, {
     observer: metrics,
     kustomizePath: kustomize,
+    kustomizeBuildOptions: config['kustomize.build-options'].split(/\s+/).filter(Boolean),
+    kustomizeVersions: kustomizeVersionsOf(config['kustomize.versions']),
     helmPath: helm,
+    jsonnetPath: jsonnet,
     scratchDir: path.join(config['cache.dir'], 'tools', 'scratch'),
     renderTimeoutMs: config['render.timeout-ms'],
     cacheEntries: config['manifest.cache-entries'],

@@ -65,11 +65,30 @@ export const repoSettings = {
     default: '',
     description: 'kustomize binary (default: obtain-kustomize.sh cache, then PATH)',
   },
+  'kustomize.build-options': {
+    schema: z.string().max(4096).default(''),
+    default: '',
+    description:
+      'extra arguments of every `kustomize build`, split on white space (Argo CD kustomize.buildOptions, e.g. "--load-restrictor LoadRestrictionsNone"); trusted operator input: flags such as --enable-helm or --enable-exec let repositories run more',
+  },
+  'kustomize.versions': {
+    schema: z.record(z.string(), z.string()),
+    default: {},
+    flags: [],
+    description:
+      "argocd-cm's named kustomize binaries for spec.source.kustomize.version: kustomize.path.<v> (or the older kustomize.version.<v>) = binary, kustomize.buildOptions.<v> = that version's build options; from --argocd-config-dir or an applied argocd-cm (at next start)",
+  },
   'helm.path': {
     schema: z.string().default(''),
     default: '',
     description:
       'helm binary (default: obtain-helm.sh cache, then PATH; Helm charts are refused without one)',
+  },
+  'jsonnet.path': {
+    schema: z.string().default(''),
+    default: '',
+    description:
+      'capstan-jsonnet binary (default: obtain-jsonnet.sh cache, then PATH; directories holding *.jsonnet files are refused without one)',
   },
   'ssh.known-hosts-file': {
     schema: z.string().default(''),

@@ -8,6 +8,7 @@
 // Capstan's additions from the self-service proposal: AppProject `spec.parentProject` and
 // Application `spec.allowedParentProjects`.
 import { z } from 'zod';
+import { DirectorySourceSchema, HelmSourceSchema, KustomizeSourceSchema } from './source-options.js';
 
 export const ARGO_API_VERSION = 'argoproj.io/v1alpha1';
 /** Namespace Argo CD objects live in when their manifest does not say (Argo CD's control-plane namespace). */
@@ -93,6 +94,9 @@ export const ApplicationSourceSchema = z.looseObject({
   chart: optional(z.string()),
   ref: optional(z.string()),
   name: optional(z.string()),
+  helm: optional(HelmSourceSchema),
+  kustomize: optional(KustomizeSourceSchema),
+  directory: optional(DirectorySourceSchema),
 });
 
 /** A duration as Argo CD's retry backoff reads it: a Go duration ("5s", "3m", "1h30m", "500ms") or bare seconds ("30"). */

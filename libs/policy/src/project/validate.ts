@@ -11,6 +11,7 @@ import {
   type ApplicationSource,
 } from '../manifests/schemas.js';
 import { repoPathProblem } from '../repository/repo-path.js';
+import { sourceOptionIssues } from '../manifests/source-option-issues.js';
 import { repoUrlProblem, type RepoUrlOptions } from '../repository/repo-url.js';
 import { compileProject } from './compile.js';
 
@@ -25,7 +26,8 @@ export function appProjectIssues(project: AppProject): readonly PolicyIssue[] {
 /**
  * Problems of one source: a repository URL git or ssh could read as an option or a transport
  * helper (the same rule the repo service applies before fetching), and a path that leaves the
- * repository (the same rule it applies before rendering).
+ * repository (the same rule it applies before rendering), and the helm/kustomize/directory options'
+ * rules (source-option-issues.ts).
  */
 export function applicationSourceIssues(
   source: ApplicationSource,
@@ -37,6 +39,13 @@ export function applicationSourceIssues(
   if (urlProblem) issues.push({ path: `${at}.repoURL`, message: urlProblem });
   const pathProblem = source.path === undefined ? undefined : repoPathProblem(source.path);
   if (pathProblem) issues.push({ path: `${at}.path`, message: pathProblem });
+  else issues.push(...sourceOptionIssues(source, at));
+  // Argo CD's ExplicitType: one tool per source.
+  const tools = (['helm', 'kustomize', 'directory', 'plugin'] as const).filter(
+    (t) => (source as Record<string, unknown>)[t] != null,
+  );
+  if (tools.length > 1)
+    issues.push({ path: at, message: `multiple application sources defined: ${tools.join(',')}` });
   return issues;
 }
 

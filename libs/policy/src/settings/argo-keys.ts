@@ -170,11 +170,7 @@ const cm: ArgoKeySpec[] = [
     'help.download.<rest>',
     'installationID',
     'jsonnet.enable',
-    'kustomize.buildOptions',
-    'kustomize.buildOptions.<rest>',
     'kustomize.enable',
-    'kustomize.path.<rest>',
-    'kustomize.version.<rest>',
     'passwordPattern',
     'project.links',
     'resource.compareoptions',
@@ -260,6 +256,12 @@ const cmdParams: ArgoKeySpec[] = [
   implemented('argocd-cmd-params-cm', 'controller.log.level', 'log-level', 'sync', 'log.level', false),
   implemented('argocd-cmd-params-cm', 'server.log.level', 'log-level', 'api', 'log.level', false),
   implemented('argocd-cmd-params-cm', 'reposerver.log.level', 'log-level', 'repo', 'log.level', false),
+  implemented('argocd-cm', 'kustomize.buildOptions', 'string', 'repo', 'kustomize.build-options', false),
+  // Named kustomize binaries (spec.source.kustomize.version): kustomize.path.<v> (Argo CD 2.x+) and
+  // the older kustomize.version.<v>, with kustomize.buildOptions.<v> for that version's builds.
+  implemented('argocd-cm', 'kustomize.path.<rest>', 'string', 'repo', 'kustomize.versions', false),
+  implemented('argocd-cm', 'kustomize.version.<rest>', 'string', 'repo', 'kustomize.versions', false),
+  implemented('argocd-cm', 'kustomize.buildOptions.<rest>', 'string', 'repo', 'kustomize.versions', false),
   implemented(
     'argocd-cmd-params-cm',
     'applicationsetcontroller.log.level',

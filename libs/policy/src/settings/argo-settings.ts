@@ -242,7 +242,7 @@ export function argoOverlay(
       let value = m.value;
       if (setting === 'rbac.policy-csv' && prev) value = `${String(prev.value)}\n${String(m.value)}`;
       // Several keys feed one map: the raw argocd-cm keys, for the library that reads them.
-      if (setting === 'resource.customizations' || setting === 'accounts')
+      if (setting === 'resource.customizations' || setting === 'accounts' || setting === 'kustomize.versions')
         value = { ...((prev?.value as Record<string, unknown>) ?? {}), [m.key]: data[m.key] };
       out.set(setting, { value, from: [...(prev?.from ?? []), from], live: m.spec.capstan.live });
     }

@@ -152,4 +152,22 @@ describe('Argo CD settings keys', () => {
       'resource.customizations.ignoreDifferences.apps_Deployment',
     ]);
   });
+
+  it('gives the repo service kustomize.buildOptions and the named kustomize versions as one map', () => {
+    const repo = argoOverlay(
+      {
+        'argocd-cm': {
+          'kustomize.buildOptions': '--enable-helm',
+          'kustomize.path.v5.4.3': '/tools/kustomize-5.4.3',
+          'kustomize.buildOptions.v5.4.3': '--load-restrictor LoadRestrictionsNone',
+        },
+      },
+      'repo',
+    );
+    expect(repo.get('kustomize.build-options')).toMatchObject({ value: '--enable-helm', live: false });
+    expect(repo.get('kustomize.versions')?.value).toEqual({
+      'kustomize.path.v5.4.3': '/tools/kustomize-5.4.3',
+      'kustomize.buildOptions.v5.4.3': '--load-restrictor LoadRestrictionsNone',
+    });
+  });
 });

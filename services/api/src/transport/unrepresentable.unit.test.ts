@@ -37,7 +37,7 @@ describe('keepUnrepresentable', () => {
     const stored = {
       spec: {
         project: 'p',
-        source: { repoURL: 'r', helm: { valueFiles: ['v.yaml'] } },
+        source: { repoURL: 'r', plugin: { name: 'cmp' } },
         // not in the message (ignoreDifferences is, since issue 13: an update without it removes it)
         info: [{ name: 'owner', value: 'team-a' }],
         ignoreDifferences: [{ kind: 'X' }],
@@ -47,7 +47,7 @@ describe('keepUnrepresentable', () => {
     expect(keepUnrepresentable(apiv1.Application, stored, incoming)).toEqual({
       spec: {
         project: 'p',
-        source: { repoURL: 'r2', helm: { valueFiles: ['v.yaml'] } },
+        source: { repoURL: 'r2', plugin: { name: 'cmp' } },
         info: [{ name: 'owner', value: 'team-a' }],
       },
     });

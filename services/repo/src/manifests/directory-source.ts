@@ -2,12 +2,15 @@
 // `recurse`, filtered by `include`/`exclude` globs matched against the path relative to the
 // Application's directory exactly as Argo CD matches them (gobwas without separators: `*` crosses `/`,
 // brace lists like `{a.yaml,b/*}` work). The patterns are the tenant's: they go through the project's
-// one linear-time glob engine, never a backtracking regular expression. Files are read in path order.
+// one linear-time glob engine, never a backtracking regular expression. Files are read in path order;
+// *.jsonnet files are evaluated (jsonnet-source.ts).
 import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { compileGlob, GlobSyntaxError } from '@capstan/glob';
 import { parseManifests, type KubeObject } from './manifest-documents.js';
-import { ManifestRenderError, PathEscapeError } from './manifest-errors.js';
+import type { DirectorySource } from '@capstan/policy';
+import { evaluateJsonnet, type JsonnetRunner } from './jsonnet-source.js';
+import { ManifestRenderError, PathEscapeError, ToolUnavailableError } from './manifest-errors.js';
 import { isInside } from './repo-path.js';
 
 export interface DirectoryOptions {
@@ -16,7 +19,7 @@ export interface DirectoryOptions {
   exclude: string;
 }
 
-const MANIFEST_FILE = /\.(ya?ml|json)$/i;
+const MANIFEST_FILE = /\.(ya?ml|json|jsonnet)$/i;
 
 export function globMatcher(pattern: string, field = 'directory'): (relPath: string) => boolean {
   const trimmed = pattern.trim();
@@ -74,11 +77,33 @@ export async function renderDirectory(
   root: string,
   appDir: string,
   options: DirectoryOptions,
+  jsonnet?: { runner: JsonnetRunner; options: DirectorySource['jsonnet']; what: string },
 ): Promise<KubeObject[]> {
   const files = await listManifestFiles(root, appDir, options);
-  const texts = await Promise.all(files.map((f) => readFile(f, 'utf8')));
+  const isJsonnet = (f: string) => f.toLowerCase().endsWith('.jsonnet');
+  if (files.some(isJsonnet) && !jsonnet?.runner.binary)
+    throw new ToolUnavailableError(
+      `${jsonnet?.what ?? path.relative(root, appDir)} holds jsonnet files, but jsonnet is not configured on this repo service`,
+    );
+  const texts: string[] = [];
+  // One at a time: each jsonnet evaluation is a process with its own time limit.
+  for (const f of files) {
+    texts.push(
+      isJsonnet(f) && jsonnet
+        ? await evaluateJsonnet({
+            runner: jsonnet.runner,
+            root,
+            appDir,
+            file: f,
+            jsonnet: jsonnet.options ?? {},
+            what: jsonnet.what,
+          })
+        : await readFile(f, 'utf8'),
+    );
+  }
   return files.flatMap((file, i) => {
     const rel = path.relative(root, file);
-    return parseManifests(texts[i] as string, rel, file.toLowerCase().endsWith('.json') ? 'json' : 'yaml');
+    const json = /\.(json|jsonnet)$/i.test(file);
+    return parseManifests(texts[i] as string, rel, json ? 'json' : 'yaml');
   });
 }

@@ -7,19 +7,28 @@ import path from 'node:path';
 import type { CheckoutCredential, CheckoutStore } from '../checkouts/checkout-store.js';
 import { redactRepoUrl } from '../credentials/repo-url.js';
 import { renderDirectory, type DirectoryOptions } from './directory-source.js';
-import { isHelmChart, renderHelm, type HelmOptions } from './helm-source.js';
+import { isHelmChart, renderHelm } from './helm-source.js';
+import {
+  canonicalDigest,
+  type DirectorySource,
+  type HelmSource,
+  type KustomizeSource,
+} from '@capstan/policy';
 import { isKustomization, renderKustomize } from './kustomize-source.js';
+import type { KustomizeVersion } from './render-tools.js';
 import { LruMap } from './lru-map.js';
 import type { RenderObserver } from '../observability/repo-metrics.js';
-import { PathEscapeError, ToolUnavailableError } from './manifest-errors.js';
+import { ManifestRenderError, PathEscapeError, ToolUnavailableError } from './manifest-errors.js';
 import { findEscapingSymlinks, resolveAppDirectory } from './repo-path.js';
 
 export interface ManifestSource {
   repoURL: string;
   targetRevision: string;
   path: string;
-  directory?: Partial<DirectoryOptions>;
-  helm?: Partial<HelmOptions>;
+  /** Argo CD's spec.source.directory / .helm / .kustomize, already validated (rpc/source-options.ts). */
+  directory?: DirectorySource;
+  helm?: HelmSource;
+  kustomize?: KustomizeSource;
 }
 
 export type SourceType = 'directory' | 'kustomize' | 'helm';
@@ -34,6 +43,12 @@ export interface GeneratedManifests {
 
 export interface ManifestGeneratorOptions {
   kustomizePath: string;
+  /** Operator's extra `kustomize build` arguments (Argo CD's kustomize.buildOptions). */
+  kustomizeBuildOptions?: readonly string[];
+  /** Named kustomize binaries for spec.source.kustomize.version (argocd-cm kustomize.path.<v>). */
+  kustomizeVersions?: ReadonlyMap<string, KustomizeVersion>;
+  /** capstan-jsonnet (obtain-jsonnet.sh), or null/absent when *.jsonnet files are refused. */
+  jsonnetPath?: string | null;
   /** Helm binary, or null when Helm charts are not supported on this installation. */
   helmPath: string | null;
   scratchDir: string;
@@ -56,14 +71,20 @@ export class ManifestGenerator {
   async generate(source: ManifestSource, credential: CheckoutCredential | null): Promise<GeneratedManifests> {
     const req = { url: source.repoURL, revision: source.targetRevision, credential };
     const sha = await this.checkouts.resolveRevision(req);
-    const directory: DirectoryOptions = { recurse: false, include: '', exclude: '', ...source.directory };
-    const helm: HelmOptions = { releaseName: '', namespace: '', valueFiles: [], ...source.helm };
+    const directory: DirectoryOptions = {
+      recurse: source.directory?.recurse ?? false,
+      include: source.directory?.include ?? '',
+      exclude: source.directory?.exclude ?? '',
+    };
+    const helm: HelmSource = source.helm ?? {};
+    const kustomize: KustomizeSource = source.kustomize ?? {};
+    // Every option that changes the output is in the key, as a digest of its canonical JSON (key
+    // order does not matter; inline values may be large and are not kept in the key).
     const cacheKey = JSON.stringify([
       this.checkouts.repoKeyOf(req),
       sha,
       path.posix.normalize(source.path || '.'),
-      directory,
-      helm,
+      canonicalDigest({ directory: source.directory ?? {}, helm, kustomize }),
     ]);
     const hit = this.cache.get(cacheKey);
     this.opts.observer?.manifestCache(hit ? 'hit' : 'miss');
@@ -81,9 +102,17 @@ export class ManifestGenerator {
       let objects;
       if (await isKustomization(appDir)) {
         sourceType = 'kustomize';
+        const named = kustomize.version ? this.opts.kustomizeVersions?.get(kustomize.version) : undefined;
+        if (kustomize.version && !named)
+          throw new ManifestRenderError(
+            `${what}: kustomize version ${JSON.stringify(kustomize.version)} is not configured on this repo service (argocd-cm kustomize.path.${kustomize.version})`,
+          );
         objects = await renderKustomize({
-          kustomize: this.opts.kustomizePath,
+          kustomize: named?.path ?? this.opts.kustomizePath,
+          root,
           appDir,
+          options: kustomize,
+          buildOptions: named?.buildOptions ?? this.opts.kustomizeBuildOptions ?? [],
           scratchHome: this.opts.scratchDir,
           timeoutMs: this.opts.renderTimeoutMs,
           what,
@@ -105,7 +134,15 @@ export class ManifestGenerator {
         });
       } else {
         sourceType = 'directory';
-        objects = await renderDirectory(root, appDir, directory);
+        objects = await renderDirectory(root, appDir, directory, {
+          runner: {
+            binary: this.opts.jsonnetPath ?? null,
+            scratchHome: this.opts.scratchDir,
+            timeoutMs: this.opts.renderTimeoutMs,
+          },
+          options: source.directory?.jsonnet,
+          what,
+        });
       }
       this.opts.observer?.rendered(sourceType, (performance.now() - renderStarted) / 1000);
       const result: GeneratedManifests = Object.freeze({

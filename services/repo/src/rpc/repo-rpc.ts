@@ -13,6 +13,7 @@ import { authenticateRepoCall, type CallerIdentity } from './service-identity.js
 import type { RepoMetrics } from '../observability/repo-metrics.js';
 import { FULL_SHA } from '../checkouts/revision.js';
 import { validateRepoUrl } from '../credentials/repo-url.js';
+import { sourceOptionsOf } from './source-options.js';
 
 export interface RepoRpcDeps {
   auth: ServiceAuthenticator;
@@ -207,14 +208,17 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
     generateManifests: unary('generateManifests', async (req: repov1.GenerateManifestsRequest, caller) => {
       const source = req.source;
       const url = repoUrl(source?.repoUrl, 'source.repoUrl');
+      const options = sourceOptionsOf(source);
+      // Argo CD: a chart's release name is the Application's name unless the source names one.
+      if (options.helm && !options.helm.releaseName && req.application?.name)
+        options.helm = { ...options.helm, releaseName: req.application.name };
       return withCredential(url, req.application, caller, async (lookup, project) => {
         const out = await deps.generator.generate(
           {
             repoURL: url,
             targetRevision: source?.targetRevision ?? '',
             path: source?.path ?? '',
-            ...(source?.directory ? { directory: source.directory } : {}),
-            ...(source?.helm ? { helm: source.helm } : {}),
+            ...options,
           },
           lookup.credential,
         );

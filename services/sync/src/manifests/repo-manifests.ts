@@ -5,6 +5,7 @@ import { repov1, unary } from '@capstan/proto';
 import { fromPeer, type ServiceClient } from '@capstan/service-identity';
 import { CapstanError } from '@capstan/service';
 import { applicationSources, DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
+import { sourceOptionsMessage } from './source-message.js';
 import { ManifestSourceError, type KubeObject, type ManifestSource } from './manifest-source.js';
 
 // What the repo service says about the source itself (bad path, unknown revision, no access: a
@@ -26,9 +27,6 @@ export function repoManifests(options: {
       let revision: string | null = null;
       for (const src of sources) {
         if (src.ref && !src.path) continue; // a values-only source of a multi-source Application
-        const directory = (src as { directory?: { recurse?: boolean; include?: string; exclude?: string } })
-          .directory;
-        const helm = (src as { helm?: { releaseName?: string; valueFiles?: string[] } }).helm;
         const res = await fromPeer('repo', () =>
           unary(
             client.generateManifests.bind(client),
@@ -39,24 +37,7 @@ export function repoManifests(options: {
                 targetRevision:
                   (sources.length === 1 ? request.revision : undefined) ?? src.targetRevision ?? 'HEAD',
                 path: src.path ?? '.',
-                ...(directory
-                  ? {
-                      directory: {
-                        recurse: directory.recurse ?? false,
-                        include: directory.include ?? '',
-                        exclude: directory.exclude ?? '',
-                      },
-                    }
-                  : {}),
-                ...(helm
-                  ? {
-                      helm: {
-                        releaseName: helm.releaseName ?? app.metadata.name,
-                        namespace: app.spec.destination.namespace ?? '',
-                        valueFiles: helm.valueFiles ?? [],
-                      },
-                    }
-                  : {}),
+                ...sourceOptionsMessage(app, src),
               },
               application: {
                 name: app.metadata.name,

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Struct } from "../../../google/protobuf/struct.js";
 import { ManagedResourcesResponse, ResourcesQuery } from "./managed_resources.js";
 import { Empty, ObjectMeta } from "./meta.js";
 import { ApplicationDestination } from "./project.js";
@@ -26,10 +27,113 @@ export const protobufPackage = "capstan.api.v1";
 
 export const protobufFileName = "capstan/api/v1/application.proto";
 
+export interface JsonnetVar {
+  name: string;
+  value: string;
+  code: boolean;
+}
+
+export interface ApplicationSourceJsonnet {
+  extVars: JsonnetVar[];
+  tlas: JsonnetVar[];
+  libs: string[];
+}
+
 export interface ApplicationSourceDirectory {
   recurse: boolean;
   include: string;
   exclude: string;
+  jsonnet?: ApplicationSourceJsonnet | undefined;
+}
+
+export interface HelmParameter {
+  name: string;
+  value: string;
+  forceString: boolean;
+}
+
+export interface HelmFileParameter {
+  name: string;
+  path: string;
+}
+
+/** Argo CD's ApplicationSourceHelm (docs/sources.md). */
+export interface ApplicationSourceHelm {
+  valueFiles: string[];
+  parameters: HelmParameter[];
+  releaseName: string;
+  values: string;
+  fileParameters: HelmFileParameter[];
+  version: string;
+  passCredentials: boolean;
+  ignoreMissingValueFiles: boolean;
+  skipCrds: boolean;
+  valuesObject?: { [key: string]: any } | undefined;
+  namespace: string;
+  kubeVersion: string;
+  apiVersions: string[];
+  skipTests: boolean;
+  skipSchemaValidation: boolean;
+}
+
+export interface KustomizeReplica {
+  name: string;
+  /** Argo CD's intOrString, as a string. */
+  count: string;
+}
+
+export interface KustomizePatchTarget {
+  group: string;
+  version: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  labelSelector: string;
+  annotationSelector: string;
+}
+
+export interface KustomizePatch {
+  path: string;
+  patch: string;
+  target?: KustomizePatchTarget | undefined;
+  options: { [key: string]: boolean };
+}
+
+export interface KustomizePatch_OptionsEntry {
+  key: string;
+  value: boolean;
+}
+
+/** Argo CD's ApplicationSourceKustomize (docs/sources.md). */
+export interface ApplicationSourceKustomize {
+  namePrefix: string;
+  nameSuffix: string;
+  images: string[];
+  commonLabels: { [key: string]: string };
+  version: string;
+  commonAnnotations: { [key: string]: string };
+  forceCommonLabels: boolean;
+  forceCommonAnnotations: boolean;
+  namespace: string;
+  commonAnnotationsEnvsubst: boolean;
+  replicas: KustomizeReplica[];
+  patches: KustomizePatch[];
+  components: string[];
+  labelWithoutSelector: boolean;
+  kubeVersion: string;
+  apiVersions: string[];
+  ignoreMissingComponents: boolean;
+  labelIncludeTemplates: boolean;
+}
+
+export interface ApplicationSourceKustomize_CommonLabelsEntry {
+  key: string;
+  value: string;
+}
+
+export interface ApplicationSourceKustomize_CommonAnnotationsEntry {
+  key: string;
+  value: string;
 }
 
 export interface ApplicationSource {
@@ -38,6 +142,8 @@ export interface ApplicationSource {
   targetRevision: string;
   chart: string;
   directory?: ApplicationSourceDirectory | undefined;
+  helm?: ApplicationSourceHelm | undefined;
+  kustomize?: ApplicationSourceKustomize | undefined;
 }
 
 export interface SyncPolicyAutomated {
@@ -367,8 +473,214 @@ export interface OperationQuery {
   id: string;
 }
 
+function createBaseJsonnetVar(): JsonnetVar {
+  return { name: "", value: "", code: false };
+}
+
+export const JsonnetVar: MessageFns<JsonnetVar> = {
+  encode(message: JsonnetVar, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    if (message.code !== false) {
+      writer.uint32(24).bool(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JsonnetVar {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJsonnetVar();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.code = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JsonnetVar {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+      code: isSet(object.code) ? globalThis.Boolean(object.code) : false,
+    };
+  },
+
+  toJSON(message: JsonnetVar): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    if (message.code !== false) {
+      obj.code = message.code;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JsonnetVar>, I>>(base?: I): JsonnetVar {
+    return JsonnetVar.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JsonnetVar>, I>>(object: I): JsonnetVar {
+    const message = createBaseJsonnetVar();
+    message.name = object.name ?? "";
+    message.value = object.value ?? "";
+    message.code = object.code ?? false;
+    return message;
+  },
+};
+
+function createBaseApplicationSourceJsonnet(): ApplicationSourceJsonnet {
+  return { extVars: [], tlas: [], libs: [] };
+}
+
+export const ApplicationSourceJsonnet: MessageFns<ApplicationSourceJsonnet> = {
+  encode(message: ApplicationSourceJsonnet, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.extVars) {
+      JsonnetVar.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.tlas) {
+      JsonnetVar.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.libs) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplicationSourceJsonnet {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplicationSourceJsonnet();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.extVars.push(JsonnetVar.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tlas.push(JsonnetVar.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.libs.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplicationSourceJsonnet {
+    return {
+      extVars: globalThis.Array.isArray(object?.extVars)
+        ? object.extVars.map((e: any) => JsonnetVar.fromJSON(e))
+        : globalThis.Array.isArray(object?.ext_vars)
+        ? object.ext_vars.map((e: any) => JsonnetVar.fromJSON(e))
+        : [],
+      tlas: globalThis.Array.isArray(object?.tlas) ? object.tlas.map((e: any) => JsonnetVar.fromJSON(e)) : [],
+      libs: globalThis.Array.isArray(object?.libs) ? object.libs.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: ApplicationSourceJsonnet): unknown {
+    const obj: any = {};
+    if (message.extVars?.length) {
+      obj.extVars = message.extVars.map((e) => JsonnetVar.toJSON(e));
+    }
+    if (message.tlas?.length) {
+      obj.tlas = message.tlas.map((e) => JsonnetVar.toJSON(e));
+    }
+    if (message.libs?.length) {
+      obj.libs = message.libs;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplicationSourceJsonnet>, I>>(base?: I): ApplicationSourceJsonnet {
+    return ApplicationSourceJsonnet.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplicationSourceJsonnet>, I>>(object: I): ApplicationSourceJsonnet {
+    const message = createBaseApplicationSourceJsonnet();
+    message.extVars = object.extVars?.map((e) => JsonnetVar.fromPartial(e)) || [];
+    message.tlas = object.tlas?.map((e) => JsonnetVar.fromPartial(e)) || [];
+    message.libs = object.libs?.map((e) => e) || [];
+    return message;
+  },
+};
+
 function createBaseApplicationSourceDirectory(): ApplicationSourceDirectory {
-  return { recurse: false, include: "", exclude: "" };
+  return { recurse: false, include: "", exclude: "", jsonnet: undefined };
 }
 
 export const ApplicationSourceDirectory: MessageFns<ApplicationSourceDirectory> = {
@@ -381,6 +693,9 @@ export const ApplicationSourceDirectory: MessageFns<ApplicationSourceDirectory> 
     }
     if (message.exclude !== "") {
       writer.uint32(26).string(message.exclude);
+    }
+    if (message.jsonnet !== undefined) {
+      ApplicationSourceJsonnet.encode(message.jsonnet, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -422,6 +737,14 @@ export const ApplicationSourceDirectory: MessageFns<ApplicationSourceDirectory> 
             message.exclude = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.jsonnet = ApplicationSourceJsonnet.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -439,6 +762,7 @@ export const ApplicationSourceDirectory: MessageFns<ApplicationSourceDirectory> 
       recurse: isSet(object.recurse) ? globalThis.Boolean(object.recurse) : false,
       include: isSet(object.include) ? globalThis.String(object.include) : "",
       exclude: isSet(object.exclude) ? globalThis.String(object.exclude) : "",
+      jsonnet: isSet(object.jsonnet) ? ApplicationSourceJsonnet.fromJSON(object.jsonnet) : undefined,
     };
   },
 
@@ -453,6 +777,9 @@ export const ApplicationSourceDirectory: MessageFns<ApplicationSourceDirectory> 
     if (message.exclude !== "") {
       obj.exclude = message.exclude;
     }
+    if (message.jsonnet !== undefined) {
+      obj.jsonnet = ApplicationSourceJsonnet.toJSON(message.jsonnet);
+    }
     return obj;
   },
 
@@ -464,12 +791,1737 @@ export const ApplicationSourceDirectory: MessageFns<ApplicationSourceDirectory> 
     message.recurse = object.recurse ?? false;
     message.include = object.include ?? "";
     message.exclude = object.exclude ?? "";
+    message.jsonnet = (object.jsonnet !== undefined && object.jsonnet !== null)
+      ? ApplicationSourceJsonnet.fromPartial(object.jsonnet)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseHelmParameter(): HelmParameter {
+  return { name: "", value: "", forceString: false };
+}
+
+export const HelmParameter: MessageFns<HelmParameter> = {
+  encode(message: HelmParameter, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    if (message.forceString !== false) {
+      writer.uint32(24).bool(message.forceString);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HelmParameter {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHelmParameter();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.forceString = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HelmParameter {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+      forceString: isSet(object.forceString)
+        ? globalThis.Boolean(object.forceString)
+        : isSet(object.force_string)
+        ? globalThis.Boolean(object.force_string)
+        : false,
+    };
+  },
+
+  toJSON(message: HelmParameter): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    if (message.forceString !== false) {
+      obj.forceString = message.forceString;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HelmParameter>, I>>(base?: I): HelmParameter {
+    return HelmParameter.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HelmParameter>, I>>(object: I): HelmParameter {
+    const message = createBaseHelmParameter();
+    message.name = object.name ?? "";
+    message.value = object.value ?? "";
+    message.forceString = object.forceString ?? false;
+    return message;
+  },
+};
+
+function createBaseHelmFileParameter(): HelmFileParameter {
+  return { name: "", path: "" };
+}
+
+export const HelmFileParameter: MessageFns<HelmFileParameter> = {
+  encode(message: HelmFileParameter, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.path !== "") {
+      writer.uint32(18).string(message.path);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HelmFileParameter {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHelmFileParameter();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HelmFileParameter {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+    };
+  },
+
+  toJSON(message: HelmFileParameter): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HelmFileParameter>, I>>(base?: I): HelmFileParameter {
+    return HelmFileParameter.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HelmFileParameter>, I>>(object: I): HelmFileParameter {
+    const message = createBaseHelmFileParameter();
+    message.name = object.name ?? "";
+    message.path = object.path ?? "";
+    return message;
+  },
+};
+
+function createBaseApplicationSourceHelm(): ApplicationSourceHelm {
+  return {
+    valueFiles: [],
+    parameters: [],
+    releaseName: "",
+    values: "",
+    fileParameters: [],
+    version: "",
+    passCredentials: false,
+    ignoreMissingValueFiles: false,
+    skipCrds: false,
+    valuesObject: undefined,
+    namespace: "",
+    kubeVersion: "",
+    apiVersions: [],
+    skipTests: false,
+    skipSchemaValidation: false,
+  };
+}
+
+export const ApplicationSourceHelm: MessageFns<ApplicationSourceHelm> = {
+  encode(message: ApplicationSourceHelm, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.valueFiles) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.parameters) {
+      HelmParameter.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.releaseName !== "") {
+      writer.uint32(26).string(message.releaseName);
+    }
+    if (message.values !== "") {
+      writer.uint32(34).string(message.values);
+    }
+    for (const v of message.fileParameters) {
+      HelmFileParameter.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.version !== "") {
+      writer.uint32(50).string(message.version);
+    }
+    if (message.passCredentials !== false) {
+      writer.uint32(56).bool(message.passCredentials);
+    }
+    if (message.ignoreMissingValueFiles !== false) {
+      writer.uint32(64).bool(message.ignoreMissingValueFiles);
+    }
+    if (message.skipCrds !== false) {
+      writer.uint32(72).bool(message.skipCrds);
+    }
+    if (message.valuesObject !== undefined) {
+      Struct.encode(Struct.wrap(message.valuesObject), writer.uint32(82).fork()).join();
+    }
+    if (message.namespace !== "") {
+      writer.uint32(90).string(message.namespace);
+    }
+    if (message.kubeVersion !== "") {
+      writer.uint32(98).string(message.kubeVersion);
+    }
+    for (const v of message.apiVersions) {
+      writer.uint32(106).string(v!);
+    }
+    if (message.skipTests !== false) {
+      writer.uint32(112).bool(message.skipTests);
+    }
+    if (message.skipSchemaValidation !== false) {
+      writer.uint32(120).bool(message.skipSchemaValidation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplicationSourceHelm {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplicationSourceHelm();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.valueFiles.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.parameters.push(HelmParameter.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.releaseName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.values = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.fileParameters.push(HelmFileParameter.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.passCredentials = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.ignoreMissingValueFiles = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.skipCrds = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.valuesObject = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.kubeVersion = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.apiVersions.push(reader.string());
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.skipTests = reader.bool();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.skipSchemaValidation = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplicationSourceHelm {
+    return {
+      valueFiles: globalThis.Array.isArray(object?.valueFiles)
+        ? object.valueFiles.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.value_files)
+        ? object.value_files.map((e: any) => globalThis.String(e))
+        : [],
+      parameters: globalThis.Array.isArray(object?.parameters)
+        ? object.parameters.map((e: any) => HelmParameter.fromJSON(e))
+        : [],
+      releaseName: isSet(object.releaseName)
+        ? globalThis.String(object.releaseName)
+        : isSet(object.release_name)
+        ? globalThis.String(object.release_name)
+        : "",
+      values: isSet(object.values) ? globalThis.String(object.values) : "",
+      fileParameters: globalThis.Array.isArray(object?.fileParameters)
+        ? object.fileParameters.map((e: any) => HelmFileParameter.fromJSON(e))
+        : globalThis.Array.isArray(object?.file_parameters)
+        ? object.file_parameters.map((e: any) => HelmFileParameter.fromJSON(e))
+        : [],
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      passCredentials: isSet(object.passCredentials)
+        ? globalThis.Boolean(object.passCredentials)
+        : isSet(object.pass_credentials)
+        ? globalThis.Boolean(object.pass_credentials)
+        : false,
+      ignoreMissingValueFiles: isSet(object.ignoreMissingValueFiles)
+        ? globalThis.Boolean(object.ignoreMissingValueFiles)
+        : isSet(object.ignore_missing_value_files)
+        ? globalThis.Boolean(object.ignore_missing_value_files)
+        : false,
+      skipCrds: isSet(object.skipCrds)
+        ? globalThis.Boolean(object.skipCrds)
+        : isSet(object.skip_crds)
+        ? globalThis.Boolean(object.skip_crds)
+        : false,
+      valuesObject: isObject(object.valuesObject)
+        ? object.valuesObject
+        : isObject(object.values_object)
+        ? object.values_object
+        : undefined,
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      kubeVersion: isSet(object.kubeVersion)
+        ? globalThis.String(object.kubeVersion)
+        : isSet(object.kube_version)
+        ? globalThis.String(object.kube_version)
+        : "",
+      apiVersions: globalThis.Array.isArray(object?.apiVersions)
+        ? object.apiVersions.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.api_versions)
+        ? object.api_versions.map((e: any) => globalThis.String(e))
+        : [],
+      skipTests: isSet(object.skipTests)
+        ? globalThis.Boolean(object.skipTests)
+        : isSet(object.skip_tests)
+        ? globalThis.Boolean(object.skip_tests)
+        : false,
+      skipSchemaValidation: isSet(object.skipSchemaValidation)
+        ? globalThis.Boolean(object.skipSchemaValidation)
+        : isSet(object.skip_schema_validation)
+        ? globalThis.Boolean(object.skip_schema_validation)
+        : false,
+    };
+  },
+
+  toJSON(message: ApplicationSourceHelm): unknown {
+    const obj: any = {};
+    if (message.valueFiles?.length) {
+      obj.valueFiles = message.valueFiles;
+    }
+    if (message.parameters?.length) {
+      obj.parameters = message.parameters.map((e) => HelmParameter.toJSON(e));
+    }
+    if (message.releaseName !== "") {
+      obj.releaseName = message.releaseName;
+    }
+    if (message.values !== "") {
+      obj.values = message.values;
+    }
+    if (message.fileParameters?.length) {
+      obj.fileParameters = message.fileParameters.map((e) => HelmFileParameter.toJSON(e));
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.passCredentials !== false) {
+      obj.passCredentials = message.passCredentials;
+    }
+    if (message.ignoreMissingValueFiles !== false) {
+      obj.ignoreMissingValueFiles = message.ignoreMissingValueFiles;
+    }
+    if (message.skipCrds !== false) {
+      obj.skipCrds = message.skipCrds;
+    }
+    if (message.valuesObject !== undefined) {
+      obj.valuesObject = message.valuesObject;
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.kubeVersion !== "") {
+      obj.kubeVersion = message.kubeVersion;
+    }
+    if (message.apiVersions?.length) {
+      obj.apiVersions = message.apiVersions;
+    }
+    if (message.skipTests !== false) {
+      obj.skipTests = message.skipTests;
+    }
+    if (message.skipSchemaValidation !== false) {
+      obj.skipSchemaValidation = message.skipSchemaValidation;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplicationSourceHelm>, I>>(base?: I): ApplicationSourceHelm {
+    return ApplicationSourceHelm.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplicationSourceHelm>, I>>(object: I): ApplicationSourceHelm {
+    const message = createBaseApplicationSourceHelm();
+    message.valueFiles = object.valueFiles?.map((e) => e) || [];
+    message.parameters = object.parameters?.map((e) => HelmParameter.fromPartial(e)) || [];
+    message.releaseName = object.releaseName ?? "";
+    message.values = object.values ?? "";
+    message.fileParameters = object.fileParameters?.map((e) => HelmFileParameter.fromPartial(e)) || [];
+    message.version = object.version ?? "";
+    message.passCredentials = object.passCredentials ?? false;
+    message.ignoreMissingValueFiles = object.ignoreMissingValueFiles ?? false;
+    message.skipCrds = object.skipCrds ?? false;
+    message.valuesObject = object.valuesObject ?? undefined;
+    message.namespace = object.namespace ?? "";
+    message.kubeVersion = object.kubeVersion ?? "";
+    message.apiVersions = object.apiVersions?.map((e) => e) || [];
+    message.skipTests = object.skipTests ?? false;
+    message.skipSchemaValidation = object.skipSchemaValidation ?? false;
+    return message;
+  },
+};
+
+function createBaseKustomizeReplica(): KustomizeReplica {
+  return { name: "", count: "" };
+}
+
+export const KustomizeReplica: MessageFns<KustomizeReplica> = {
+  encode(message: KustomizeReplica, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.count !== "") {
+      writer.uint32(18).string(message.count);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): KustomizeReplica {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseKustomizeReplica();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.count = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): KustomizeReplica {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      count: isSet(object.count) ? globalThis.String(object.count) : "",
+    };
+  },
+
+  toJSON(message: KustomizeReplica): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.count !== "") {
+      obj.count = message.count;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<KustomizeReplica>, I>>(base?: I): KustomizeReplica {
+    return KustomizeReplica.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<KustomizeReplica>, I>>(object: I): KustomizeReplica {
+    const message = createBaseKustomizeReplica();
+    message.name = object.name ?? "";
+    message.count = object.count ?? "";
+    return message;
+  },
+};
+
+function createBaseKustomizePatchTarget(): KustomizePatchTarget {
+  return { group: "", version: "", kind: "", name: "", namespace: "", labelSelector: "", annotationSelector: "" };
+}
+
+export const KustomizePatchTarget: MessageFns<KustomizePatchTarget> = {
+  encode(message: KustomizePatchTarget, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.group !== "") {
+      writer.uint32(10).string(message.group);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    if (message.kind !== "") {
+      writer.uint32(26).string(message.kind);
+    }
+    if (message.name !== "") {
+      writer.uint32(34).string(message.name);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(42).string(message.namespace);
+    }
+    if (message.labelSelector !== "") {
+      writer.uint32(50).string(message.labelSelector);
+    }
+    if (message.annotationSelector !== "") {
+      writer.uint32(58).string(message.annotationSelector);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): KustomizePatchTarget {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseKustomizePatchTarget();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.group = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.labelSelector = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.annotationSelector = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): KustomizePatchTarget {
+    return {
+      group: isSet(object.group) ? globalThis.String(object.group) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      labelSelector: isSet(object.labelSelector)
+        ? globalThis.String(object.labelSelector)
+        : isSet(object.label_selector)
+        ? globalThis.String(object.label_selector)
+        : "",
+      annotationSelector: isSet(object.annotationSelector)
+        ? globalThis.String(object.annotationSelector)
+        : isSet(object.annotation_selector)
+        ? globalThis.String(object.annotation_selector)
+        : "",
+    };
+  },
+
+  toJSON(message: KustomizePatchTarget): unknown {
+    const obj: any = {};
+    if (message.group !== "") {
+      obj.group = message.group;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.labelSelector !== "") {
+      obj.labelSelector = message.labelSelector;
+    }
+    if (message.annotationSelector !== "") {
+      obj.annotationSelector = message.annotationSelector;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<KustomizePatchTarget>, I>>(base?: I): KustomizePatchTarget {
+    return KustomizePatchTarget.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<KustomizePatchTarget>, I>>(object: I): KustomizePatchTarget {
+    const message = createBaseKustomizePatchTarget();
+    message.group = object.group ?? "";
+    message.version = object.version ?? "";
+    message.kind = object.kind ?? "";
+    message.name = object.name ?? "";
+    message.namespace = object.namespace ?? "";
+    message.labelSelector = object.labelSelector ?? "";
+    message.annotationSelector = object.annotationSelector ?? "";
+    return message;
+  },
+};
+
+function createBaseKustomizePatch(): KustomizePatch {
+  return { path: "", patch: "", target: undefined, options: {} };
+}
+
+export const KustomizePatch: MessageFns<KustomizePatch> = {
+  encode(message: KustomizePatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.path !== "") {
+      writer.uint32(10).string(message.path);
+    }
+    if (message.patch !== "") {
+      writer.uint32(18).string(message.patch);
+    }
+    if (message.target !== undefined) {
+      KustomizePatchTarget.encode(message.target, writer.uint32(26).fork()).join();
+    }
+    globalThis.Object.entries(message.options).forEach(([key, value]: [string, boolean]) => {
+      KustomizePatch_OptionsEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): KustomizePatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseKustomizePatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.patch = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.target = KustomizePatchTarget.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = KustomizePatch_OptionsEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.options[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): KustomizePatch {
+    return {
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      patch: isSet(object.patch) ? globalThis.String(object.patch) : "",
+      target: isSet(object.target) ? KustomizePatchTarget.fromJSON(object.target) : undefined,
+      options: isObject(object.options)
+        ? (globalThis.Object.entries(object.options) as [string, any][]).reduce(
+          (acc: { [key: string]: boolean }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Boolean(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: KustomizePatch): unknown {
+    const obj: any = {};
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    if (message.patch !== "") {
+      obj.patch = message.patch;
+    }
+    if (message.target !== undefined) {
+      obj.target = KustomizePatchTarget.toJSON(message.target);
+    }
+    if (message.options) {
+      const entries = globalThis.Object.entries(message.options) as [string, boolean][];
+      if (entries.length > 0) {
+        obj.options = {};
+        entries.forEach(([k, v]) => {
+          obj.options[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<KustomizePatch>, I>>(base?: I): KustomizePatch {
+    return KustomizePatch.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<KustomizePatch>, I>>(object: I): KustomizePatch {
+    const message = createBaseKustomizePatch();
+    message.path = object.path ?? "";
+    message.patch = object.patch ?? "";
+    message.target = (object.target !== undefined && object.target !== null)
+      ? KustomizePatchTarget.fromPartial(object.target)
+      : undefined;
+    message.options = (globalThis.Object.entries(object.options ?? {}) as [string, boolean][]).reduce(
+      (acc: { [key: string]: boolean }, [key, value]: [string, boolean]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Boolean(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseKustomizePatch_OptionsEntry(): KustomizePatch_OptionsEntry {
+  return { key: "", value: false };
+}
+
+export const KustomizePatch_OptionsEntry: MessageFns<KustomizePatch_OptionsEntry> = {
+  encode(message: KustomizePatch_OptionsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== false) {
+      writer.uint32(16).bool(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): KustomizePatch_OptionsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseKustomizePatch_OptionsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): KustomizePatch_OptionsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Boolean(object.value) : false,
+    };
+  },
+
+  toJSON(message: KustomizePatch_OptionsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== false) {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<KustomizePatch_OptionsEntry>, I>>(base?: I): KustomizePatch_OptionsEntry {
+    return KustomizePatch_OptionsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<KustomizePatch_OptionsEntry>, I>>(object: I): KustomizePatch_OptionsEntry {
+    const message = createBaseKustomizePatch_OptionsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? false;
+    return message;
+  },
+};
+
+function createBaseApplicationSourceKustomize(): ApplicationSourceKustomize {
+  return {
+    namePrefix: "",
+    nameSuffix: "",
+    images: [],
+    commonLabels: {},
+    version: "",
+    commonAnnotations: {},
+    forceCommonLabels: false,
+    forceCommonAnnotations: false,
+    namespace: "",
+    commonAnnotationsEnvsubst: false,
+    replicas: [],
+    patches: [],
+    components: [],
+    labelWithoutSelector: false,
+    kubeVersion: "",
+    apiVersions: [],
+    ignoreMissingComponents: false,
+    labelIncludeTemplates: false,
+  };
+}
+
+export const ApplicationSourceKustomize: MessageFns<ApplicationSourceKustomize> = {
+  encode(message: ApplicationSourceKustomize, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namePrefix !== "") {
+      writer.uint32(10).string(message.namePrefix);
+    }
+    if (message.nameSuffix !== "") {
+      writer.uint32(18).string(message.nameSuffix);
+    }
+    for (const v of message.images) {
+      writer.uint32(26).string(v!);
+    }
+    globalThis.Object.entries(message.commonLabels).forEach(([key, value]: [string, string]) => {
+      ApplicationSourceKustomize_CommonLabelsEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    if (message.version !== "") {
+      writer.uint32(42).string(message.version);
+    }
+    globalThis.Object.entries(message.commonAnnotations).forEach(([key, value]: [string, string]) => {
+      ApplicationSourceKustomize_CommonAnnotationsEntry.encode({ key: key as any, value }, writer.uint32(50).fork())
+        .join();
+    });
+    if (message.forceCommonLabels !== false) {
+      writer.uint32(56).bool(message.forceCommonLabels);
+    }
+    if (message.forceCommonAnnotations !== false) {
+      writer.uint32(64).bool(message.forceCommonAnnotations);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(74).string(message.namespace);
+    }
+    if (message.commonAnnotationsEnvsubst !== false) {
+      writer.uint32(80).bool(message.commonAnnotationsEnvsubst);
+    }
+    for (const v of message.replicas) {
+      KustomizeReplica.encode(v!, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.patches) {
+      KustomizePatch.encode(v!, writer.uint32(98).fork()).join();
+    }
+    for (const v of message.components) {
+      writer.uint32(106).string(v!);
+    }
+    if (message.labelWithoutSelector !== false) {
+      writer.uint32(112).bool(message.labelWithoutSelector);
+    }
+    if (message.kubeVersion !== "") {
+      writer.uint32(122).string(message.kubeVersion);
+    }
+    for (const v of message.apiVersions) {
+      writer.uint32(130).string(v!);
+    }
+    if (message.ignoreMissingComponents !== false) {
+      writer.uint32(136).bool(message.ignoreMissingComponents);
+    }
+    if (message.labelIncludeTemplates !== false) {
+      writer.uint32(144).bool(message.labelIncludeTemplates);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplicationSourceKustomize {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplicationSourceKustomize();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namePrefix = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nameSuffix = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.images.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = ApplicationSourceKustomize_CommonLabelsEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.commonLabels[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            const entry6 = ApplicationSourceKustomize_CommonAnnotationsEntry.decode(reader, reader.uint32());
+            if (entry6.value !== undefined) {
+              message.commonAnnotations[entry6.key] = entry6.value;
+            }
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.forceCommonLabels = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.forceCommonAnnotations = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.commonAnnotationsEnvsubst = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.replicas.push(KustomizeReplica.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.patches.push(KustomizePatch.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.components.push(reader.string());
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.labelWithoutSelector = reader.bool();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.kubeVersion = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.apiVersions.push(reader.string());
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.ignoreMissingComponents = reader.bool();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.labelIncludeTemplates = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplicationSourceKustomize {
+    return {
+      namePrefix: isSet(object.namePrefix)
+        ? globalThis.String(object.namePrefix)
+        : isSet(object.name_prefix)
+        ? globalThis.String(object.name_prefix)
+        : "",
+      nameSuffix: isSet(object.nameSuffix)
+        ? globalThis.String(object.nameSuffix)
+        : isSet(object.name_suffix)
+        ? globalThis.String(object.name_suffix)
+        : "",
+      images: globalThis.Array.isArray(object?.images) ? object.images.map((e: any) => globalThis.String(e)) : [],
+      commonLabels: isObject(object.commonLabels)
+        ? (globalThis.Object.entries(object.commonLabels) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.common_labels)
+        ? (globalThis.Object.entries(object.common_labels) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      commonAnnotations: isObject(object.commonAnnotations)
+        ? (globalThis.Object.entries(object.commonAnnotations) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.common_annotations)
+        ? (globalThis.Object.entries(object.common_annotations) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      forceCommonLabels: isSet(object.forceCommonLabels)
+        ? globalThis.Boolean(object.forceCommonLabels)
+        : isSet(object.force_common_labels)
+        ? globalThis.Boolean(object.force_common_labels)
+        : false,
+      forceCommonAnnotations: isSet(object.forceCommonAnnotations)
+        ? globalThis.Boolean(object.forceCommonAnnotations)
+        : isSet(object.force_common_annotations)
+        ? globalThis.Boolean(object.force_common_annotations)
+        : false,
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      commonAnnotationsEnvsubst: isSet(object.commonAnnotationsEnvsubst)
+        ? globalThis.Boolean(object.commonAnnotationsEnvsubst)
+        : isSet(object.common_annotations_envsubst)
+        ? globalThis.Boolean(object.common_annotations_envsubst)
+        : false,
+      replicas: globalThis.Array.isArray(object?.replicas)
+        ? object.replicas.map((e: any) => KustomizeReplica.fromJSON(e))
+        : [],
+      patches: globalThis.Array.isArray(object?.patches)
+        ? object.patches.map((e: any) => KustomizePatch.fromJSON(e))
+        : [],
+      components: globalThis.Array.isArray(object?.components)
+        ? object.components.map((e: any) => globalThis.String(e))
+        : [],
+      labelWithoutSelector: isSet(object.labelWithoutSelector)
+        ? globalThis.Boolean(object.labelWithoutSelector)
+        : isSet(object.label_without_selector)
+        ? globalThis.Boolean(object.label_without_selector)
+        : false,
+      kubeVersion: isSet(object.kubeVersion)
+        ? globalThis.String(object.kubeVersion)
+        : isSet(object.kube_version)
+        ? globalThis.String(object.kube_version)
+        : "",
+      apiVersions: globalThis.Array.isArray(object?.apiVersions)
+        ? object.apiVersions.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.api_versions)
+        ? object.api_versions.map((e: any) => globalThis.String(e))
+        : [],
+      ignoreMissingComponents: isSet(object.ignoreMissingComponents)
+        ? globalThis.Boolean(object.ignoreMissingComponents)
+        : isSet(object.ignore_missing_components)
+        ? globalThis.Boolean(object.ignore_missing_components)
+        : false,
+      labelIncludeTemplates: isSet(object.labelIncludeTemplates)
+        ? globalThis.Boolean(object.labelIncludeTemplates)
+        : isSet(object.label_include_templates)
+        ? globalThis.Boolean(object.label_include_templates)
+        : false,
+    };
+  },
+
+  toJSON(message: ApplicationSourceKustomize): unknown {
+    const obj: any = {};
+    if (message.namePrefix !== "") {
+      obj.namePrefix = message.namePrefix;
+    }
+    if (message.nameSuffix !== "") {
+      obj.nameSuffix = message.nameSuffix;
+    }
+    if (message.images?.length) {
+      obj.images = message.images;
+    }
+    if (message.commonLabels) {
+      const entries = globalThis.Object.entries(message.commonLabels) as [string, string][];
+      if (entries.length > 0) {
+        obj.commonLabels = {};
+        entries.forEach(([k, v]) => {
+          obj.commonLabels[k] = v;
+        });
+      }
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.commonAnnotations) {
+      const entries = globalThis.Object.entries(message.commonAnnotations) as [string, string][];
+      if (entries.length > 0) {
+        obj.commonAnnotations = {};
+        entries.forEach(([k, v]) => {
+          obj.commonAnnotations[k] = v;
+        });
+      }
+    }
+    if (message.forceCommonLabels !== false) {
+      obj.forceCommonLabels = message.forceCommonLabels;
+    }
+    if (message.forceCommonAnnotations !== false) {
+      obj.forceCommonAnnotations = message.forceCommonAnnotations;
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.commonAnnotationsEnvsubst !== false) {
+      obj.commonAnnotationsEnvsubst = message.commonAnnotationsEnvsubst;
+    }
+    if (message.replicas?.length) {
+      obj.replicas = message.replicas.map((e) => KustomizeReplica.toJSON(e));
+    }
+    if (message.patches?.length) {
+      obj.patches = message.patches.map((e) => KustomizePatch.toJSON(e));
+    }
+    if (message.components?.length) {
+      obj.components = message.components;
+    }
+    if (message.labelWithoutSelector !== false) {
+      obj.labelWithoutSelector = message.labelWithoutSelector;
+    }
+    if (message.kubeVersion !== "") {
+      obj.kubeVersion = message.kubeVersion;
+    }
+    if (message.apiVersions?.length) {
+      obj.apiVersions = message.apiVersions;
+    }
+    if (message.ignoreMissingComponents !== false) {
+      obj.ignoreMissingComponents = message.ignoreMissingComponents;
+    }
+    if (message.labelIncludeTemplates !== false) {
+      obj.labelIncludeTemplates = message.labelIncludeTemplates;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplicationSourceKustomize>, I>>(base?: I): ApplicationSourceKustomize {
+    return ApplicationSourceKustomize.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplicationSourceKustomize>, I>>(object: I): ApplicationSourceKustomize {
+    const message = createBaseApplicationSourceKustomize();
+    message.namePrefix = object.namePrefix ?? "";
+    message.nameSuffix = object.nameSuffix ?? "";
+    message.images = object.images?.map((e) => e) || [];
+    message.commonLabels = (globalThis.Object.entries(object.commonLabels ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.version = object.version ?? "";
+    message.commonAnnotations = (globalThis.Object.entries(object.commonAnnotations ?? {}) as [string, string][])
+      .reduce((acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      }, {});
+    message.forceCommonLabels = object.forceCommonLabels ?? false;
+    message.forceCommonAnnotations = object.forceCommonAnnotations ?? false;
+    message.namespace = object.namespace ?? "";
+    message.commonAnnotationsEnvsubst = object.commonAnnotationsEnvsubst ?? false;
+    message.replicas = object.replicas?.map((e) => KustomizeReplica.fromPartial(e)) || [];
+    message.patches = object.patches?.map((e) => KustomizePatch.fromPartial(e)) || [];
+    message.components = object.components?.map((e) => e) || [];
+    message.labelWithoutSelector = object.labelWithoutSelector ?? false;
+    message.kubeVersion = object.kubeVersion ?? "";
+    message.apiVersions = object.apiVersions?.map((e) => e) || [];
+    message.ignoreMissingComponents = object.ignoreMissingComponents ?? false;
+    message.labelIncludeTemplates = object.labelIncludeTemplates ?? false;
+    return message;
+  },
+};
+
+function createBaseApplicationSourceKustomize_CommonLabelsEntry(): ApplicationSourceKustomize_CommonLabelsEntry {
+  return { key: "", value: "" };
+}
+
+export const ApplicationSourceKustomize_CommonLabelsEntry: MessageFns<ApplicationSourceKustomize_CommonLabelsEntry> = {
+  encode(
+    message: ApplicationSourceKustomize_CommonLabelsEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplicationSourceKustomize_CommonLabelsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplicationSourceKustomize_CommonLabelsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplicationSourceKustomize_CommonLabelsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ApplicationSourceKustomize_CommonLabelsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplicationSourceKustomize_CommonLabelsEntry>, I>>(
+    base?: I,
+  ): ApplicationSourceKustomize_CommonLabelsEntry {
+    return ApplicationSourceKustomize_CommonLabelsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplicationSourceKustomize_CommonLabelsEntry>, I>>(
+    object: I,
+  ): ApplicationSourceKustomize_CommonLabelsEntry {
+    const message = createBaseApplicationSourceKustomize_CommonLabelsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseApplicationSourceKustomize_CommonAnnotationsEntry(): ApplicationSourceKustomize_CommonAnnotationsEntry {
+  return { key: "", value: "" };
+}
+
+export const ApplicationSourceKustomize_CommonAnnotationsEntry: MessageFns<
+  ApplicationSourceKustomize_CommonAnnotationsEntry
+> = {
+  encode(
+    message: ApplicationSourceKustomize_CommonAnnotationsEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplicationSourceKustomize_CommonAnnotationsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplicationSourceKustomize_CommonAnnotationsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplicationSourceKustomize_CommonAnnotationsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ApplicationSourceKustomize_CommonAnnotationsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplicationSourceKustomize_CommonAnnotationsEntry>, I>>(
+    base?: I,
+  ): ApplicationSourceKustomize_CommonAnnotationsEntry {
+    return ApplicationSourceKustomize_CommonAnnotationsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplicationSourceKustomize_CommonAnnotationsEntry>, I>>(
+    object: I,
+  ): ApplicationSourceKustomize_CommonAnnotationsEntry {
+    const message = createBaseApplicationSourceKustomize_CommonAnnotationsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
 
 function createBaseApplicationSource(): ApplicationSource {
-  return { repoUrl: "", path: "", targetRevision: "", chart: "", directory: undefined };
+  return {
+    repoUrl: "",
+    path: "",
+    targetRevision: "",
+    chart: "",
+    directory: undefined,
+    helm: undefined,
+    kustomize: undefined,
+  };
 }
 
 export const ApplicationSource: MessageFns<ApplicationSource> = {
@@ -488,6 +2540,12 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
     }
     if (message.directory !== undefined) {
       ApplicationSourceDirectory.encode(message.directory, writer.uint32(42).fork()).join();
+    }
+    if (message.helm !== undefined) {
+      ApplicationSourceHelm.encode(message.helm, writer.uint32(50).fork()).join();
+    }
+    if (message.kustomize !== undefined) {
+      ApplicationSourceKustomize.encode(message.kustomize, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -545,6 +2603,22 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
             message.directory = ApplicationSourceDirectory.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.helm = ApplicationSourceHelm.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.kustomize = ApplicationSourceKustomize.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -572,6 +2646,8 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
         : "",
       chart: isSet(object.chart) ? globalThis.String(object.chart) : "",
       directory: isSet(object.directory) ? ApplicationSourceDirectory.fromJSON(object.directory) : undefined,
+      helm: isSet(object.helm) ? ApplicationSourceHelm.fromJSON(object.helm) : undefined,
+      kustomize: isSet(object.kustomize) ? ApplicationSourceKustomize.fromJSON(object.kustomize) : undefined,
     };
   },
 
@@ -592,6 +2668,12 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
     if (message.directory !== undefined) {
       obj.directory = ApplicationSourceDirectory.toJSON(message.directory);
     }
+    if (message.helm !== undefined) {
+      obj.helm = ApplicationSourceHelm.toJSON(message.helm);
+    }
+    if (message.kustomize !== undefined) {
+      obj.kustomize = ApplicationSourceKustomize.toJSON(message.kustomize);
+    }
     return obj;
   },
 
@@ -606,6 +2688,12 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
     message.chart = object.chart ?? "";
     message.directory = (object.directory !== undefined && object.directory !== null)
       ? ApplicationSourceDirectory.fromPartial(object.directory)
+      : undefined;
+    message.helm = (object.helm !== undefined && object.helm !== null)
+      ? ApplicationSourceHelm.fromPartial(object.helm)
+      : undefined;
+    message.kustomize = (object.kustomize !== undefined && object.kustomize !== null)
+      ? ApplicationSourceKustomize.fromPartial(object.kustomize)
       : undefined;
     return message;
   },
