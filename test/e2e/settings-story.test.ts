@@ -204,6 +204,27 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
         effect: 'sync: application.sync.impersonation.enabled (live)',
       }),
     );
+    // Each service's own effective settings, asked of the service itself: the sync service's value
+    // is the applied one, and it says so; repo and appset answer too.
+    const effective = JSON.parse(shown.stdout) as {
+      scope: string;
+      key: string;
+      value: string;
+      source: string;
+    }[];
+    expect(effective).toContainEqual(
+      expect.objectContaining({
+        scope: 'sync',
+        key: 'application.sync.impersonation.enabled',
+        value: 'true',
+        source: expect.stringContaining('applied v1'),
+      }),
+    );
+    expect(effective).toContainEqual(
+      expect.objectContaining({ scope: 'repo', key: 'egress.allowed-networks', value: '127.0.0.1' }),
+    );
+    expect(effective.some((e) => e.scope === 'appset' && e.key === 'reconcile.tick-ms')).toBe(true);
+    expect(effective.filter((e) => e.source === 'unavailable')).toEqual([]);
     ok(
       await admin(['apply', '-f', await file('proposal.yaml', proposalManifests(cluster.server, repo.url))]),
       'apply the proposal',

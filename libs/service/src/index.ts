@@ -6,4 +6,5 @@ export * from './observability/logger.js';
 export * from './observability/http.js';
 export * from './lifecycle/run-service.js';
 export * from './config/live-settings.js';
+export * from './config/effective-settings.js';
 export { nearestKey } from './config/file-keys.js';

@@ -306,6 +306,11 @@ function createServices(
       authz,
       settings,
       ...(config.settings?.view ? { own: config.settings.view } : {}),
+      // Each peer lists its own effective settings over its internal gRPC (absent: not configured).
+      peers: (['sync', 'repo', 'appset'] as const).map((name) => {
+        const peer = peers[name];
+        return peer.settings ? { name, settings: (s: boolean) => peer.settings!(s) } : { name };
+      }),
     }),
     db,
     authn,

@@ -6,14 +6,20 @@ import { Server } from '@grpc/grpc-js';
 import type { Kysely } from 'kysely';
 import { postgresDeadLetters, startBackbone, type Bus } from '@capstan/events';
 import { appsetv1 } from '@capstan/proto';
-import { type CommonConfig, type ConfigOf, type ServiceContext } from '@capstan/service';
+import {
+  commonSettings,
+  effectiveSettings,
+  type CommonConfig,
+  type ConfigOf,
+  type ServiceContext,
+} from '@capstan/service';
 import {
   internalServerAuthenticator,
   requireTls,
   serverCredentials,
   ServiceClient,
 } from '@capstan/service-identity';
-import type { appsetSettings } from './settings.js';
+import { appsetSettings } from './settings.js';
 import { appsetMigrations, APPSET_SCHEMA } from './migrations/index.js';
 import type { AppSetDatabase } from './sets/appset.table.js';
 import { grpcApiPeer, type ApiPeer } from './peers/api-peer.js';
@@ -90,7 +96,21 @@ export async function startAppset(
   const server = new Server();
   server.addService(
     appsetv1.AppSetServiceService,
-    appSetServiceImplementation({ auth, flows, logger: ctx.logger }),
+    appSetServiceImplementation({
+      auth,
+      flows,
+      logger: ctx.logger,
+      effectiveSettings: (showSource) =>
+        effectiveSettings(
+          'appset',
+          { ...commonSettings, ...appsetSettings },
+          {
+            value: (k) => (config as Record<string, unknown>)[k],
+            source: (k) => ctx.configReport?.sources[k],
+          },
+          showSource,
+        ),
+    }),
   );
   const grpcPort = await new Promise<number>((resolve, reject) =>
     server.bindAsync(

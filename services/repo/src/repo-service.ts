@@ -6,6 +6,8 @@ import { gitPush, startBackbone, type Bus } from '@capstan/events';
 import { repov1 } from '@capstan/proto';
 import { loadKeyring, resealAtStartup } from '@capstan/sealing';
 import {
+  commonSettings,
+  effectiveSettings,
   FailedPreconditionError,
   type CommonConfig,
   type ConfigOf,
@@ -16,7 +18,7 @@ import { CheckoutStore } from './checkouts/checkout-store.js';
 import { egressPolicy } from './checkouts/egress.js';
 import { ChangeDetector } from './changes/change-detector.js';
 import { touchWatch } from './changes/watch.repository.js';
-import type { repoSettings } from './settings.js';
+import { repoSettings } from './settings.js';
 import { CredentialService } from './credentials/credential-service.js';
 import { sealedCredentials } from './credentials/credential-seal.js';
 import type { RepoDb } from './credentials/credential.repository.js';
@@ -110,6 +112,16 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
       watch: (key) => touchWatch(db as unknown as RepoDb, key),
       logger: ctx.logger,
       metrics,
+      effectiveSettings: (showSource) =>
+        effectiveSettings(
+          'repo',
+          { ...commonSettings, ...repoSettings },
+          {
+            value: (k) => (config as Record<string, unknown>)[k],
+            source: (k) => ctx.configReport?.sources[k],
+          },
+          showSource,
+        ),
     }),
   );
   const grpcPort = await new Promise<number>((resolve, reject) =>

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { postgresDeadLetters, startBackbone, type EventStoreDatabase } from '@capstan/events';
 import {
   commonSettings,
+  effectiveSettings,
   LiveSettings,
   type CommonConfig,
   type ConfigOf,
@@ -95,6 +96,13 @@ export async function startSync(
     ctx,
     { db, credentials, manifests, clusters },
     settings.decision,
+    (showSource) =>
+      effectiveSettings(
+        'sync',
+        { ...commonSettings, ...syncSettings },
+        { value: (k) => settings.live.get(k as never), source: (k) => settings.live.sourceOf(k) },
+        showSource,
+      ),
   );
   const readModel = await startReadModelConsumer(db, bus, {
     deadLetters,

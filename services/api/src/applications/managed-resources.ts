@@ -8,9 +8,12 @@ import { UnavailableError } from '@capstan/service';
 import { peerError, type ServiceClient } from '@capstan/service-identity';
 import type { RequestContext } from '../support/request.js';
 import type { ApplicationsService } from './applications.service.js';
+import { PEER_SETTINGS_TIMEOUT_MS } from '../settings/settings-view.js';
 
 export interface SyncBackend {
   managedResources(app: { namespace: string; name: string }): Promise<apiv1.ManagedResourcesResponse>;
+  /** The peer's effective settings (`capstan admin settings`); absent when the peer is not configured. */
+  settings?(showSource: boolean): Promise<apiv1.SettingEntry[]>;
 }
 
 /** Without sync.address, ManagedResources answers UNAVAILABLE, saying which setting is missing. */
@@ -42,6 +45,19 @@ export class GrpcSyncBackend implements SyncBackend {
     ).catch((err: unknown) => {
       throw peerError(err, 'sync');
     });
+  }
+
+  settings(showSource: boolean): Promise<apiv1.SettingEntry[]> {
+    return unary(
+      this.client.settings.bind(this.client),
+      { showSource },
+      { metadata: this.identity.metadata(), timeoutMs: PEER_SETTINGS_TIMEOUT_MS },
+    ).then(
+      (r) => r.settings,
+      (err: unknown) => {
+        throw peerError(err, 'sync');
+      },
+    );
   }
 
   close(): void {

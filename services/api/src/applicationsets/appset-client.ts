@@ -6,7 +6,8 @@
 // only what the user may. A caller that is not a user gets no delegation (appset refuses it).
 import type { Metadata } from '@grpc/grpc-js';
 import { peerError, type ServiceClient } from '@capstan/service-identity';
-import { appsetv1, unary } from '@capstan/proto';
+import { appsetv1, unary, type apiv1 } from '@capstan/proto';
+import { PEER_SETTINGS_TIMEOUT_MS } from '../settings/settings-view.js';
 import { UnavailableError } from '@capstan/service';
 import type { Principal } from '../auth/principal.js';
 import { API_SERVICE, type Delegations } from '../auth/delegations.js';
@@ -24,6 +25,8 @@ export interface AppSetBackend {
   list(caller: Principal, namespace: string, selector: string): Promise<string[]>;
   delete(caller: Principal, namespace: string, name: string): Promise<appsetv1.DeleteResponse>;
   generate(caller: Principal, manifest: unknown): Promise<appsetv1.ApplicationSetResult>;
+  /** The peer's effective settings (`capstan admin settings`); absent when the peer is not configured. */
+  settings?(showSource: boolean): Promise<apiv1.SettingEntry[]>;
 }
 
 /** Without appset.address every ApplicationSet call answers UNAVAILABLE, saying which setting is missing. */
@@ -63,6 +66,14 @@ export class GrpcAppSetBackend implements AppSetBackend {
     private readonly delegations: Delegations,
   ) {
     this.client = new appsetv1.AppSetServiceClient(address, identity.credentials);
+  }
+
+  settings(showSource: boolean): Promise<apiv1.SettingEntry[]> {
+    return unary(
+      this.client.settings.bind(this.client),
+      { showSource },
+      { metadata: this.identity.metadata(), timeoutMs: PEER_SETTINGS_TIMEOUT_MS },
+    ).then((r) => r.settings, remote);
   }
 
   private async md(caller: Principal): Promise<Metadata> {

@@ -6,7 +6,8 @@ import type { Metadata } from '@grpc/grpc-js';
 import { peerError, type ServiceClient } from '@capstan/service-identity';
 import type { Principal } from '../auth/principal.js';
 import { API_SERVICE, type Delegations } from '../auth/delegations.js';
-import { repov1, unary } from '@capstan/proto';
+import { repov1, unary, type apiv1 } from '@capstan/proto';
+import { PEER_SETTINGS_TIMEOUT_MS } from '../settings/settings-view.js';
 import type { RepositoryInput } from '../apply/manifests.js';
 import type { RepoBackend, RepositoryView, SecretApplyOutcome } from './repositories.service.js';
 
@@ -43,6 +44,19 @@ export class GrpcRepoBackend implements RepoBackend {
 
   private async md(caller: Principal): Promise<Metadata> {
     return this.identity.metadata(await this.delegations.forRequest(caller, API_SERVICE, 'repo'));
+  }
+
+  settings(showSource: boolean): Promise<apiv1.SettingEntry[]> {
+    return unary(
+      this.client.settings.bind(this.client),
+      { showSource },
+      { metadata: this.identity.metadata(), timeoutMs: PEER_SETTINGS_TIMEOUT_MS },
+    ).then(
+      (r) => r.settings,
+      (err: unknown) => {
+        throw peerError(err, 'repo');
+      },
+    );
   }
 
   async create(caller: Principal, input: RepositoryInput, upsert: boolean): Promise<RepositoryView> {

@@ -3,6 +3,7 @@
 // otherwise, as Argo CD; project roles may grant them inside their project) and forwards it with the
 // caller's identity; the repo service applies the project-scoped selection rules and records the
 // credential decision. A mutation is authorised against the credential as it is and as it will be.
+import type { apiv1 } from '@capstan/proto';
 import { redactRepoUrl, repoUrlProblem, sameRepoUrl } from '@capstan/policy';
 import {
   CapstanError,
@@ -58,6 +59,8 @@ export interface RepoBackend {
   get(caller: Principal, repo: string, project: string): Promise<RepositoryView>;
   list(caller: Principal, project: string): Promise<RepositoryView[]>;
   delete(caller: Principal, repo: string, project: string): Promise<void>;
+  /** The peer's effective settings (`capstan admin settings`); absent when the peer is not configured. */
+  settings?(showSource: boolean): Promise<apiv1.SettingEntry[]>;
 }
 
 export class UnconfiguredRepoBackend implements RepoBackend {

@@ -2,7 +2,7 @@
 // (what it sets in which service, or that Capstan does not implement it) and the api's own effective
 // settings with where each came from. Secret values are never shown: set or unset.
 import { argoKeySpec, isSensitiveArgoKey } from '@capstan/policy';
-import { envNameOf, type ConfigReport, type Settings } from '@capstan/service';
+import { effectiveSettings, type ConfigReport, type Settings } from '@capstan/service';
 import type { AppliedObject, SettingsService } from './settings.service.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { RequestContext } from '../support/request.js';
@@ -17,10 +17,6 @@ export interface SettingView {
   source: string;
   /** What the key does in Capstan: `sync: application.sync.impersonation.enabled (live)`, `not implemented: ...`. */
   effect: string;
-}
-
-function shown(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 export function appliedViews(objects: readonly AppliedObject[], showSource: boolean): SettingView[] {
@@ -56,17 +52,12 @@ export function ownViews(
   report: ConfigReport | undefined,
   showSource: boolean,
 ): SettingView[] {
-  return Object.entries(settings).map(([key, s]) => {
-    const value = config[key];
-    const src = report?.sources[key];
-    return {
-      scope: 'api',
-      key,
-      value: s.secret ? (value === '' || value === undefined ? '(unset)' : '(set)') : shown(value),
-      source: src ? (showSource ? src.detail : src.kind) : 'unknown',
-      effect: `environment ${envNameOf(key, s)}`,
-    };
-  });
+  return effectiveSettings(
+    'api',
+    settings,
+    { value: (key) => config[key], source: (key) => report?.sources[key] },
+    showSource,
+  );
 }
 
 /** The api's own settings as started: definitions, values and sources. */
@@ -76,21 +67,49 @@ export interface SettingsViewSource {
   report?: ConfigReport;
 }
 
+/** How long the api waits for a peer's settings before it says the peer did not answer. */
+export const PEER_SETTINGS_TIMEOUT_MS = 5_000;
+
+/** A service that reports its own effective settings (sync, repo, appset over internal gRPC). */
+export interface PeerSettingsSource {
+  name: string;
+  /** Absent when the peer is not configured. */
+  settings?(showSource: boolean): Promise<SettingView[]>;
+}
+
+/** One row that says why a service's settings are not listed (not configured, did not answer). */
+function missingPeer(name: string, why: string): SettingView {
+  return { scope: name, key: '*', value: '', source: 'unavailable', effect: why };
+}
+
+async function peerViews(peer: PeerSettingsSource, showSource: boolean): Promise<SettingView[]> {
+  if (!peer.settings) return [missingPeer(peer.name, `the ${peer.name} service is not configured`)];
+  try {
+    return await peer.settings(showSource);
+  } catch (err) {
+    return [missingPeer(peer.name, `the ${peer.name} service did not answer: ${(err as Error).message}`)];
+  }
+}
+
 export class SettingsView {
   constructor(
     private readonly deps: {
       authz: Authorizer;
       settings: SettingsService;
       own?: SettingsViewSource;
+      /** sync, repo and appset: each lists its own effective settings. */
+      peers?: readonly PeerSettingsSource[];
     },
   ) {}
 
   async get(ctx: RequestContext, showSource: boolean): Promise<SettingView[]> {
     await this.deps.authz.check(ctx.principal, 'settings', 'get', '*', ctx.via);
     const own = this.deps.own;
+    const peers = await Promise.all((this.deps.peers ?? []).map((p) => peerViews(p, showSource)));
     return [
       ...appliedViews(await this.deps.settings.applied(), showSource),
       ...(own ? ownViews(own.settings, own.config, own.report, showSource) : []),
+      ...peers.flat(),
     ];
   }
 }

@@ -3,8 +3,13 @@
 // trailer; internal errors are logged and not described.
 import type { handleUnaryCall } from '@grpc/grpc-js';
 import type { appsetv1 } from '@capstan/proto';
-import { ValidationError, type Logger } from '@capstan/service';
-import { toServiceError, type ServiceAuthenticator } from '@capstan/service-identity';
+import { ValidationError, type EffectiveSetting, type Logger } from '@capstan/service';
+import {
+  authenticateCall,
+  peerService,
+  toServiceError,
+  type ServiceAuthenticator,
+} from '@capstan/service-identity';
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { AppSetFlows, Caller, SetResult } from '../flows/appset-flows.js';
 import { authenticateAppSetCall, type AppSetMethod, type UserCall } from './service-identity.js';
@@ -31,6 +36,8 @@ export function appSetServiceImplementation(deps: {
   auth: ServiceAuthenticator;
   flows: AppSetFlows;
   logger: Logger;
+  /** This service's effective settings (`capstan admin settings`). */
+  effectiveSettings: (showSource: boolean) => EffectiveSetting[];
 }): appsetv1.AppSetServiceServer {
   const unary =
     <Req, Res>(
@@ -69,5 +76,14 @@ export function appSetServiceImplementation(deps: {
         await deps.flows.generate({ manifestJson: req.manifestJson }, callerOf(caller, req.delegations)),
       ),
     ),
+    // Not a user's data (the api checked `settings, get`): the api calls as itself, no delegation.
+    settings: (call, callback) => {
+      Promise.resolve()
+        .then(() => authenticateCall(deps.auth, call.metadata, peerService(call), ['api'], 'settings'))
+        .then(
+          () => callback(null, { settings: deps.effectiveSettings(call.request.showSource) }),
+          (err: unknown) => callback(toServiceError(err, deps.logger, 'settings')),
+        );
+    },
   };
 }

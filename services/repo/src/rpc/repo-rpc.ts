@@ -1,8 +1,8 @@
 // The RepoService gRPC handlers: authenticate the calling service, check the method is allowed for
 // it, translate messages to the use cases and back. No response carries a secret.
 import type { handleUnaryCall } from '@grpc/grpc-js';
-import type { repov1 } from '@capstan/proto';
-import { ValidationError, type Logger } from '@capstan/service';
+import type { apiv1, repov1 } from '@capstan/proto';
+import { ValidationError, type EffectiveSetting, type Logger } from '@capstan/service';
 import type { CheckoutStore } from '../checkouts/checkout-store.js';
 import type { CredentialInput, CredentialMetadata } from '../credentials/credential.js';
 import type { CredentialService, LookupResult } from '../credentials/credential-service.js';
@@ -25,6 +25,8 @@ export interface RepoRpcDeps {
   watch: (key: { repoURL: string; revision: string; project: string }) => Promise<void>;
   logger: Logger;
   metrics?: RepoMetrics;
+  /** This service's effective settings (`capstan admin settings`). */
+  effectiveSettings: (showSource: boolean) => EffectiveSetting[];
 }
 
 function toCredential(c: CredentialMetadata): repov1.Credential {
@@ -105,7 +107,13 @@ function unaryFor(deps: RepoRpcDeps): Unary {
 
 export function repoServiceImplementation(deps: RepoRpcDeps): repov1.RepoServiceServer {
   const unary = unaryFor(deps);
-  return { ...credentialMethods(deps, unary), ...contentMethods(deps, unary) };
+  return {
+    ...credentialMethods(deps, unary),
+    ...contentMethods(deps, unary),
+    settings: unary('settings', async (req: apiv1.GetSettingsRequest) => ({
+      settings: deps.effectiveSettings(req.showSource),
+    })),
+  };
 }
 
 /** The credentials of each project: create, update, get, list, delete, apply a repository Secret. */

@@ -28,6 +28,7 @@ export const methodPolicy: Record<string, readonly string[]> = {
   generateManifests: ['api', 'sync', 'appset'],
   listDirectories: ['api', 'appset'],
   listFiles: ['api', 'appset'],
+  settings: ['api'],
 };
 
 /** Credential management is always a user's request: the api must prove who (audit rows name them). */

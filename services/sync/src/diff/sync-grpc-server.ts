@@ -2,7 +2,7 @@
 // Off, with a warning, while auth.service-tokens is empty (no caller could be accepted anyway).
 import { Server } from '@grpc/grpc-js';
 import { syncv1 } from '@capstan/proto';
-import type { ServiceContext } from '@capstan/service';
+import type { EffectiveSetting, ServiceContext } from '@capstan/service';
 import { internalServerAuthenticator, requireTls, serverCredentials } from '@capstan/service-identity';
 import type { SyncConfig } from '../sync-service.js';
 import type { ManagedResourcesDeps } from './managed-resources.js';
@@ -13,6 +13,7 @@ export async function startSyncGrpcServer(
   deps: Omit<ManagedResourcesDeps, 'settings' | 'logger'>,
   /** The decision settings in force (live: read at every call). */
   settings: ManagedResourcesDeps['settings'],
+  effectiveSettings: (showSource: boolean) => EffectiveSetting[],
 ): Promise<number | undefined> {
   const config = ctx.config;
   if (!config['auth.service-tokens']) {
@@ -30,6 +31,7 @@ export async function startSyncGrpcServer(
       auth: internalServerAuthenticator(config, 'sync'),
       logger: ctx.logger,
       settings,
+      effectiveSettings,
     }),
   );
   const port = await new Promise<number>((resolve, reject) =>

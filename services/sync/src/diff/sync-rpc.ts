@@ -3,7 +3,7 @@
 import type { handleUnaryCall } from '@grpc/grpc-js';
 import type { apiv1, syncv1 } from '@capstan/proto';
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
-import { ValidationError, type Logger } from '@capstan/service';
+import { ValidationError, type EffectiveSetting, type Logger } from '@capstan/service';
 import {
   authenticateCall,
   peerService,
@@ -16,7 +16,12 @@ import { managedResources, type ManagedResourcesDeps } from './managed-resources
 export const SYNC_RPC_CALLERS = ['api'] as const;
 
 export function syncServiceImplementation(
-  deps: ManagedResourcesDeps & { auth: ServiceAuthenticator; logger: Logger },
+  deps: ManagedResourcesDeps & {
+    auth: ServiceAuthenticator;
+    logger: Logger;
+    /** This service's effective settings (`capstan admin settings`). */
+    effectiveSettings: (showSource: boolean) => EffectiveSetting[];
+  },
 ): syncv1.SyncServiceServer {
   const managedResourcesCall: handleUnaryCall<
     syncv1.ManagedResourcesRequest,
@@ -41,5 +46,16 @@ export function syncServiceImplementation(
         (err: unknown) => callback(toServiceError(err, deps.logger, 'ManagedResources')),
       );
   };
-  return { managedResources: managedResourcesCall };
+  const settingsCall: handleUnaryCall<apiv1.GetSettingsRequest, apiv1.GetSettingsResponse> = (
+    call,
+    callback,
+  ) => {
+    Promise.resolve()
+      .then(() => authenticateCall(deps.auth, call.metadata, peerService(call), SYNC_RPC_CALLERS, 'Settings'))
+      .then(
+        () => callback(null, { settings: deps.effectiveSettings(call.request.showSource) }),
+        (err: unknown) => callback(toServiceError(err, deps.logger, 'Settings')),
+      );
+  };
+  return { managedResources: managedResourcesCall, settings: settingsCall };
 }

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { GetSettingsRequest, GetSettingsResponse } from "../../api/v1/settings.js";
 
 export const protobufPackage = "capstan.appset.v1";
 
@@ -1140,6 +1141,19 @@ export const AppSetServiceService = {
       Buffer.from(ApplicationSetResult.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplicationSetResult => ApplicationSetResult.decode(value),
   },
+  /**
+   * This service's effective settings and where each came from (`capstan admin settings`); secrets
+   * as "(set)"/"(unset)". Only the api calls it, as itself, after checking `settings, get`.
+   */
+  settings: {
+    path: "/capstan.appset.v1.AppSetService/Settings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetSettingsRequest): Buffer => Buffer.from(GetSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSettingsRequest => GetSettingsRequest.decode(value),
+    responseSerialize: (value: GetSettingsResponse): Buffer => Buffer.from(GetSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetSettingsResponse => GetSettingsResponse.decode(value),
+  },
 } as const;
 
 export interface AppSetServiceServer extends UntypedServiceImplementation {
@@ -1158,6 +1172,11 @@ export interface AppSetServiceServer extends UntypedServiceImplementation {
   delete: handleUnaryCall<DeleteRequest, DeleteResponse>;
   /** Generates without storing or writing anything: the Applications and the caller's verdict on each. */
   generate: handleUnaryCall<GenerateRequest, ApplicationSetResult>;
+  /**
+   * This service's effective settings and where each came from (`capstan admin settings`); secrets
+   * as "(set)"/"(unset)". Only the api calls it, as itself, after checking `settings, get`.
+   */
+  settings: handleUnaryCall<GetSettingsRequest, GetSettingsResponse>;
 }
 
 export interface AppSetServiceClient extends Client {
@@ -1242,6 +1261,25 @@ export interface AppSetServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplicationSetResult) => void,
+  ): ClientUnaryCall;
+  /**
+   * This service's effective settings and where each came from (`capstan admin settings`); secrets
+   * as "(set)"/"(unset)". Only the api calls it, as itself, after checking `settings, get`.
+   */
+  settings(
+    request: GetSettingsRequest,
+    callback: (error: ServiceError | null, response: GetSettingsResponse) => void,
+  ): ClientUnaryCall;
+  settings(
+    request: GetSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetSettingsResponse) => void,
+  ): ClientUnaryCall;
+  settings(
+    request: GetSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetSettingsResponse) => void,
   ): ClientUnaryCall;
 }
 

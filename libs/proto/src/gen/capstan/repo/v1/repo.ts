@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { GetSettingsRequest, GetSettingsResponse } from "../../api/v1/settings.js";
 
 export const protobufPackage = "capstan.repo.v1";
 
@@ -5356,6 +5357,19 @@ export const RepoServiceService = {
     responseSerialize: (value: ListFilesResponse): Buffer => Buffer.from(ListFilesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListFilesResponse => ListFilesResponse.decode(value),
   },
+  /**
+   * This service's effective settings and where each came from (`capstan admin settings`); secrets
+   * as "(set)"/"(unset)". Only the api calls it, as itself, after checking `settings, get`.
+   */
+  settings: {
+    path: "/capstan.repo.v1.RepoService/Settings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetSettingsRequest): Buffer => Buffer.from(GetSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSettingsRequest => GetSettingsRequest.decode(value),
+    responseSerialize: (value: GetSettingsResponse): Buffer => Buffer.from(GetSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetSettingsResponse => GetSettingsResponse.decode(value),
+  },
 } as const;
 
 export interface RepoServiceServer extends UntypedServiceImplementation {
@@ -5380,6 +5394,11 @@ export interface RepoServiceServer extends UntypedServiceImplementation {
   generateManifests: handleUnaryCall<GenerateManifestsRequest, GenerateManifestsResponse>;
   listDirectories: handleUnaryCall<ListDirectoriesRequest, ListDirectoriesResponse>;
   listFiles: handleUnaryCall<ListFilesRequest, ListFilesResponse>;
+  /**
+   * This service's effective settings and where each came from (`capstan admin settings`); secrets
+   * as "(set)"/"(unset)". Only the api calls it, as itself, after checking `settings, get`.
+   */
+  settings: handleUnaryCall<GetSettingsRequest, GetSettingsResponse>;
 }
 
 export interface RepoServiceClient extends Client {
@@ -5557,6 +5576,25 @@ export interface RepoServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListFilesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * This service's effective settings and where each came from (`capstan admin settings`); secrets
+   * as "(set)"/"(unset)". Only the api calls it, as itself, after checking `settings, get`.
+   */
+  settings(
+    request: GetSettingsRequest,
+    callback: (error: ServiceError | null, response: GetSettingsResponse) => void,
+  ): ClientUnaryCall;
+  settings(
+    request: GetSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetSettingsResponse) => void,
+  ): ClientUnaryCall;
+  settings(
+    request: GetSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetSettingsResponse) => void,
   ): ClientUnaryCall;
 }
 

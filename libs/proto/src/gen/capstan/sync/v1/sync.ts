@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { ManagedResourcesResponse } from "../../api/v1/managed_resources.js";
+import { GetSettingsRequest, GetSettingsResponse } from "../../api/v1/settings.js";
 
 export const protobufPackage = "capstan.sync.v1";
 
@@ -139,6 +140,19 @@ export const SyncServiceService = {
       Buffer.from(ManagedResourcesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ManagedResourcesResponse => ManagedResourcesResponse.decode(value),
   },
+  /**
+   * This service's effective settings and where each came from (`capstan admin settings`); secrets
+   * as "(set)"/"(unset)". Only the api calls it, as itself, after checking `settings, get`.
+   */
+  settings: {
+    path: "/capstan.sync.v1.SyncService/Settings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetSettingsRequest): Buffer => Buffer.from(GetSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSettingsRequest => GetSettingsRequest.decode(value),
+    responseSerialize: (value: GetSettingsResponse): Buffer => Buffer.from(GetSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetSettingsResponse => GetSettingsResponse.decode(value),
+  },
 } as const;
 
 export interface SyncServiceServer extends UntypedServiceImplementation {
@@ -148,6 +162,11 @@ export interface SyncServiceServer extends UntypedServiceImplementation {
    * longer declares. Secrets' values are masked.
    */
   managedResources: handleUnaryCall<ManagedResourcesRequest, ManagedResourcesResponse>;
+  /**
+   * This service's effective settings and where each came from (`capstan admin settings`); secrets
+   * as "(set)"/"(unset)". Only the api calls it, as itself, after checking `settings, get`.
+   */
+  settings: handleUnaryCall<GetSettingsRequest, GetSettingsResponse>;
 }
 
 export interface SyncServiceClient extends Client {
@@ -170,6 +189,25 @@ export interface SyncServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ManagedResourcesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * This service's effective settings and where each came from (`capstan admin settings`); secrets
+   * as "(set)"/"(unset)". Only the api calls it, as itself, after checking `settings, get`.
+   */
+  settings(
+    request: GetSettingsRequest,
+    callback: (error: ServiceError | null, response: GetSettingsResponse) => void,
+  ): ClientUnaryCall;
+  settings(
+    request: GetSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetSettingsResponse) => void,
+  ): ClientUnaryCall;
+  settings(
+    request: GetSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetSettingsResponse) => void,
   ): ClientUnaryCall;
 }
 
