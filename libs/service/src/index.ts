@@ -7,3 +7,4 @@ export * from './observability/http.js';
 export * from './lifecycle/run-service.js';
 export * from './config/live-settings.js';
 export { nearestKey } from './config/file-keys.js';
+export * from './observability/metrics.js';

@@ -16,6 +16,7 @@ import {
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import { CapstanError } from '@capstan/service';
 import type { ObjectRef } from '../apply/plan.js';
+import { SyncMetrics } from '../observability/sync-metrics.js';
 
 /** A target cluster's control-plane credentials, as the api hands them out (never logged). */
 export interface ClusterConnection {
@@ -191,7 +192,17 @@ export class TargetCluster {
     );
   }
 
-  private bounded<T>(what: string, request: Promise<T>): Promise<T> {
+  /**
+   * One request, bounded in time, and counted for the Application whose work made it
+   * (`capstan_app_k8s_request_total`, with Argo CD's verbs: Get, List, Create, Patch, Update, Delete).
+   */
+  private bounded<T>(
+    what: string,
+    request: Promise<T>,
+    counted: { verb: string; kind: string; namespace?: string | undefined },
+  ): Promise<T> {
+    const count = (err: unknown) =>
+      SyncMetrics.requestDone({ server: this.connection.server, ...counted }, err);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -203,7 +214,18 @@ export class TargetCluster {
         );
       }, this.requestTimeoutMs);
     });
-    return Promise.race([request, timeout]).finally(() => clearTimeout(timer));
+    return Promise.race([request, timeout])
+      .then(
+        (out) => {
+          count(undefined);
+          return out;
+        },
+        (err: unknown) => {
+          count(err);
+          throw err;
+        },
+      )
+      .finally(() => clearTimeout(timer));
   }
 
   /** The identity as the audit trail records it. */
@@ -235,6 +257,7 @@ export class TargetCluster {
           spec: { resourceAttributes: { verb, group, resource, ...(namespace ? { namespace } : {}) } },
         },
       }),
+      { verb: 'Create', kind: 'SelfSubjectAccessReview' },
     );
     const allowed = review.status?.allowed === true;
     if (allowed) this.allowedUntil.set(key, Date.now() + ALLOWED_ANSWER_TTL_MS);
@@ -251,6 +274,7 @@ export class TargetCluster {
       const r = await this.bounded(
         `discovery of ${kind} (${apiVersion})`,
         this.api.describe(apiVersion, kind),
+        { verb: 'Get', kind: 'APIResourceList' },
       );
       return r ? { namespaced: r.namespaced, resource: r.name } : undefined;
     } catch (err) {
@@ -273,8 +297,9 @@ export class TargetCluster {
       fieldValidation: options.fieldValidation ?? 'Strict',
     };
     const lenient = options.fieldValidation === 'Ignore';
+    const counted = (verb: string) => ({ verb, kind: obj.kind ?? '', namespace: obj.metadata?.namespace });
     if (!options.replace && !lenient)
-      return this.bounded(what, this.api.write('apply', obj, { ...query, force: 'true' }));
+      return this.bounded(what, this.api.write('apply', obj, { ...query, force: 'true' }), counted('Patch'));
     const ref = {
       apiVersion: obj.apiVersion!,
       kind: obj.kind!,
@@ -282,11 +307,12 @@ export class TargetCluster {
       namespace: obj.metadata?.namespace,
     };
     const live = await this.read(ref);
-    if (live === undefined) return this.bounded(what, this.api.write('create', obj, query));
+    if (live === undefined)
+      return this.bounded(what, this.api.write('create', obj, query), counted('Create'));
     // Validate=false: server-side apply refuses a field the schema does not declare whatever
     // fieldValidation says (it needs a typed object), so the object is written as kubectl's
     // client-side apply would: created, or merge-patched, with unknown fields dropped.
-    if (!options.replace) return this.bounded(what, this.api.write('merge', obj, query));
+    if (!options.replace) return this.bounded(what, this.api.write('merge', obj, query), counted('Patch'));
     if (options.force && !options.dryRun) {
       // kubectl replace --force: delete, wait until it is gone, create.
       await this.delete(ref, { dryRun: false, propagationPolicy: 'Background' });
@@ -298,11 +324,15 @@ export class TargetCluster {
           );
         await new Promise((r) => setTimeout(r, 100));
       }
-      return this.bounded(what, this.api.write('create', obj, query));
+      return this.bounded(what, this.api.write('create', obj, query), counted('Create'));
     }
     // The live resourceVersion: a replace never overwrites a change it did not see.
     const update = { ...obj, metadata: { ...obj.metadata, resourceVersion: live.metadata?.resourceVersion } };
-    return this.bounded(what, this.api.write('replace', update as KubernetesObject, query));
+    return this.bounded(
+      what,
+      this.api.write('replace', update as KubernetesObject, query),
+      counted('Update'),
+    );
   }
 
   async read(ref: ObjectRef): Promise<KubernetesObject | undefined> {
@@ -314,6 +344,7 @@ export class TargetCluster {
           kind: ref.kind,
           metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
         }),
+        { verb: 'Get', kind: ref.kind, namespace: ref.namespace },
       );
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
@@ -341,6 +372,7 @@ export class TargetCluster {
           undefined,
           options.propagationPolicy ?? 'Background',
         ),
+        { verb: 'Delete', kind: ref.kind, namespace: ref.namespace },
       );
       return 'deleted';
     } catch (err) {

@@ -20,6 +20,7 @@ import { connect } from './steps/connect.js';
 import { planOperation } from './steps/plan.js';
 import { executeOperation } from './steps/execute.js';
 import { recordSuccess } from './steps/record-outcome.js';
+import type { AppScope, SyncMetrics } from '../observability/sync-metrics.js';
 
 export interface SyncRunnerDeps {
   db: SyncDb;
@@ -34,16 +35,38 @@ export interface SyncRunnerDeps {
   audit: AuditWriter;
   /** Where control-plane objects (argoproj.io AppProject, Application) go: the api. */
   delivery: DeliveredObjects;
+  /** capstan_app_sync_total and the requests of each attempt (none in tests that do not look). */
+  metrics?: SyncMetrics;
 }
 
 export async function runOperation(deps: SyncRunnerDeps, op: ClaimedOperation): Promise<Outcome> {
   const a = new SyncAttempt(deps, op);
+  if (!deps.metrics) return attempt(a);
+  const scope: AppScope = {
+    namespace: a.app.namespace,
+    name: a.app.name,
+    project: '',
+    destServer: '',
+    dryRun: a.request.dryRun === true,
+  };
+  return deps.metrics.sync(scope, () => attempt(a, scope));
+}
+
+/** The steps; `scope` (the attempt's metric labels) learns the project and destination on the way. */
+async function attempt(a: SyncAttempt, scope?: AppScope): Promise<Outcome> {
+  const learned = (server?: string) => {
+    if (!scope) return;
+    scope.project = a.application?.spec.project || scope.project;
+    scope.destServer = server ?? (a.application?.spec.destination.server || scope.destServer);
+  };
   const failed = (f: StepFailed) => a.fail(f.phase, f.reason, f.final);
   try {
     const resolved = await resolveInputs(a);
+    learned();
     if (resolved instanceof StepFailed) return await failed(resolved);
     const connected = await connect(a, resolved);
     if (connected instanceof StepFailed) return await failed(connected);
+    learned(connected.server);
     const planned = await planOperation(a, connected);
     if (planned instanceof StepFailed) return await failed(planned);
     const executed = await executeOperation(a, planned);

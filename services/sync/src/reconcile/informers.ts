@@ -125,6 +125,20 @@ export class InformerRegistry {
     return { informers: this.entries.size, objects };
   }
 
+  /** Per cluster server: API resources watched (group/version/resource) and objects in the caches. */
+  statsByServer(): Map<string, { resources: number; objects: number }> {
+    const seen = new Map<string, { resources: Set<string>; objects: number }>();
+    for (const e of this.entries.values()) {
+      const s = seen.get(e.key.server) ?? { resources: new Set<string>(), objects: 0 };
+      s.resources.add(`${e.key.group}/${e.key.version}/${e.key.resource}`);
+      s.objects += e.informer.list().length;
+      seen.set(e.key.server, s);
+    }
+    return new Map(
+      [...seen].map(([server, s]) => [server, { resources: s.resources.size, objects: s.objects }]),
+    );
+  }
+
   async stop(): Promise<void> {
     for (const [text, entry] of [...this.entries]) this.stopEntry(text, entry);
   }
