@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { metricCatalog, metricOf, metricsOf, repoLabel } from './metrics.js';
+import { declaredMetrics, parseMetricsText, sampleValue } from './metrics-text.js';
 
 describe('metric catalog', () => {
   it("names Argo CD's metrics with the capstan_ prefix and Argo's labels", () => {
@@ -80,5 +81,20 @@ describe('repoLabel', () => {
     expect(repoLabel('https://token@git.example.com/a/b?x=1#f')).toBe('https://git.example.com/a/b');
     expect(repoLabel('git@github.com:org/repo.git')).toBe('git@github.com/org/repo');
     expect(repoLabel('ssh://git@host:2222/org/repo')).toBe('host:2222/org/repo');
+  });
+});
+
+describe('reading /metrics back', () => {
+  it('parses samples with escaped label values, declared families, and sums matching samples', async () => {
+    const registry = new Registry();
+    const c = metricOf(registry, 'gitRequest');
+    c.inc({ repo: 'https://h/a "quoted"\\path', request_type: 'fetch' }, 2);
+    c.inc({ repo: 'https://h/b', request_type: 'fetch' });
+    const text = await registry.metrics();
+    const samples = parseMetricsText(text);
+    expect(sampleValue(samples, 'capstan_git_request_total', { repo: 'https://h/a "quoted"\\path' })).toBe(2);
+    expect(sampleValue(samples, 'capstan_git_request_total', { request_type: 'fetch' })).toBe(3);
+    expect(sampleValue(samples, 'capstan_git_request_total', { repo: 'nope' })).toBe(0);
+    expect(declaredMetrics(text).get('capstan_git_request_total')).toBe('counter');
   });
 });
