@@ -9,3 +9,4 @@ export * from './config/live-settings.js';
 export { nearestKey } from './config/file-keys.js';
 export * from './observability/metrics.js';
 export * from './observability/metrics-text.js';
+export * from './observability/tracing.js';

@@ -4,7 +4,7 @@
 import type { handleUnaryCall } from '@grpc/grpc-js';
 import type { appsetv1 } from '@capstan/proto';
 import { ValidationError, type Logger } from '@capstan/service';
-import { toServiceError, type ServiceAuthenticator } from '@capstan/service-identity';
+import { inServerSpan, toServiceError, type ServiceAuthenticator } from '@capstan/service-identity';
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
 import type { AppSetFlows, Caller, SetResult } from '../flows/appset-flows.js';
 import { authenticateAppSetCall, type AppSetMethod, type UserCall } from './service-identity.js';
@@ -40,7 +40,7 @@ export function appSetServiceImplementation(deps: {
     (call, callback) => {
       Promise.resolve()
         .then(() => authenticateAppSetCall(deps.auth, call, method))
-        .then((caller) => fn(call.request, caller))
+        .then((caller) => inServerSpan('appset', method, call.metadata, () => fn(call.request, caller)))
         .then(
           (res) => callback(null, res),
           (err: unknown) => callback(toServiceError(err, deps.logger, method)),

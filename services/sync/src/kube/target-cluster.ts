@@ -14,7 +14,7 @@ import {
   type V1APIResource,
 } from '@kubernetes/client-node';
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
-import { CapstanError } from '@capstan/service';
+import { annotateSpan, CapstanError, inSpan, SpanKind } from '@capstan/service';
 import type { ObjectRef } from '../apply/plan.js';
 import { SyncMetrics } from '../observability/sync-metrics.js';
 
@@ -193,16 +193,41 @@ export class TargetCluster {
   }
 
   /**
-   * One request, bounded in time, and counted for the Application whose work made it
-   * (`capstan_app_k8s_request_total`, with Argo CD's verbs: Get, List, Create, Patch, Update, Delete).
+   * One request, bounded in time, counted for the Application whose work made it
+   * (`capstan_app_k8s_request_total`, with Argo CD's verbs: Get, List, Create, Patch, Update, Delete)
+   * and traced as a client span of the sync's (when tracing is on).
    */
   private bounded<T>(
     what: string,
     request: Promise<T>,
     counted: { verb: string; kind: string; namespace?: string | undefined },
   ): Promise<T> {
-    const count = (err: unknown) =>
+    const attributes = {
+      'server.address': this.connection.server,
+      'k8s.verb': counted.verb,
+      'k8s.kind': counted.kind,
+      'k8s.namespace': counted.namespace ?? '',
+    };
+    return inSpan(
+      `k8s ${counted.verb} ${counted.kind}`,
+      attributes,
+      () => this.settled(what, request, counted),
+      {
+        kind: SpanKind.CLIENT,
+      },
+    );
+  }
+
+  private settled<T>(
+    what: string,
+    request: Promise<T>,
+    counted: { verb: string; kind: string; namespace?: string | undefined },
+  ): Promise<T> {
+    const count = (err: unknown) => {
       SyncMetrics.requestDone({ server: this.connection.server, ...counted }, err);
+      const code = err === undefined || err === null ? undefined : httpStatusOf(err);
+      if (code !== undefined) annotateSpan({ 'http.response.status_code': code });
+    };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {

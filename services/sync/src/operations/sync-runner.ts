@@ -3,7 +3,7 @@
 // and discover, plan under the sync options with pre-flight access checks, execute, and record
 // the outcome — exactly one terminal event, unless syncPolicy.retry schedules another attempt or a
 // target cluster that cannot be reached puts the operation back in the queue with backoff.
-import type { Logger } from '@capstan/service';
+import { contextOfTraceparent, inSpan, type Logger } from '@capstan/service';
 import type { HealthAssessor } from '@capstan/health';
 import type { SyncDb } from '../sync.table.js';
 import type { DecisionSettings } from '../decision/decide.js';
@@ -39,7 +39,25 @@ export interface SyncRunnerDeps {
   metrics?: SyncMetrics;
 }
 
-export async function runOperation(deps: SyncRunnerDeps, op: ClaimedOperation): Promise<Outcome> {
+/**
+ * Runs one attempt in a span that continues the trace of whatever queued the operation, with the
+ * request's correlation id; its requests to the cluster are child spans.
+ */
+export function runOperation(deps: SyncRunnerDeps, op: ClaimedOperation): Promise<Outcome> {
+  return inSpan(
+    `sync ${op.appNamespace}/${op.appName}`,
+    {
+      'capstan.correlation_id': op.correlationId ?? '',
+      'capstan.operation_id': op.operationId,
+      'capstan.attempt': op.attempt,
+      'capstan.application': `${op.appNamespace}/${op.appName}`,
+    },
+    () => runMetered(deps, op),
+    { parent: contextOfTraceparent(op.traceParent) },
+  );
+}
+
+async function runMetered(deps: SyncRunnerDeps, op: ClaimedOperation): Promise<Outcome> {
   const a = new SyncAttempt(deps, op);
   if (!deps.metrics) return attempt(a);
   const scope: AppScope = {
