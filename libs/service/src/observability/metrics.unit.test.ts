@@ -98,3 +98,19 @@ describe('reading /metrics back', () => {
     expect(declaredMetrics(text).get('capstan_git_request_total')).toBe('counter');
   });
 });
+
+describe('edges', () => {
+  it('reads escaped newlines and skips lines that are no sample', () => {
+    const samples = parseMetricsText(
+      'x_total{a="l1\\nl2"} 3\nnot a sample line at all\n\n# HELP x_total x\ny 1 1700000000\n',
+    );
+    expect(samples).toEqual([
+      { name: 'x_total', labels: { a: 'l1\nl2' }, value: 3 },
+      { name: 'y', labels: {}, value: 1 },
+    ]);
+  });
+
+  it('labels a file:// repository by its path, normalised', () => {
+    expect(repoLabel('file:///srv/Git/Repo.git')).toBe('file:///srv/git/repo');
+  });
+});
