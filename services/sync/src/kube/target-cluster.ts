@@ -14,9 +14,9 @@ import {
   type V1APIResource,
 } from '@kubernetes/client-node';
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
-import { annotateSpan, CapstanError, inSpan, SpanKind } from '@capstan/service';
+import { CapstanError } from '@capstan/service';
 import type { ObjectRef } from '../apply/plan.js';
-import { SyncMetrics } from '../observability/sync-metrics.js';
+import { boundedRequest, ClusterTimeoutError, type CountedRequest } from './bounded-request.js';
 
 /** A target cluster's control-plane credentials, as the api hands them out (never logged). */
 export interface ClusterConnection {
@@ -156,8 +156,7 @@ class ObjectApi extends KubernetesObjectApi {
   }
 }
 
-/** A request the target cluster did not answer in time: retried like an unreachable cluster. */
-export class ClusterTimeoutError extends Error {}
+export { ClusterTimeoutError } from './bounded-request.js';
 
 /** Default bound on one request to a target cluster; a hung API server must not hold a sync forever. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -192,65 +191,19 @@ export class TargetCluster {
     );
   }
 
-  /**
-   * One request, bounded in time, counted for the Application whose work made it
-   * (`capstan_app_k8s_request_total`, with Argo CD's verbs: Get, List, Create, Patch, Update, Delete)
-   * and traced as a client span of the sync's (when tracing is on).
-   */
-  private bounded<T>(
-    what: string,
-    request: Promise<T>,
-    counted: { verb: string; kind: string; namespace?: string | undefined },
-  ): Promise<T> {
-    const attributes = {
-      'server.address': this.connection.server,
-      'k8s.verb': counted.verb,
-      'k8s.kind': counted.kind,
-      'k8s.namespace': counted.namespace ?? '',
-    };
-    return inSpan(
-      `k8s ${counted.verb} ${counted.kind}`,
-      attributes,
-      () => this.settled(what, request, counted),
+  /** One request, bounded in time, counted and traced (kube/bounded-request.ts). */
+  private bounded<T>(what: string, request: Promise<T>, counted: CountedRequest): Promise<T> {
+    return boundedRequest(
       {
-        kind: SpanKind.CLIENT,
+        name: this.connection.name,
+        server: this.connection.server,
+        timeoutMs: this.requestTimeoutMs,
+        onTimeout: () => this.resetConnections(),
       },
+      what,
+      request,
+      counted,
     );
-  }
-
-  private settled<T>(
-    what: string,
-    request: Promise<T>,
-    counted: { verb: string; kind: string; namespace?: string | undefined },
-  ): Promise<T> {
-    const count = (err: unknown) => {
-      SyncMetrics.requestDone({ server: this.connection.server, ...counted }, err);
-      const code = err === undefined || err === null ? undefined : httpStatusOf(err);
-      if (code !== undefined) annotateSpan({ 'http.response.status_code': code });
-    };
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.resetConnections();
-        reject(
-          new ClusterTimeoutError(
-            `${what} on cluster ${this.connection.name}: no answer within ${this.requestTimeoutMs} ms (timeout)`,
-          ),
-        );
-      }, this.requestTimeoutMs);
-    });
-    return Promise.race([request, timeout])
-      .then(
-        (out) => {
-          count(undefined);
-          return out;
-        },
-        (err: unknown) => {
-          count(err);
-          throw err;
-        },
-      )
-      .finally(() => clearTimeout(timer));
   }
 
   /** The identity as the audit trail records it. */
