@@ -136,9 +136,11 @@ describe('sync service /metrics', () => {
     expect(
       sampleValue(samples, 'capstan_app_reconcile_count', { namespace: 'argocd', dest_server: a.server }),
     ).toBeGreaterThan(0);
-    expect(sampleValue(samples, 'capstan_cluster_info', { server: a.server, name: 'metrics-cluster' })).toBe(
-      1,
-    );
+    const cluster = samples.filter((s) => s.name === 'capstan_cluster_info');
+    expect(cluster).toHaveLength(1);
+    expect(cluster[0]!.labels).toMatchObject({ server: a.server, name: 'metrics-cluster' });
+    // The version the API server reports (GET /version, read once by the reconciler).
+    expect(cluster[0]!.labels.k8s_version).toMatch(/^v1\.\d+\.\d+/);
     expect(
       sampleValue(samples, 'capstan_cluster_api_resources', { server: a.server }),
     ).toBeGreaterThanOrEqual(1);

@@ -18,8 +18,8 @@ export interface AppScope {
   dryRun: boolean;
 }
 
-/** Per target cluster: watched API resources and objects in the informers' caches. */
-export type CacheStats = () => Map<string, { resources: number; objects: number }>;
+/** Per target cluster: watched API resources, objects in the informers' caches, Kubernetes version. */
+export type CacheStats = () => Map<string, { resources: number; objects: number; version: string }>;
 
 const scopes = new AsyncLocalStorage<{ scope: AppScope; metrics: SyncMetrics }>();
 
@@ -45,14 +45,16 @@ export class SyncMetrics {
         for (const r of rows ?? []) this.set(r, 1);
       },
     });
+    const stats = () => this.cacheStats();
     metricOf(registry, 'clusterInfo', {
       async collect() {
         this.reset();
         const rows = await clusterInfoRows(db).catch(failed('capstan_cluster_info'));
-        for (const r of rows ?? []) this.set({ server: r.server, name: r.name, k8s_version: '' }, 1);
+        const versions = stats();
+        for (const r of rows ?? [])
+          this.set({ server: r.server, name: r.name, k8s_version: versions.get(r.server)?.version ?? '' }, 1);
       },
     });
-    const stats = () => this.cacheStats();
     metricOf(registry, 'clusterResourceObjects', {
       collect() {
         this.reset();
