@@ -22,6 +22,7 @@ import { runSelfServiceChapter } from './self-service-story.js';
 import { runLiveStateChapter } from './live-state-story.js';
 import { runWebhookChapter } from './webhook-story.js';
 import { runSettingsStep } from './settings-step.js';
+import { runMetricsStep } from './metrics-step.js';
 import { capstan } from './capstan-cli.js';
 import type { ClusterInfo, GitInfo } from './launch.js';
 import { detail, done, heading, step } from './progress.js';
@@ -175,6 +176,7 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
 
   heading('Result');
   await capstan(['app', 'get', story.application]);
+  await runMetricsStep(story.application);
 
   step(
     `and a refusal: an Application of ${story.project} aimed at kube-system, outside the project's destinations`,

@@ -3,7 +3,13 @@
 // with a delegation minted for it and for this receiver). Nothing a caller merely declares (a
 // forwarded actor, an on-behalf-of name) is believed.
 import type { Metadata } from '@grpc/grpc-js';
-import { PermissionDeniedError, UnauthenticatedError } from '@capstan/service';
+import {
+  contextOfTraceparent,
+  inSpan,
+  PermissionDeniedError,
+  SpanKind,
+  UnauthenticatedError,
+} from '@capstan/service';
 import {
   DELEGATION_METADATA_KEY,
   delegatedActor,
@@ -83,4 +89,25 @@ export async function authenticateCall(
   if (!auth.delegations) throw new PermissionDeniedError('this service accepts no delegations');
   const delegation = await auth.delegations.verify(token, service);
   return { service, delegation, actor: delegatedActor(delegation) };
+}
+
+/**
+ * Runs a method's work in a server span that continues the caller's trace (its `traceparent`
+ * metadata), named `<service>/<method>`; only runs it while tracing is off.
+ */
+export function inServerSpan<T>(
+  service: string,
+  method: string,
+  metadata: Metadata,
+  fn: () => Promise<T>,
+): Promise<T> {
+  return inSpan(
+    `${service}/${method}`,
+    { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': method },
+    fn,
+    {
+      parent: contextOfTraceparent(single(metadata, 'traceparent')),
+      kind: SpanKind.SERVER,
+    },
+  );
 }

@@ -8,3 +8,6 @@ export * from './lifecycle/run-service.js';
 export * from './config/live-settings.js';
 export * from './config/effective-settings.js';
 export { nearestKey } from './config/file-keys.js';
+export * from './observability/metrics.js';
+export * from './observability/metrics-text.js';
+export * from './observability/tracing.js';

@@ -28,6 +28,7 @@ import { AppSetFlows } from './flows/appset-flows.js';
 import { EnginePool } from './flows/engine-pool.js';
 import { appSetServiceImplementation } from './rpc/appset-rpc.js';
 import { Reconciler } from './reconcile/reconciler.js';
+import { AppSetMetrics } from './observability/appset-metrics.js';
 import { startTriggerConsumers } from './reconcile/triggers.js';
 
 export type AppSetConfig = ConfigOf<typeof appsetSettings> & CommonConfig;
@@ -89,7 +90,15 @@ export async function startAppset(
     requeueSeconds: config['reconcile.requeue-seconds'],
   });
   const reconciler = new Reconciler(
-    { db, engine, api, repo, limits, logger: ctx.logger },
+    {
+      db,
+      engine,
+      api,
+      repo,
+      limits,
+      logger: ctx.logger,
+      metrics: new AppSetMetrics(ctx.metrics, db, ctx.logger),
+    },
     { tickMs: config['reconcile.tick-ms'], parallelism: config['reconcile.parallelism'] },
   );
 

@@ -29,6 +29,7 @@ import { systemIgnoreDifferencesFromArgoCdCm } from '@capstan/diff';
 import { loadHealthAssessor } from './health-customizations.js';
 import { startSyncGrpcServer } from './diff/sync-grpc-server.js';
 import { startReconciler, type RunningReconciler } from './reconcile/start.js';
+import { SyncMetrics } from './observability/sync-metrics.js';
 
 export type SyncConfig = ConfigOf<typeof syncSettings> & CommonConfig;
 
@@ -65,6 +66,7 @@ export async function startSync(
   // The reconciler is told of finished syncs and read-model changes; it starts after the workers.
   let reconciler: RunningReconciler | undefined;
   const clusters = new TargetClusterPool(config['sync.request-timeout-ms']);
+  const metrics = new SyncMetrics(ctx.metrics, db, ctx.logger);
   const workers = startWorkers(
     {
       db,
@@ -83,6 +85,7 @@ export async function startSync(
       logger: ctx.logger,
       clusters,
       audit: new AuditWriter(db as unknown as Kysely<unknown>),
+      metrics,
     },
     {
       parallelism: settings.live.get('sync.parallelism'),
@@ -130,6 +133,7 @@ export async function startSync(
         clusters: new TargetClusterPool(config['sync.request-timeout-ms']),
         settings: settings.decision,
         wake: (count) => workers.wake(count),
+        metrics,
       },
       reconcileOptions(config, settings.live),
     );

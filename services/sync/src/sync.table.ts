@@ -45,6 +45,8 @@ export interface OperationRow {
   retries: Generated<number>;
   retry_base: Generated<number>;
   app_fingerprint: string | null;
+  /** W3C traceparent of the span that queued it (null: tracing off). */
+  trace_parent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AppliedResourceRow {

@@ -4,6 +4,7 @@
 // handled forms the next one (at most maxBatch). At low load a batch is one message (low latency);
 // under load batches grow, so a batch handler can apply many events in one transaction (throughput).
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from 'nats';
+import { contextOfTraceparent, inSpan, SpanKind } from '@capstan/service';
 import type { EventDefinition, EventOf } from '../catalog/define.js';
 import type { Bus } from './bus.js';
 import { decodeEvent } from './decode.js';
@@ -210,8 +211,22 @@ class Consumer implements RunningConsumer {
         streamSequence: m.info.streamSequence,
         subject: m.subject,
       };
-      if (this.options.handle) await this.options.handle(event, ctx);
-      else await this.options.handleBatch!([event]);
+      // The consumer's work continues the publisher's trace, with the event's correlation id.
+      await inSpan(
+        `consume ${event.type}`,
+        {
+          'capstan.correlation_id': event.correlationid,
+          'capstan.event.id': event.id,
+          'capstan.event.type': event.type,
+          'capstan.event.subject': event.subject,
+          'capstan.consumer': this.durable,
+        },
+        async () => {
+          if (this.options.handle) await this.options.handle(event, ctx);
+          else await this.options.handleBatch!([event]);
+        },
+        { parent: contextOfTraceparent(event.traceparent), kind: SpanKind.CONSUMER },
+      );
       m.ack();
     } catch (err) {
       await this.settle.fail(m, err);

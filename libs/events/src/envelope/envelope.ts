@@ -2,6 +2,7 @@
 // every outbox row and every stored event has exactly this shape.
 import { z } from 'zod';
 import { uuidv7 } from 'uuidv7';
+import { currentTraceparent } from '@capstan/service';
 
 /** `io.capstan.<aggregate>.<event>.v<N>`, or `io.capstan.cmd.<target>.<verb>.v<N>`, or `io.capstan.ext.<source>.<event>.v<N>`. */
 export const eventTypePattern =
@@ -21,6 +22,11 @@ export const envelopeSchema = z.object({
   actor: z.string().min(1).max(256),
   /** The aggregate's version after this event (events), absent for commands. */
   sequence: z.number().int().positive().optional(),
+  /** W3C trace context of the span that published it (CloudEvents distributed-tracing extension). */
+  traceparent: z
+    .string()
+    .regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/, 'expected a W3C traceparent')
+    .optional(),
   data: z.unknown(),
 });
 
@@ -52,6 +58,7 @@ export function newEvent<Type extends string, Data>(
   meta: EventMeta,
 ): Event<Type, Data> {
   const id = meta.id ?? newEventId();
+  const traceparent = currentTraceparent();
   return {
     specversion: '1.0',
     id,
@@ -65,6 +72,8 @@ export function newEvent<Type extends string, Data>(
     ...(meta.causationId ? { causationid: meta.causationId } : {}),
     actor: meta.actor,
     ...(meta.sequence !== undefined ? { sequence: meta.sequence } : {}),
+    // The span it was made in, when tracing is on: its consumers' spans continue that trace.
+    ...(traceparent ? { traceparent } : {}),
     data,
   };
 }

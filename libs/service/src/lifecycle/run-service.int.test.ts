@@ -3,7 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startService } from './run-service.js';
+import { inSpan } from '../observability/tracing.js';
 
 function captureLogs(): { stream: Writable; lines: () => string[] } {
   const chunks: string[] = [];
@@ -52,6 +55,39 @@ describe('service skeleton', () => {
     expect(text).toContain('"msg":"configured"');
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain('"abc"');
+  });
+
+  it('exports traces when an OTLP endpoint is configured, logging where without its password, and stops them last', async () => {
+    const received: string[] = [];
+    const collector = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        received.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    const port = (collector.address() as AddressInfo).port;
+    const logs = captureLogs();
+    const svc = await startService({
+      name: 'demo',
+      settings: {},
+      sources: {
+        argv: [],
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel:collector-pw@127.0.0.1:${port}` },
+      },
+      logDestination: logs.stream,
+      start: async () => undefined,
+    });
+    await inSpan('demo work', {}, async () => undefined);
+    await svc.stop();
+    collector.close();
+    const text = logs.lines().join('\n');
+    expect(text).toContain(`"otlpTracesUrl":"http://127.0.0.1:${port}/v1/traces"`);
+    expect(text).not.toContain('collector-pw');
+    // Stopped last: the span made after start was flushed on stop.
+    expect(received.join('')).toContain('"name":"demo work"');
   });
 
   it('refuses to start on a bad setting, naming it', async () => {

@@ -13,6 +13,7 @@ import type { CapstanService } from '@capstan/policy';
 import { commonSettings } from '../config/common.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { startOpsServer, type ReadinessCheck } from '../observability/http.js';
+import { startTracing } from '../observability/tracing.js';
 import { CapstanError } from '../errors/errors.js';
 
 /**
@@ -104,6 +105,12 @@ export async function startService<S extends Settings>(options: {
     onShutdown: (name, stop) => stops.push({ name, stop }),
   };
 
+  // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): started first and stopped last, so no span of the service is lost.
+  const tracing = startTracing(options.name, options.sources?.env ?? {});
+  if (tracing) {
+    logger.info({ otlpTracesUrl: withoutUserinfo(tracing.url) }, 'exporting traces');
+    stops.unshift({ name: 'tracing', stop: () => tracing.shutdown() });
+  }
   const stopAll = () => stopInReverse(stops, logger);
 
   try {
@@ -137,6 +144,18 @@ export async function startService<S extends Settings>(options: {
       return stopping;
     },
   };
+}
+
+/** A URL as it may be logged: any user and password removed. */
+function withoutUserinfo(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return '(not a URL)';
+  }
 }
 
 /** Entry point used by each service's main.ts: starts, then stops gracefully on SIGTERM/SIGINT. */

@@ -8,11 +8,11 @@
 // audit row; every delivery, refused ones included, is audited (never the secret or the payload).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { Counter, type Registry } from 'prom-client';
+import { Registry, type Counter } from 'prom-client';
 import { appendToStream, gitPush, newEvent, type Envelope } from '@capstan/events';
 import { appendAudit, type WebhookDeliveryColumns } from '@capstan/db';
 import { normalizeRepoUrl, redactRepoUrl } from '@capstan/policy';
-import type { Logger } from '@capstan/service';
+import { metricOf, type Logger } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import { affectedSources } from './matching.js';
@@ -63,12 +63,7 @@ export class WebhookService {
     const s = deps.config.settings;
     this.perAddress = new TokenBuckets(s.ratePerAddress, s.burst);
     this.perRepository = new TokenBuckets(s.perRepositoryPerMinute / 60, s.perRepositoryPerMinute);
-    this.requests = new Counter({
-      name: 'capstan_webhook_requests_total',
-      help: 'Git webhook deliveries by provider and outcome (Argo CD: argocd_webhook_requests_total).',
-      labelNames: ['provider', 'outcome'],
-      registers: deps.metrics ? [deps.metrics] : [],
-    });
+    this.requests = metricOf(deps.metrics ?? new Registry(), 'webhookRequests');
   }
 
   /** Before the body is read: the sender's rate and the deliveries in flight. Call release() after. */

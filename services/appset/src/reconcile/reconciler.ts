@@ -36,10 +36,13 @@ import {
   type GenerationDeps,
 } from '../flows/generation.js';
 import { inputsUnchanged, reconciledInputs, type ReconciledInputs } from './inputs.js';
+import type { AppSetMetrics } from '../observability/appset-metrics.js';
 
 export interface ReconcilerDeps extends GenerationDeps {
   db: Kysely<AppSetDatabase>;
   logger: Logger;
+  /** capstan_appset_reconcile. */
+  metrics?: AppSetMetrics;
 }
 
 export type ReconcileResult = 'applied' | 'unchanged' | 'failed' | 'gone';
@@ -65,6 +68,11 @@ export class Reconciler {
 
   /** Reconciles one set now, as its owner. */
   async reconcile(key: { namespace: string; name: string }): Promise<ReconcileResult> {
+    const metrics = this.deps.metrics;
+    return metrics ? metrics.reconcile(key, () => this.reconcileOnce(key)) : this.reconcileOnce(key);
+  }
+
+  private async reconcileOnce(key: { namespace: string; name: string }): Promise<ReconcileResult> {
     const row = await findAppSet(this.deps.db, key);
     if (!row) return 'gone';
     const v = validateManifest(row.set);

@@ -6,6 +6,7 @@ import type { appsetv1 } from '@capstan/proto';
 import { ValidationError, type EffectiveSetting, type Logger } from '@capstan/service';
 import {
   authenticateCall,
+  inServerSpan,
   peerService,
   toServiceError,
   type ServiceAuthenticator,
@@ -47,7 +48,7 @@ export function appSetServiceImplementation(deps: {
     (call, callback) => {
       Promise.resolve()
         .then(() => authenticateAppSetCall(deps.auth, call, method))
-        .then((caller) => fn(call.request, caller))
+        .then((caller) => inServerSpan('appset', method, call.metadata, () => fn(call.request, caller)))
         .then(
           (res) => callback(null, res),
           (err: unknown) => callback(toServiceError(err, deps.logger, method)),

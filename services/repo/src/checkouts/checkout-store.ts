@@ -12,7 +12,7 @@ import { DiskCache, directoryBytes } from './disk-cache.js';
 import { classifyGitFailure, RepositoryTooLargeError, RevisionNotFoundError } from './git-errors.js';
 import { GitRunner, type GitAuth } from './git-process.js';
 import { KeyedLock } from './keyed-lock.js';
-import { outcomeOf, type CheckoutObserver } from '../observability/repo-metrics.js';
+import type { CheckoutObserver } from '../observability/repo-metrics.js';
 import { readCommitRef } from './local-refs.js';
 import { cloneWithTree } from './cold-clone.js';
 import { checkEgress, type EgressPolicy } from './egress.js';
@@ -191,14 +191,15 @@ export class CheckoutStore {
       () => true,
       () => false,
     );
-    const operation = exists ? 'fetch' : 'clone';
     const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    const request = { url: req.url, revision: req.revision, requestType: 'fetch' as const };
     try {
       const pin = await checkEgress(this.opts.egress, req.url, what);
       await this.fetchOnce(req, key, mirror, exists, what, pin);
-      this.opts.observer?.gitOperation(operation, 'ok', (performance.now() - started) / 1000);
+      this.opts.observer?.gitRequest({ ...request, seconds: seconds(), failed: false });
     } catch (err) {
-      this.opts.observer?.gitOperation(operation, outcomeOf(err), (performance.now() - started) / 1000);
+      this.opts.observer?.gitRequest({ ...request, seconds: seconds(), failed: true });
       throw err;
     }
   }

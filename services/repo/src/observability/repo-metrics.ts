@@ -1,14 +1,21 @@
-// The repo service's metrics. Labels are small fixed sets (operation, outcome, source type,
-// selection reason): never a URL, project, user or anything secret, so cardinality stays bounded
-// and nothing of a tenant leaks into the metrics pipeline.
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { CapstanError } from '@capstan/service';
+// The repo service's metrics: Argo CD's repo-server git metrics under `capstan_` with Argo's labels
+// (`repo`: the URL as Argo CD normalises it, user and password removed — never a credential), and
+// Capstan's own render-cache and credential-selection figures, whose labels are small fixed sets.
+// Every metric is declared once in the libs/service metric catalog.
+import { metricOf, repoLabel, type MetricsRegistry } from '@capstan/service';
 
-export type GitOperation = 'clone' | 'fetch';
+/** One network request to a git server (Argo CD's request_type: `fetch`, a first clone included). */
+export interface GitRequest {
+  url: string;
+  revision: string;
+  requestType: 'fetch' | 'ls-remote';
+  seconds: number;
+  failed: boolean;
+}
 
 /** What the checkout layer reports. */
 export interface CheckoutObserver {
-  gitOperation(operation: GitOperation, outcome: string, seconds: number): void;
+  gitRequest(request: GitRequest): void;
 }
 
 /** What manifest generation reports. */
@@ -17,64 +24,33 @@ export interface RenderObserver {
   rendered(sourceType: string, seconds: number): void;
 }
 
-export function outcomeOf(err: unknown): string {
-  const code = (err as Partial<CapstanError> | undefined)?.code;
-  return typeof code === 'string' ? code.toLowerCase() : 'error';
-}
-
 export class RepoMetrics implements CheckoutObserver, RenderObserver {
-  private readonly git: Counter<'operation' | 'outcome'>;
-  private readonly gitSeconds: Histogram<'operation'>;
-  private readonly cache: Counter<'result'>;
-  private readonly renderSeconds: Histogram<'source_type'>;
-  private readonly lookups: Counter<'reason'>;
+  private readonly git;
+  private readonly gitSeconds;
+  private readonly gitFailures;
+  private readonly cache;
+  private readonly renderSeconds;
+  private readonly lookups;
 
-  constructor(registry: Registry, cacheBytes: () => number) {
-    this.git = new Counter({
-      name: 'capstan_repo_git_operations_total',
-      help: 'git network operations (clone of a new mirror, fetch of an existing one) by outcome',
-      labelNames: ['operation', 'outcome'],
-      registers: [registry],
-    });
-    this.gitSeconds = new Histogram({
-      name: 'capstan_repo_git_operation_seconds',
-      help: 'duration of git network operations',
-      labelNames: ['operation'],
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
-      registers: [registry],
-    });
-    this.cache = new Counter({
-      name: 'capstan_repo_manifest_cache_total',
-      help: 'manifest requests answered from the render cache (hit) or rendered (miss)',
-      labelNames: ['result'],
-      registers: [registry],
-    });
-    this.renderSeconds = new Histogram({
-      name: 'capstan_repo_render_seconds',
-      help: 'duration of rendering one source (checkout excluded)',
-      labelNames: ['source_type'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30],
-      registers: [registry],
-    });
-    this.lookups = new Counter({
-      name: 'capstan_repo_credential_lookups_total',
-      help: 'credential selections for Applications by reason (project-match, unscoped-fallback, none)',
-      labelNames: ['reason'],
-      registers: [registry],
-    });
-    new Gauge({
-      name: 'capstan_repo_checkout_cache_bytes',
-      help: 'bytes of mirrors and exported trees on disk',
-      registers: [registry],
+  constructor(registry: MetricsRegistry, cacheBytes: () => number) {
+    this.git = metricOf(registry, 'gitRequest');
+    this.gitSeconds = metricOf(registry, 'gitRequestDuration');
+    this.gitFailures = metricOf(registry, 'gitFetchFail');
+    this.cache = metricOf(registry, 'manifestCache');
+    this.renderSeconds = metricOf(registry, 'renderDuration');
+    this.lookups = metricOf(registry, 'credentialLookups');
+    metricOf(registry, 'checkoutCacheBytes', {
       collect() {
         this.set(cacheBytes());
       },
     });
   }
 
-  gitOperation(operation: GitOperation, outcome: string, seconds: number): void {
-    this.git.inc({ operation, outcome });
-    this.gitSeconds.observe({ operation }, seconds);
+  gitRequest(r: GitRequest): void {
+    const repo = repoLabel(r.url);
+    this.git.inc({ repo, request_type: r.requestType });
+    this.gitSeconds.observe({ repo, request_type: r.requestType }, r.seconds);
+    if (r.failed && r.requestType === 'fetch') this.gitFailures.inc({ repo, revision: r.revision });
   }
 
   manifestCache(result: 'hit' | 'miss'): void {

@@ -8,7 +8,7 @@ import type { CredentialInput, CredentialMetadata } from '../credentials/credent
 import type { CredentialService, LookupResult } from '../credentials/credential-service.js';
 import type { ManifestGenerator } from '../manifests/manifest-generator.js';
 import type { RepoListing } from '../manifests/repo-listing.js';
-import { toServiceError, type ServiceAuthenticator } from '@capstan/service-identity';
+import { inServerSpan, toServiceError, type ServiceAuthenticator } from '@capstan/service-identity';
 import { authenticateRepoCall, type CallerIdentity } from './service-identity.js';
 import type { RepoMetrics } from '../observability/repo-metrics.js';
 import { FULL_SHA } from '../checkouts/revision.js';
@@ -97,7 +97,7 @@ function unaryFor(deps: RepoRpcDeps): Unary {
   return (method, fn) => (call, callback) => {
     Promise.resolve()
       .then(() => authenticateRepoCall(deps.auth, call, method))
-      .then((caller) => fn(call.request, caller))
+      .then((caller) => inServerSpan('repo', method, call.metadata, () => fn(call.request, caller)))
       .then(
         (res) => callback(null, res),
         (err: unknown) => callback(toServiceError(err, deps.logger, method)),

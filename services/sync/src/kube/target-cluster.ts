@@ -16,6 +16,7 @@ import {
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import { CapstanError } from '@capstan/service';
 import type { ObjectRef } from '../apply/plan.js';
+import { boundedRequest, ClusterTimeoutError, type CountedRequest } from './bounded-request.js';
 
 /** A target cluster's control-plane credentials, as the api hands them out (never logged). */
 export interface ClusterConnection {
@@ -155,8 +156,7 @@ class ObjectApi extends KubernetesObjectApi {
   }
 }
 
-/** A request the target cluster did not answer in time: retried like an unreachable cluster. */
-export class ClusterTimeoutError extends Error {}
+export { ClusterTimeoutError } from './bounded-request.js';
 
 /** Default bound on one request to a target cluster; a hung API server must not hold a sync forever. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -191,19 +191,19 @@ export class TargetCluster {
     );
   }
 
-  private bounded<T>(what: string, request: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.resetConnections();
-        reject(
-          new ClusterTimeoutError(
-            `${what} on cluster ${this.connection.name}: no answer within ${this.requestTimeoutMs} ms (timeout)`,
-          ),
-        );
-      }, this.requestTimeoutMs);
-    });
-    return Promise.race([request, timeout]).finally(() => clearTimeout(timer));
+  /** One request, bounded in time, counted and traced (kube/bounded-request.ts). */
+  private bounded<T>(what: string, request: Promise<T>, counted: CountedRequest): Promise<T> {
+    return boundedRequest(
+      {
+        name: this.connection.name,
+        server: this.connection.server,
+        timeoutMs: this.requestTimeoutMs,
+        onTimeout: () => this.resetConnections(),
+      },
+      what,
+      request,
+      counted,
+    );
   }
 
   /** The identity as the audit trail records it. */
@@ -235,6 +235,7 @@ export class TargetCluster {
           spec: { resourceAttributes: { verb, group, resource, ...(namespace ? { namespace } : {}) } },
         },
       }),
+      { verb: 'Create', kind: 'SelfSubjectAccessReview' },
     );
     const allowed = review.status?.allowed === true;
     if (allowed) this.allowedUntil.set(key, Date.now() + ALLOWED_ANSWER_TTL_MS);
@@ -251,6 +252,7 @@ export class TargetCluster {
       const r = await this.bounded(
         `discovery of ${kind} (${apiVersion})`,
         this.api.describe(apiVersion, kind),
+        { verb: 'Get', kind: 'APIResourceList' },
       );
       return r ? { namespaced: r.namespaced, resource: r.name } : undefined;
     } catch (err) {
@@ -273,8 +275,9 @@ export class TargetCluster {
       fieldValidation: options.fieldValidation ?? 'Strict',
     };
     const lenient = options.fieldValidation === 'Ignore';
+    const counted = (verb: string) => ({ verb, kind: obj.kind ?? '', namespace: obj.metadata?.namespace });
     if (!options.replace && !lenient)
-      return this.bounded(what, this.api.write('apply', obj, { ...query, force: 'true' }));
+      return this.bounded(what, this.api.write('apply', obj, { ...query, force: 'true' }), counted('Patch'));
     const ref = {
       apiVersion: obj.apiVersion!,
       kind: obj.kind!,
@@ -282,11 +285,12 @@ export class TargetCluster {
       namespace: obj.metadata?.namespace,
     };
     const live = await this.read(ref);
-    if (live === undefined) return this.bounded(what, this.api.write('create', obj, query));
+    if (live === undefined)
+      return this.bounded(what, this.api.write('create', obj, query), counted('Create'));
     // Validate=false: server-side apply refuses a field the schema does not declare whatever
     // fieldValidation says (it needs a typed object), so the object is written as kubectl's
     // client-side apply would: created, or merge-patched, with unknown fields dropped.
-    if (!options.replace) return this.bounded(what, this.api.write('merge', obj, query));
+    if (!options.replace) return this.bounded(what, this.api.write('merge', obj, query), counted('Patch'));
     if (options.force && !options.dryRun) {
       // kubectl replace --force: delete, wait until it is gone, create.
       await this.delete(ref, { dryRun: false, propagationPolicy: 'Background' });
@@ -298,11 +302,15 @@ export class TargetCluster {
           );
         await new Promise((r) => setTimeout(r, 100));
       }
-      return this.bounded(what, this.api.write('create', obj, query));
+      return this.bounded(what, this.api.write('create', obj, query), counted('Create'));
     }
     // The live resourceVersion: a replace never overwrites a change it did not see.
     const update = { ...obj, metadata: { ...obj.metadata, resourceVersion: live.metadata?.resourceVersion } };
-    return this.bounded(what, this.api.write('replace', update as KubernetesObject, query));
+    return this.bounded(
+      what,
+      this.api.write('replace', update as KubernetesObject, query),
+      counted('Update'),
+    );
   }
 
   async read(ref: ObjectRef): Promise<KubernetesObject | undefined> {
@@ -314,6 +322,7 @@ export class TargetCluster {
           kind: ref.kind,
           metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
         }),
+        { verb: 'Get', kind: ref.kind, namespace: ref.namespace },
       );
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
@@ -341,6 +350,7 @@ export class TargetCluster {
           undefined,
           options.propagationPolicy ?? 'Background',
         ),
+        { verb: 'Delete', kind: ref.kind, namespace: ref.namespace },
       );
       return 'deleted';
     } catch (err) {

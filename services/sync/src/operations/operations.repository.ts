@@ -8,6 +8,7 @@ import { sql, type Transaction } from 'kysely';
 import { appendToStream, streamVersion, type Envelope, type EventStoreDatabase } from '@capstan/events';
 import type { OperationRow, SyncDb, SyncDbOrTrx, SyncTrx } from '../sync.table.js';
 import type { SyncTrigger } from './trigger.js';
+import { currentTraceparent } from '@capstan/service';
 
 export interface ClaimedOperation {
   operationId: string;
@@ -24,6 +25,8 @@ export interface ClaimedOperation {
   retryBase: number;
   /** The Application as the attempt that scheduled the last retry saw it. */
   appFingerprint: string | null;
+  /** W3C traceparent of the span that queued it: the attempt's span continues that trace. */
+  traceParent: string | null;
 }
 
 export function operationStream(operationId: string): string {
@@ -64,6 +67,7 @@ export async function enqueueOperation(
       trigger_event_id: op.triggerEventId,
       actor: op.actor,
       correlation_id: op.correlationId,
+      trace_parent: currentTraceparent() ?? null,
     })
     .onConflict((oc) => oc.column('operation_id').doNothing())
     .executeTakeFirst();
@@ -112,6 +116,7 @@ export async function claimOperation(db: SyncDb, leaseMs: number): Promise<Claim
       retries: row.retries,
       retryBase: row.retry_base,
       appFingerprint: row.app_fingerprint,
+      traceParent: (row as unknown as { trace_parent: string | null }).trace_parent,
     };
   } catch (err) {
     // Two replicas picked different operations of one Application at once: the unique index let one

@@ -3,7 +3,7 @@
 // and discover, plan under the sync options with pre-flight access checks, execute, and record
 // the outcome — exactly one terminal event, unless syncPolicy.retry schedules another attempt or a
 // target cluster that cannot be reached puts the operation back in the queue with backoff.
-import type { Logger } from '@capstan/service';
+import { contextOfTraceparent, inSpan, type Logger } from '@capstan/service';
 import type { HealthAssessor } from '@capstan/health';
 import type { SyncDb } from '../sync.table.js';
 import type { DecisionSettings } from '../decision/decide.js';
@@ -20,6 +20,7 @@ import { connect } from './steps/connect.js';
 import { planOperation } from './steps/plan.js';
 import { executeOperation } from './steps/execute.js';
 import { recordSuccess } from './steps/record-outcome.js';
+import type { AppScope, SyncMetrics } from '../observability/sync-metrics.js';
 
 export interface SyncRunnerDeps {
   db: SyncDb;
@@ -34,16 +35,56 @@ export interface SyncRunnerDeps {
   audit: AuditWriter;
   /** Where control-plane objects (argoproj.io AppProject, Application) go: the api. */
   delivery: DeliveredObjects;
+  /** capstan_app_sync_total and the requests of each attempt (none in tests that do not look). */
+  metrics?: SyncMetrics;
 }
 
-export async function runOperation(deps: SyncRunnerDeps, op: ClaimedOperation): Promise<Outcome> {
+/**
+ * Runs one attempt in a span that continues the trace of whatever queued the operation, with the
+ * request's correlation id; its requests to the cluster are child spans.
+ */
+export function runOperation(deps: SyncRunnerDeps, op: ClaimedOperation): Promise<Outcome> {
+  return inSpan(
+    `sync ${op.appNamespace}/${op.appName}`,
+    {
+      'capstan.correlation_id': op.correlationId ?? '',
+      'capstan.operation_id': op.operationId,
+      'capstan.attempt': op.attempt,
+      'capstan.application': `${op.appNamespace}/${op.appName}`,
+    },
+    () => runMetered(deps, op),
+    { parent: contextOfTraceparent(op.traceParent) },
+  );
+}
+
+async function runMetered(deps: SyncRunnerDeps, op: ClaimedOperation): Promise<Outcome> {
   const a = new SyncAttempt(deps, op);
+  if (!deps.metrics) return attempt(a);
+  const scope: AppScope = {
+    namespace: a.app.namespace,
+    name: a.app.name,
+    project: '',
+    destServer: '',
+    dryRun: a.request.dryRun === true,
+  };
+  return deps.metrics.sync(scope, () => attempt(a, scope));
+}
+
+/** The steps; `scope` (the attempt's metric labels) learns the project and destination on the way. */
+async function attempt(a: SyncAttempt, scope?: AppScope): Promise<Outcome> {
+  const learned = (server?: string) => {
+    if (!scope) return;
+    scope.project = a.application?.spec.project || scope.project;
+    scope.destServer = server ?? (a.application?.spec.destination.server || scope.destServer);
+  };
   const failed = (f: StepFailed) => a.fail(f.phase, f.reason, f.final);
   try {
     const resolved = await resolveInputs(a);
+    learned();
     if (resolved instanceof StepFailed) return await failed(resolved);
     const connected = await connect(a, resolved);
     if (connected instanceof StepFailed) return await failed(connected);
+    learned(connected.server);
     const planned = await planOperation(a, connected);
     if (planned instanceof StepFailed) return await failed(planned);
     const executed = await executeOperation(a, planned);

@@ -10,7 +10,13 @@
 // its spec/data, status (health) and managedFields (the diff's field ownership and
 // managedFieldsManagers). Roughly the object's JSON size × 2–3 in V8 (bench/results/reconcile.json
 // measures it per 1,000 objects).
-import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  ListWatch,
+  VersionApi,
+  Watch,
+  type KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import type { Logger } from '@capstan/service';
 import { kubeConfigFor, type ClusterConnection, type SyncIdentity } from '../kube/target-cluster.js';
 import { connectionDigest } from '../kube/target-cluster-pool.js';
@@ -44,9 +50,18 @@ export interface InformerEvents {
 const RETRY_BASE_MS = 1_000;
 const RETRY_CAP_MS = 300_000;
 
+export interface ClusterCacheStats {
+  resources: number;
+  objects: number;
+  /** The cluster's Kubernetes version (gitVersion), '' until known. */
+  version: string;
+}
+
 export class InformerRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly configs = new Map<string, KubeConfig>();
+  /** Kubernetes version per cluster server ('' until known). */
+  private readonly versions = new Map<string, string>();
 
   constructor(
     private readonly events: InformerEvents,
@@ -125,6 +140,23 @@ export class InformerRegistry {
     return { informers: this.entries.size, objects };
   }
 
+  /** Per cluster server: API resources watched (group/version/resource), objects in the caches, version. */
+  statsByServer(): Map<string, ClusterCacheStats> {
+    const seen = new Map<string, { resources: Set<string>; objects: number }>();
+    for (const e of this.entries.values()) {
+      const s = seen.get(e.key.server) ?? { resources: new Set<string>(), objects: 0 };
+      s.resources.add(`${e.key.group}/${e.key.version}/${e.key.resource}`);
+      s.objects += e.informer.list().length;
+      seen.set(e.key.server, s);
+    }
+    return new Map(
+      [...seen].map(([server, s]) => [
+        server,
+        { resources: s.resources.size, objects: s.objects, version: this.versions.get(server) ?? '' },
+      ]),
+    );
+  }
+
   async stop(): Promise<void> {
     for (const [text, entry] of [...this.entries]) this.stopEntry(text, entry);
   }
@@ -178,8 +210,21 @@ export class InformerRegistry {
     if (!kc) {
       kc = kubeConfigFor(conn, identity, { maxSockets: Infinity });
       this.configs.set(digest, kc);
+      this.learnVersion(conn.server, kc);
     }
     return kc;
+  }
+
+  /** The cluster's Kubernetes version (GET /version, which every authenticated identity may read), once. */
+  private learnVersion(server: string, kc: KubeConfig): void {
+    if (this.versions.has(server)) return;
+    this.versions.set(server, '');
+    kc.makeApiClient(VersionApi)
+      .getCode()
+      .then(
+        (v) => this.versions.set(server, v.gitVersion),
+        () => this.versions.delete(server),
+      );
   }
 }
 

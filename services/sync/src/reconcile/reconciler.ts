@@ -29,6 +29,7 @@ import { livePairs } from './pairs.js';
 import { readsRevision, type RevisionChange } from './revision-match.js';
 import { Automation } from './automation-runner.js';
 import type { SelfHealPolicy } from './automation.js';
+import type { SyncMetrics } from '../observability/sync-metrics.js';
 
 export interface ReconcilerOptions {
   resyncMs: number;
@@ -44,6 +45,8 @@ export interface ReconcilerDeps extends DesiredDeps {
   health: HealthAssessor;
   /** Wakes the sync workers after automation queued operations. */
   wake(count?: number): void;
+  /** capstan_app_reconcile and the cluster cache gauges. */
+  metrics?: SyncMetrics;
 }
 
 interface AppEntry {
@@ -84,6 +87,7 @@ export class Reconciler {
       options.requestTimeoutMs,
     );
     this.automation = new Automation(deps, options.selfHeal, (app) => this.markDirty([app]));
+    deps.metrics?.readCacheStatsFrom(() => this.informers.statsByServer());
   }
 
   async start(): Promise<void> {
@@ -199,12 +203,15 @@ export class Reconciler {
   private async load(app: { namespace: string; name: string }): Promise<void> {
     const key = appKeyOf(app);
     let desired: DesiredState | DesiredFailure;
+    const started = performance.now();
     try {
       desired = await loadDesired(this.deps, app);
     } catch (err) {
       // An unreachable cluster or repo service: Unknown, retried at the next resync.
       desired = { ok: false, application: undefined, specHash: '', message: (err as Error).message };
     }
+    const server = desired.ok ? desired.server : (desired.application?.spec.destination.server ?? '');
+    this.deps.metrics?.reconciled(app.namespace, server, (performance.now() - started) / 1000);
     if (this.stopped) return;
     if (!desired.ok && desired.application === undefined && desired.message.endsWith('not found')) {
       // Not (or no longer) in the read model.

@@ -71,7 +71,13 @@ export interface SyncHarness {
 
 export async function startSyncHarness(
   clusters: KubeCluster[],
-  options: { impersonation: boolean; strict?: boolean; manifests?: ManifestSource },
+  options: {
+    impersonation: boolean;
+    strict?: boolean;
+    manifests?: ManifestSource;
+    /** More environment for the service (e.g. OTEL_EXPORTER_OTLP_ENDPOINT). */
+    env?: Record<string, string>;
+  },
 ): Promise<SyncHarness> {
   const database: TestDatabase = await createTestDatabase('capstan_sync');
   const testBus: TestBus = await createTestBus('sync');
@@ -130,6 +136,7 @@ export async function startSyncHarness(
         CAPSTAN_LOG_LEVEL: 'warn',
         CAPSTAN_SYNC_STRICT_SERVICE_ACCOUNTS: String(options.strict === true),
         ...(options.impersonation ? {} : { CAPSTAN_APPLICATION_SYNC_IMPERSONATION_ENABLED: 'false' }),
+        ...options.env,
       },
     },
     start: async (ctx) => {
