@@ -9,7 +9,15 @@ export const ARGO_CONFIG_OBJECTS = [
   'argocd-rbac-cm',
   'argocd-cmd-params-cm',
   'argocd-secret',
+  'argocd-notifications-cm',
+  'argocd-notifications-secret',
 ] as const;
+
+/** The Secrets among them (the others are ConfigMaps). */
+export const ARGO_SECRET_OBJECTS: readonly ArgoConfigObject[] = [
+  'argocd-secret',
+  'argocd-notifications-secret',
+];
 export type ArgoConfigObject = (typeof ARGO_CONFIG_OBJECTS)[number];
 
 /** How a value is read: Argo's values are all strings. */
@@ -26,7 +34,8 @@ export type ArgoValueKind =
   | 'log-level'
   | 'capabilities'
   | 'ignore-differences'
-  | 'resource-filter';
+  | 'resource-filter'
+  | 'notifications';
 
 export type CapstanService = 'api' | 'sync' | 'repo' | 'appset';
 
@@ -325,4 +334,23 @@ const secret: ArgoKeySpec[] = [
   ),
 ];
 
-export const ARGO_KEYS: readonly ArgoKeySpec[] = [...cm, ...rbac, ...cmdParams, ...secret];
+// Argo CD Notifications (docs/notifications.md): argocd-notifications-cm is read as a whole by the
+// api's notifier (readNotificationsConfig, which also checks it at apply); argocd-notifications-secret
+// holds the values its `$key` references name, kept sealed like argocd-secret's webhook secrets.
+const notifications: ArgoKeySpec[] = [
+  ...['trigger.<name>', 'template.<name>', 'service.webhook.<name>', 'service.slack', 'service.email'].map(
+    (key) => implemented('argocd-notifications-cm', key, 'notifications', 'api', 'notifications', true),
+  ),
+  ...notImplemented(
+    'argocd-notifications-cm',
+    ['subscriptions', 'context', 'defaultTriggers', 'defaultTriggers.<name>', 'service.<rest>'],
+    'string',
+    'not implemented by Capstan (services: webhook, slack and email only; subscriptions by annotation only)',
+  ),
+  {
+    ...implemented('argocd-notifications-secret', '<rest>', 'string', 'api', 'notifications', true),
+    sensitive: true,
+  },
+];
+
+export const ARGO_KEYS: readonly ArgoKeySpec[] = [...cm, ...rbac, ...cmdParams, ...secret, ...notifications];

@@ -153,3 +153,30 @@ describe('Argo CD settings keys', () => {
     ]);
   });
 });
+
+describe('Argo CD Notifications objects', () => {
+  it('checks argocd-notifications-cm key by key with the notifier reading, and sets no service setting', () => {
+    const data = {
+      'trigger.on-sync-succeeded':
+        "- when: app.status.operationState.phase in ['Succeeded']\n  send: [app-sync-succeeded]",
+      'template.app-sync-succeeded': 'message: Application {{.app.metadata.name}} synced',
+      'service.webhook.hook': 'url: ftp://example.com/',
+      'trigger.bad': '- when: len(app.status) > 1\n  send: [x]',
+    };
+    const r = checkArgoSettings('argocd-notifications-cm', data, { strict: true });
+    expect(r.problems.map((p) => p.key)).toEqual([
+      'argocd-notifications-cm: service.webhook.hook',
+      'argocd-notifications-cm: trigger.bad',
+    ]);
+    expect(r.problems[0]!.message).toBe('url: must be an http(s) URL');
+    expect(r.problems[1]!.message).toMatch(/^\[0\]\.when: /);
+    expect(r.mapped.map((m) => m.key)).toEqual(['template.app-sync-succeeded', 'trigger.on-sync-succeeded']);
+    expect(argoOverlay({ 'argocd-notifications-cm': data }, 'api').size).toBe(0);
+  });
+
+  it('keeps every argocd-notifications-secret key sensitive, and warns about the cm keys it does not implement', () => {
+    expect(argoKeySpec('argocd-notifications-secret', 'slack-token')).toMatchObject({ sensitive: true });
+    const r = checkArgoSettings('argocd-notifications-cm', { 'service.teams': 'x: y' }, { strict: false });
+    expect(r.warnings[0]!.message).toContain('recognised but not implemented');
+  });
+});
