@@ -9,6 +9,7 @@ import { applicationConditions } from './2026_11_25_0020_application_conditions.
 import { reconciledStatus } from './2026_11_25_0030_reconciled_status.js';
 import { settingsVersions } from './2026_11_26_0101_settings.js';
 import { settingsSecrets } from './2026_11_27_0201_settings_secrets.js';
+import { notifications } from './2026_11_27_0501_notifications.js';
 
 export const API_SCHEMA = 'api';
 
@@ -22,4 +23,5 @@ export const apiSchemaMigrations: Migrations = {
   '2026_11_25_0030_reconciled_status': reconciledStatus,
   '2026_11_26_0101_settings': settingsVersions,
   '2026_11_27_0201_settings_secrets': settingsSecrets,
+  '2026_11_27_0501_notifications': notifications,
 };

@@ -31,6 +31,7 @@ import {
   recordStartedOperation,
   type StartedOperation,
 } from '../applications/revision-history.js';
+import type { Notifier } from '../notifications/notifier.js';
 import {
   applyReconciledStatus,
   isReconciledStatusEvent,
@@ -237,6 +238,8 @@ export async function startSyncStatusConsumer(opts: {
   logger: Logger;
   /** Told of each Application an applied event changed (the UI's live stream). */
   changes?: ApplicationChanges;
+  /** Argo CD Notifications: evaluates the subscriptions of the event's Application once applied. */
+  notifier?: Notifier;
 }): Promise<{ stop(): Promise<void> }> {
   const consumer: RunningConsumer = await opts.bus.consume({
     durable: DURABLE,
@@ -249,6 +252,7 @@ export async function startSyncStatusConsumer(opts: {
         await applyDeletionEvent(opts.db, opts.applications, event);
       }
       if (event.subject) opts.changes?.notify(event.subject);
+      await opts.notifier?.onEvent(event);
     },
     onError: (err, info) => opts.logger.warn({ err, ...info }, 'sync status event not applied'),
   });
