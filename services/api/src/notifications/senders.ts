@@ -13,20 +13,28 @@ export interface SendOutcome {
   reason: string;
 }
 
-/** scheme://host/path of a URL (never userinfo, query or fragment); smtp://host:port for email. */
+/**
+ * scheme://host/path of a webhook's URL (never userinfo, query or fragment); scheme://host only of a
+ * Slack-compatible URL (whose path is its secret); smtp://host:port for email.
+ */
 export function targetOf(service: NotificationService, path = ''): string {
   if (service.kind === 'email') return `smtp://${service.host}:${service.port}`;
   try {
     const u = new URL(joinUrl(service.url, path));
-    return `${u.protocol}//${u.host}${u.pathname}`;
+    return `${u.protocol}//${u.host}${service.kind === 'webhook' ? u.pathname : ''}`;
   } catch {
     return '(invalid URL)';
   }
 }
 
+/** The service's URL with the template's path appended to its path (its query kept). */
 function joinUrl(base: string, path: string): string {
   if (!path) return base;
-  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+  const u = new URL(base);
+  const [p, q] = path.split('?', 2) as [string, string | undefined];
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}/${p.replace(/^\/+/, '')}`;
+  if (q) u.search = u.search ? `${u.search}&${q}` : `?${q}`;
+  return u.toString();
 }
 
 function reasonOf(err: unknown): string {
@@ -42,7 +50,12 @@ async function post(
   init: { method: string; headers: Record<string, string>; body: string },
   timeoutMs: number,
 ): Promise<SendOutcome> {
-  const u = new URL(url);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { ok: false, httpStatus: 0, reason: 'refused: not a valid URL' };
+  }
   if (u.protocol !== 'http:' && u.protocol !== 'https:')
     return { ok: false, httpStatus: 0, reason: `refused: ${u.protocol} is not http(s)` };
   const hasBody = init.method !== 'GET' && init.method !== 'HEAD';
@@ -72,11 +85,13 @@ export async function send(
     case 'webhook': {
       const w = n.webhook[service.name] ?? { method: 'GET', path: '', body: '' };
       const headers = Object.fromEntries(service.headers.map((h) => [h.name, h.value]));
-      return post(
-        joinUrl(service.url, w.path),
-        { method: w.method.toUpperCase(), headers, body: w.body },
-        timeoutMs,
-      );
+      let url: string;
+      try {
+        url = joinUrl(service.url, w.path);
+      } catch {
+        return { ok: false, httpStatus: 0, reason: 'refused: not a valid URL' };
+      }
+      return post(url, { method: w.method.toUpperCase(), headers, body: w.body }, timeoutMs);
     }
     case 'slack': {
       const body = JSON.stringify({
