@@ -338,14 +338,19 @@ const secret: ArgoKeySpec[] = [
 // api's notifier (readNotificationsConfig, which also checks it at apply); argocd-notifications-secret
 // holds the values its `$key` references name, kept sealed like argocd-secret's webhook secrets.
 const notifications: ArgoKeySpec[] = [
-  ...['trigger.<name>', 'template.<name>', 'service.webhook.<name>', 'service.slack', 'service.email'].map(
-    (key) => implemented('argocd-notifications-cm', key, 'notifications', 'api', 'notifications', true),
-  ),
+  ...[
+    'trigger.<name>',
+    'template.<name>',
+    'service.webhook.<name>',
+    'service.slack',
+    'service.email',
+    'subscriptions',
+  ].map((key) => implemented('argocd-notifications-cm', key, 'notifications', 'api', 'notifications', true)),
   ...notImplemented(
     'argocd-notifications-cm',
-    ['subscriptions', 'context', 'defaultTriggers', 'defaultTriggers.<name>', 'service.<rest>'],
+    ['context', 'defaultTriggers', 'defaultTriggers.<name>', 'service.<rest>'],
     'string',
-    'not implemented by Capstan (services: webhook, slack and email only; subscriptions by annotation only)',
+    'not implemented by Capstan (services: webhook, slack and email only; no default triggers)',
   ),
   {
     ...implemented('argocd-notifications-secret', '<rest>', 'string', 'api', 'notifications', true),

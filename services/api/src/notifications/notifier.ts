@@ -11,7 +11,12 @@ import { createHash } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { applyOnce } from '@capstan/events';
 import type { Logger } from '@capstan/service';
-import { subscriptionsOf, type NotificationsConfig, type TriggerCondition } from '@capstan/policy';
+import {
+  defaultSubscriptionsFor,
+  subscriptionsOf,
+  type NotificationsConfig,
+  type TriggerCondition,
+} from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import { findApplication } from '../applications/application.repository.js';
@@ -66,15 +71,23 @@ interface Planned {
   keep: boolean;
 }
 
-/** What every subscription's conditions say about `vars` (pure). */
+/**
+ * What every subscription's conditions say about `vars` (pure): the Application's annotations, and
+ * the default subscriptions (the cm's `subscriptions`) whose selector matches its labels.
+ */
 export function plan(
   config: NotificationsConfig,
-  annotations: Readonly<Record<string, string>> | undefined,
+  metadata: { annotations?: Record<string, string> | undefined; labels?: Record<string, string> | undefined },
   vars: Record<string, unknown>,
   warn: (message: string) => void,
 ): Planned[] {
   const out: Planned[] = [];
-  for (const sub of subscriptionsOf(annotations)) {
+  const seen = new Set<string>();
+  const subs = [
+    ...subscriptionsOf(metadata.annotations),
+    ...defaultSubscriptionsFor(config, metadata.labels),
+  ];
+  for (const sub of subs) {
     const conditions = config.triggers.get(sub.trigger);
     if (!conditions || !config.services.has(sub.service)) {
       warn(`subscription ${sub.trigger}.${sub.service}: no such ${conditions ? 'service' : 'trigger'}`);
@@ -84,16 +97,20 @@ export function plan(
     conditions.forEach((c, i) => {
       const triggered = c.when.evaluate(vars);
       const cond = conditionKey(i, c, vars);
-      for (const recipient of recipients)
+      for (const recipient of recipients) {
+        const key = `${sub.trigger}:${cond}:${sub.service}:${recipient}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
         out.push({
           trigger: sub.trigger,
           templates: c.send,
           service: sub.service,
           recipient,
-          key: `${sub.trigger}:${cond}:${sub.service}:${recipient}`,
+          key,
           triggered,
           keep: c.oncePer !== undefined,
         });
+      }
     });
   }
   return out;
@@ -141,7 +158,7 @@ export class Notifier {
     const warn = (message: string) => this.deps.logger.warn({ application }, `notifications: ${message}`);
     let queued = 0;
     const at = new Date();
-    for (const p of plan(config, stored.application.metadata.annotations, vars, warn)) {
+    for (const p of plan(config, stored.application.metadata, vars, warn)) {
       const state = trx.withSchema('api');
       if (!p.triggered) {
         if (!p.keep)

@@ -22,7 +22,9 @@ describe('notifier: what the subscriptions of an Application say', () => {
     const warnings: string[] = [];
     const p = plan(
       config,
-      { [sub('on-sync-succeeded', 'slack')]: 'a; b', [sub('on-sync-succeeded', 'hook')]: '' },
+      {
+        annotations: { [sub('on-sync-succeeded', 'slack')]: 'a; b', [sub('on-sync-succeeded', 'hook')]: '' },
+      },
       app('Succeeded'),
       (m) => warnings.push(m),
     );
@@ -34,7 +36,12 @@ describe('notifier: what the subscriptions of an Application say', () => {
     expect(p[1]!.key).toMatch(/^on-sync-succeeded:\[0\]\.[0-9a-f]{12}:slack:a$/);
     expect(warnings).toEqual([]);
     expect(
-      plan(config, { [sub('on-sync-succeeded', 'slack')]: 'a' }, app('Running'), () => {})[0],
+      plan(
+        config,
+        { annotations: { [sub('on-sync-succeeded', 'slack')]: 'a' } },
+        app('Running'),
+        () => {},
+      )[0],
     ).toMatchObject({
       triggered: false,
       keep: false,
@@ -49,9 +56,11 @@ describe('notifier: what the subscriptions of an Application say', () => {
     const p = plan(
       config,
       {
-        [sub('on-deployed', 'slack')]: 'x',
-        [sub('on-nothing', 'slack')]: 'x',
-        [sub('on-deployed', 'teams')]: 'x',
+        annotations: {
+          [sub('on-deployed', 'slack')]: 'x',
+          [sub('on-nothing', 'slack')]: 'x',
+          [sub('on-deployed', 'teams')]: 'x',
+        },
       },
       app('Succeeded'),
       (m) => warnings.push(m),
@@ -61,6 +70,32 @@ describe('notifier: what the subscriptions of an Application say', () => {
     expect(warnings.sort()).toEqual([
       'subscription on-deployed.teams: no such service',
       'subscription on-nothing.slack: no such trigger',
+    ]);
+  });
+
+  it('adds the default subscriptions whose selector matches the labels, once per destination', () => {
+    const withDefaults = readNotificationsConfig({
+      'trigger.on-sync-succeeded': "- when: app.status.operationState.phase in ['Succeeded']\n  send: [a]",
+      'service.slack': 'apiURL: http://127.0.0.1:1/slack',
+      subscriptions:
+        '- recipients: [slack:ops, slack:dev]\n  triggers: [on-sync-succeeded]\n  selector: env=prod, team!=b',
+    });
+    expect(withDefaults.problems).toEqual([]);
+    const dests = (labels: Record<string, string>) =>
+      plan(
+        withDefaults,
+        { labels, annotations: { [sub('on-sync-succeeded', 'slack')]: 'ops' } },
+        app('Succeeded'),
+        () => {},
+      ).map((x) => x.recipient);
+    expect(dests({ env: 'prod', team: 'a' })).toEqual(['ops', 'dev']);
+    expect(dests({ env: 'prod', team: 'b' })).toEqual(['ops']);
+    expect(
+      readNotificationsConfig({
+        subscriptions: '- recipients: [slack:x]\n  triggers: [t]\n  selector: env in (a)',
+      }).problems,
+    ).toEqual([
+      'argocd-notifications-cm: subscriptions: [0].selector: "env in (a)": only key=value, key==value and key!=value are supported',
     ]);
   });
 
