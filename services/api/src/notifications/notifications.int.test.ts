@@ -63,6 +63,13 @@ data:
     - description: Application syncing has failed
       send: [app-sync-failed]
       when: app.status.operationState.phase in ['Error', 'Failed']
+  trigger.on-created: |
+    - description: Application is created.
+      oncePer: app.metadata.name
+      send: [app-created]
+      when: "true"
+  template.app-created: |
+    message: "Application {{.app.metadata.name}} has been created in {{.app.spec.project}}."
   template.app-sync-succeeded: |
     message: "Application {{.app.metadata.name}} has been successfully synced at {{.app.status.operationState.finishedAt}}."
     title: "Synced {{.app.metadata.name}}"
@@ -99,6 +106,7 @@ describe('notifications: a sync event to webhook, Slack and email receivers', ()
   let h: Harness;
   let admin: string;
   let sync: Bus;
+  let c: ReturnType<Harness['clients']>;
   let http: Server;
   let smtp: SMTPServer;
   const received: Received[] = [];
@@ -137,7 +145,7 @@ describe('notifications: a sync event to webhook, Slack and email receivers', ()
     h = await startHarness({
       notifications: { maxAttempts: 3, backoffMs: 100, pollMs: 200, timeoutMs: 5000 },
     });
-    const c = h.clients();
+    c = h.clients();
     admin = await h.login('admin', ADMIN_PASSWORD);
     const apply = (manifests: string) =>
       unary(
@@ -316,5 +324,46 @@ describe('notifications: a sync event to webhook, Slack and email receivers', ()
     expect(everything).not.toContain('s3cr3t');
     // The other receivers were not held up: the succeeded sync's notifications were all sent.
     expect(at('/hooks')).toHaveLength(1);
+  });
+
+  it('notifies on-created once per Application (its first event), whatever follows', async () => {
+    const app = guestbook('team-a', 'created-app');
+    const annotations = { 'notifications.argoproj.io/subscribe.on-created.slack': '#new' };
+    await unary(
+      c.applications.create.bind(c.applications),
+      {
+        application: apiv1.Application.fromJSON({ ...app, metadata: { ...app.metadata, annotations } }),
+        upsert: false,
+      },
+      { metadata: bearer(admin) },
+    );
+    const verdict = (at: string) =>
+      newEvent(
+        syncStatusChanged.type,
+        {
+          application: { namespace: 'argocd', name: 'created-app' },
+          sync: { status: 'OutOfSync', revision: 'a1b2c3d4e5f6' },
+          health: { status: 'Missing' },
+          resources: [],
+          reconciledAt: at,
+        },
+        { ...meta, subject: 'applications/argocd/created-app' },
+      );
+    await sync.publish(verdict(new Date().toISOString()));
+    const second = verdict(new Date(Date.now() + 1000).toISOString());
+    await sync.publish(second);
+    const created = () => at('/slack').filter((r) => r.body.includes('created-app'));
+    await eventually(created, (r) => r.length >= 1);
+    await eventually(
+      () =>
+        rows(
+          sql`select count(*)::int as n from api.processed_events where consumer = 'api-notifications' and event_id = ${second.id}`,
+        ),
+      (r) => Number(r[0]!.n) === 1,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(created().map((r) => JSON.parse(r.body) as unknown)).toEqual([
+      { channel: '#new', text: 'Application created-app has been created in team-a.' },
+    ]);
   });
 });

@@ -246,13 +246,17 @@ export async function startSyncStatusConsumer(opts: {
     // The reconciler's verdicts come through this durable too (reconciled-status.consumer.ts).
     events: [...definitions, ...reconciledStatusEvents],
     handle: async (event) => {
-      if (isReconciledStatusEvent(event)) await applyReconciledStatus(opts.db, event);
-      else {
+      if (isReconciledStatusEvent(event)) {
+        await applyReconciledStatus(opts.db, event);
+        await opts.notifier?.onEvent(event);
+      } else {
         await applySyncEvent(opts.db, event);
+        // Before a finished cascade deletion removes the Application: on-deleted sees it (with its
+        // deletionTimestamp) as Argo's controller sees it before the finalizer goes.
+        await opts.notifier?.onEvent(event);
         await applyDeletionEvent(opts.db, opts.applications, event);
       }
       if (event.subject) opts.changes?.notify(event.subject);
-      await opts.notifier?.onEvent(event);
     },
     onError: (err, info) => opts.logger.warn({ err, ...info }, 'sync status event not applied'),
   });
