@@ -21,7 +21,7 @@ import {
 } from '@capstan/events';
 import { apiv1 } from '@capstan/proto';
 import { ADMIN_PASSWORD, bearer, startHarness, unary, type Harness } from '../test-support/harness.js';
-import { guestbook, teamA } from '../test-support/fixtures.js';
+import { guestbook, httpClient, teamA } from '../test-support/fixtures.js';
 import { createLogger } from '@capstan/service';
 import { Notifier } from './notifier.js';
 
@@ -322,6 +322,21 @@ describe('notifications: a sync event to webhook, Slack and email receivers', ()
       await rows(sql`select id, last_error from api.notification_deliveries`),
     ]);
     expect(everything).not.toContain('s3cr3t');
+    // Through the API: the failed attempts of the Application, and the chain holds.
+    const http = httpClient(h);
+    const denied = await http(
+      'GET',
+      '/api/v1/audit/notification_deliveries?application=guestbook&outcome=deny',
+      admin,
+    );
+    expect(denied.status).toBe(200);
+    expect((denied.body.rows as { fields: { service: string } }[]).map((r) => r.fields.service)).toEqual([
+      'broken',
+      'broken',
+      'broken',
+    ]);
+    const verify = await http('POST', '/api/v1/audit/verify', admin, { table: 'notification_deliveries' });
+    expect(JSON.stringify(verify.body)).toMatch(/"ok":true/);
     // The other receivers were not held up: the succeeded sync's notifications were all sent.
     expect(at('/hooks')).toHaveLength(1);
   });
