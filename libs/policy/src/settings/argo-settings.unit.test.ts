@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { argoObjectOf } from './argo-objects.js';
 import {
+  isSensitiveArgoKey,
   argoKeySpec,
   argoOverlay,
   checkArgoSettings,
@@ -172,6 +174,28 @@ describe('Argo CD Notifications objects', () => {
     expect(r.problems[1]!.message).toMatch(/^\[0\]\.when: /);
     expect(r.mapped.map((m) => m.key)).toEqual(['template.app-sync-succeeded', 'trigger.on-sync-succeeded']);
     expect(argoOverlay({ 'argocd-notifications-cm': data }, 'api').size).toBe(0);
+  });
+
+  it('reads the notifications objects as documents: a Secret decoded, a ConfigMap of that name refused', () => {
+    expect(
+      argoObjectOf({
+        kind: 'Secret',
+        metadata: { name: 'argocd-notifications-secret' },
+        data: { token: Buffer.from('t0k').toString('base64') },
+        stringData: { other: 'x' },
+      }),
+    ).toEqual({ object: 'argocd-notifications-secret', data: { token: 't0k', other: 'x' } });
+    expect(
+      argoObjectOf({ kind: 'ConfigMap', metadata: { name: 'argocd-notifications-cm' }, data: { a: 'b' } }),
+    ).toEqual({ object: 'argocd-notifications-cm', data: { a: 'b' } });
+    expect(
+      argoObjectOf({ kind: 'ConfigMap', metadata: { name: 'argocd-notifications-secret' } }),
+    ).toMatchObject({
+      problem: expect.stringContaining('Secret argocd-secret or argocd-notifications-secret'),
+    });
+    expect(argoObjectOf({ kind: 'Deployment' })).toBeUndefined();
+    expect(isSensitiveArgoKey('argocd-notifications-secret', 'anything')).toBe(true);
+    expect(isSensitiveArgoKey('argocd-notifications-cm', 'service.slack')).toBe(false);
   });
 
   it('keeps every argocd-notifications-secret key sensitive, and warns about the cm keys it does not implement', () => {
