@@ -71,6 +71,9 @@ interface Planned {
   keep: boolean;
 }
 
+/** Destinations one Application may have (annotations are the tenant's: a bound on what one event sends). */
+export const MAX_DESTINATIONS = 50;
+
 /**
  * What every subscription's conditions say about `vars` (pure): the Application's annotations, and
  * the default subscriptions (the cm's `subscriptions`) whose selector matches its labels.
@@ -83,6 +86,7 @@ export function plan(
 ): Planned[] {
   const out: Planned[] = [];
   const seen = new Set<string>();
+  const destinations = new Set<string>();
   const subs = [
     ...subscriptionsOf(metadata.annotations),
     ...defaultSubscriptionsFor(config, metadata.labels),
@@ -99,8 +103,14 @@ export function plan(
       const cond = conditionKey(i, c, vars);
       for (const recipient of recipients) {
         const key = `${sub.trigger}:${cond}:${sub.service}:${recipient}`;
+        const destination = `${sub.service}:${recipient}`;
         if (seen.has(key)) continue;
+        if (!destinations.has(destination) && destinations.size >= MAX_DESTINATIONS) {
+          warn(`more than ${MAX_DESTINATIONS} destinations: ${destination} ignored`);
+          continue;
+        }
         seen.add(key);
+        destinations.add(destination);
         out.push({
           trigger: sub.trigger,
           templates: c.send,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readNotificationsConfig } from '@capstan/policy';
-import { applicationOf, conditionKey, plan } from './notifier.js';
+import { MAX_DESTINATIONS, applicationOf, conditionKey, plan } from './notifier.js';
 import { resolveSecretRefs } from './notifications-config.js';
 import { backoffOf } from './delivery.js';
 import { send, targetOf } from './senders.js';
@@ -97,6 +97,28 @@ describe('notifier: what the subscriptions of an Application say', () => {
     ).toEqual([
       'argocd-notifications-cm: subscriptions: [0].selector: "env in (a)": only key=value, key==value and key!=value are supported',
     ]);
+  });
+
+  it("bounds the destinations of one Application (annotations are the tenant's)", () => {
+    const many = Array.from({ length: MAX_DESTINATIONS + 5 }, (_, i) => `r${i}`).join(';');
+    const warnings: string[] = [];
+    const p = plan(
+      config,
+      {
+        annotations: {
+          [sub('on-sync-succeeded', 'slack')]: many,
+          [sub('on-deployed', 'slack')]: 'r0',
+        },
+      },
+      app('Succeeded'),
+      (m) => warnings.push(m),
+    );
+    expect(p).toHaveLength(MAX_DESTINATIONS + 1);
+    expect(p.filter((x) => x.trigger === 'on-deployed')).toHaveLength(1);
+    expect(warnings).toHaveLength(5);
+    expect(warnings[0]).toBe(
+      `more than ${MAX_DESTINATIONS} destinations: slack:r${MAX_DESTINATIONS} ignored`,
+    );
   });
 
   it("finds the event's Application by subject, else by its data", () => {
