@@ -319,7 +319,8 @@ describe('api story through the CLI', () => {
     const verify = await as('admin', ['audit', 'verify']);
     expect(verify, verify.stderr).toMatchObject({ code: 0 });
     // Every hash-chained table of the audit schema verifies (settings_changes: Argo CD's settings
-    // objects; webhook_deliveries: the git webhook's deliveries).
+    // objects; webhook_deliveries: the git webhook's deliveries; notification_deliveries: Argo CD
+    // Notifications' delivery attempts).
     for (const table of [
       'sync_decisions',
       'resource_results',
@@ -327,9 +328,10 @@ describe('api story through the CLI', () => {
       'access_decisions',
       'settings_changes',
       'webhook_deliveries',
+      'notification_deliveries',
     ])
       expect(verify.stdout).toMatch(new RegExp(`${table}\\s+ok`));
-    expect(verify.stdout.match(/ ok/g)?.length).toBe(6);
+    expect(verify.stdout.match(/ ok/g)?.length).toBe(7);
   });
 
   it('bounds a project by a parent from the CLI, refuses a wider child, and shows sync windows', async () => {

@@ -15,7 +15,7 @@ export function readManifestSources(paths: string[], recursive: boolean): string
 export function applyCommand(): Command {
   return new Command('apply')
     .description(
-      'apply Argo CD manifests (AppProject, Application, ApplicationSet, repository and cluster Secrets, ConfigMaps argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm, Secret argocd-secret); nothing is written when any is invalid',
+      'apply Argo CD manifests (AppProject, Application, ApplicationSet, repository and cluster Secrets, ConfigMaps argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm, argocd-notifications-cm, Secrets argocd-secret, argocd-notifications-secret); nothing is written when any is invalid',
     )
     .requiredOption(
       '-f, --filename <path>',

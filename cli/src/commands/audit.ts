@@ -11,6 +11,7 @@ const TABLES = [
   'credential_decisions',
   'access_decisions',
   'webhook_deliveries',
+  'notification_deliveries',
 ];
 const ALIASES: Record<string, string> = {
   sync: 'sync_decisions',
@@ -18,6 +19,7 @@ const ALIASES: Record<string, string> = {
   credentials: 'credential_decisions',
   access: 'access_decisions',
   webhooks: 'webhook_deliveries',
+  notifications: 'notification_deliveries',
 };
 
 /** "1h", "30m", "7d" ago, or an RFC 3339 time. */
@@ -38,6 +40,8 @@ function summary(table: string, f: Record<string, unknown>): string {
       return `${f.application} ${f.verb} ${f.kind} ${f.namespace ?? ''}/${f.name} as ${f.identity}${f.attempt ? ` [attempt ${f.attempt}]` : ''}: ${f.http_status ?? ''} ${f.message}`;
     case 'webhook_deliveries':
       return `${f.provider} ${f.event} ${f.repo_url ?? ''} ${f.revision ?? ''} -> ${f.outcome} ${f.http_status}: ${f.reason}`;
+    case 'notification_deliveries':
+      return `${f.application} ${f.trigger} -> ${f.service}${f.recipient ? ` ${f.recipient}` : ''} ${f.target} [attempt ${f.attempt}] ${f.outcome} ${f.http_status}: ${f.reason}`;
     default:
       return `${f.operation} ${f.repo_url} [${f.project ?? 'unscoped'}] -> ${f.outcome} (${f.reason}) by ${f.actor}`;
   }
@@ -53,7 +57,10 @@ export function auditCommand(): Command {
 function auditQueryCommand(): Command {
   return new Command('query')
     .description('audit rows, newest first')
-    .argument('<table>', `${TABLES.join(', ')} (or sync, resources, credentials, access, webhooks)`)
+    .argument(
+      '<table>',
+      `${TABLES.join(', ')} (or sync, resources, credentials, access, webhooks, notifications)`,
+    )
     .option('--app <name>', 'application', '')
     .option('--project <name>', 'project', '')
     .option('--user <name>', 'user or actor', '')

@@ -68,6 +68,15 @@ export function apiConfigOf(c: ApiSettingsConfig): Omit<ApiConfig, 'backbone' | 
     syncServiceToken: c['sync.service-token'],
     rebuildProjections: c['projections.rebuild'],
     extAccounts: c['bus.ext-accounts'],
+    notifications: {
+      maxAttempts: c['notifications.max-attempts'],
+      backoffMs: c['notifications.backoff-ms'],
+      timeoutMs: c['notifications.timeout-ms'],
+      render: {
+        timeoutMs: c['notifications.template-timeout-ms'],
+        maxBytes: c['notifications.template-max-bytes'],
+      },
+    },
   };
 }
 

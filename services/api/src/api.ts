@@ -60,6 +60,13 @@ import { RequestMetrics } from './transport/request-metrics.js';
 import { Registry } from 'prom-client';
 import { WebhookService } from './webhooks/webhook.service.js';
 import { DEFAULT_WEBHOOK_SETTINGS, WebhookConfig, type WebhookSettings } from './webhooks/webhook-config.js';
+import { NotificationsSettings } from './notifications/notifications-config.js';
+import { Notifier } from './notifications/notifier.js';
+import {
+  DEFAULT_DELIVERY_OPTIONS,
+  NotificationDelivery,
+  type DeliveryOptions,
+} from './notifications/delivery.js';
 
 export interface ApiConfig {
   databaseUrl: string;
@@ -124,6 +131,8 @@ export interface ApiConfig {
   extAccounts?: string;
   /** The git webhook's secrets and bounds (webhook.* settings; defaults: DEFAULT_WEBHOOK_SETTINGS). */
   webhook?: Partial<WebhookSettings>;
+  /** Argo CD Notifications' deliveries: attempts, backoff, bounds (defaults: DEFAULT_DELIVERY_OPTIONS). */
+  notifications?: Partial<DeliveryOptions>;
   /** Rebuild the projections from the event store before serving. */
   rebuildProjections?: boolean;
   /**
@@ -174,12 +183,27 @@ export async function startApi(
   const services = createServices(config, access, peers, keyring, logger);
   await bootstrapAdminAccount(services.accounts, config, logger);
 
+  const delivery = new NotificationDelivery({
+    db,
+    settings: services.notifications,
+    logger,
+    options: { ...DEFAULT_DELIVERY_OPTIONS, ...config.notifications },
+  });
+  delivery.start();
+  defer('notification delivery', () => delivery.stop());
+  const notifier = new Notifier({
+    db,
+    settings: services.notifications,
+    logger,
+    queued: () => delivery.wake(),
+  });
   const syncStatus = await startSyncStatusConsumer({
     bus,
     db,
     applications: services.applications,
     logger,
     changes: services.changes,
+    notifier,
   });
   defer('sync status consumer', () => syncStatus.stop());
   const extSync = await startExtSyncRequestConsumer({
@@ -287,6 +311,7 @@ function createServices(
     { db, keyring },
     { ...DEFAULT_WEBHOOK_SETTINGS, ...config.webhook },
   );
+  const notifications = new NotificationsSettings({ db, keyring });
   const settings = new SettingsService({
     db,
     keyring,
@@ -296,12 +321,14 @@ function createServices(
     onChanged: async () => {
       authn.forgetAccounts();
       webhookConfig.forget();
+      notifications.forget();
       await policy.reload();
     },
   });
   return {
     inputLimits,
     settings,
+    notifications,
     settingsView: new SettingsView({
       authz,
       settings,

@@ -26,6 +26,7 @@ import type { DeliveredObjectsService } from './delivery/delivered-objects.servi
 import type { ManagedResourcesService } from './applications/managed-resources.js';
 import type { ApplicationChanges } from './applications/application-changes.js';
 import type { WebhookService } from './webhooks/webhook.service.js';
+import type { NotificationsSettings } from './notifications/notifications-config.js';
 
 export interface ApiServices {
   /** Bounds on every request's input (dispatch) and every applied YAML document. */
@@ -33,6 +34,8 @@ export interface ApiServices {
   /** Applied Argo CD configuration objects (argocd-cm, ...), and what `capstan admin settings` shows. */
   settings: SettingsService;
   settingsView: SettingsView;
+  /** The applied argocd-notifications-cm and -secret, as the notifier reads them. */
+  notifications: NotificationsSettings;
   db: Kysely<ApiDatabase>;
   authn: Authenticator;
   authz: Authorizer;

@@ -64,6 +64,39 @@ export const webhookSettings = {
   },
 } satisfies Settings;
 
+// Argo CD Notifications' deliveries (docs/notifications.md): what they are is argocd-notifications-cm's.
+export const notificationSettings = {
+  'notifications.max-attempts': {
+    schema: z.coerce.number().int().min(1).max(100),
+    default: 5,
+    description: 'attempts to deliver one notification before it is recorded as failed',
+  },
+  'notifications.backoff-ms': {
+    schema: z.coerce.number().int().min(10).max(300_000),
+    default: 2000,
+    description: 'delay before the second delivery attempt, doubled for each further one (at most 5 minutes)',
+  },
+  'notifications.timeout-ms': {
+    schema: z.coerce.number().int().min(100).max(120_000),
+    default: 10_000,
+    description: 'time one delivery attempt (connection, request, answer) may take',
+  },
+  'notifications.template-timeout-ms': {
+    schema: z.coerce.number().int().min(10).max(60_000),
+    default: 2000,
+    description: 'time rendering one template string may take (Go text/template in WebAssembly)',
+  },
+  'notifications.template-max-bytes': {
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(16 * 1024 * 1024),
+    default: 64 * 1024,
+    description: 'largest rendered template string in bytes',
+  },
+} satisfies Settings;
+
 export const apiSettings = {
   'grpc.host': { schema: z.string().min(1), default: '127.0.0.1', description: 'address of the gRPC server' },
   'grpc.port': {
@@ -228,6 +261,7 @@ export const apiSettings = {
     description: 'lifetime of a delegation the api mints for a forwarded request or an owner',
   },
   ...webhookSettings,
+  ...notificationSettings,
   ...tlsSettings,
   'encryption.keys': {
     schema: z.string().default(''),

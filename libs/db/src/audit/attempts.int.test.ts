@@ -58,6 +58,7 @@ describe('attempts in the audit trail', () => {
     const {
       '2026_11_26_0201_audit_attempts': _later,
       '2026_11_27_0201_audit_webhook_deliveries': _after,
+      '2026_11_27_0501_audit_notification_deliveries': _notifications,
       ...before
     } = auditMigrations;
     await migrateToLatest(db, { schema: 'audit', migrations: before });

@@ -137,6 +137,28 @@ export interface WebhookDeliveryColumns {
   peer: string;
 }
 
+/**
+ * One attempt to deliver an Argo CD notification (docs/notifications.md): which Application, trigger,
+ * service and recipient, and what became of it. Never a secret, a header, the body or a full URL
+ * (the target is scheme, host and path only).
+ */
+export interface NotificationDeliveryColumns {
+  /** namespace/name */
+  application: string;
+  trigger: string;
+  service: string;
+  recipient: string;
+  /** scheme://host/path of a webhook or Slack target; smtp://host:port for email. */
+  target: string;
+  attempt: number;
+  /** sent, retrying (a later attempt follows), failed (no more attempts). */
+  outcome: 'sent' | 'retrying' | 'failed';
+  /** The receiver's HTTP status (0 for email or no answer). */
+  http_status: number;
+  /** Why (free text, never a secret). */
+  reason: string;
+}
+
 export interface AuditTables {
   sync_decisions: SyncDecisionColumns;
   resource_results: ResourceResultColumns;
@@ -144,6 +166,7 @@ export interface AuditTables {
   access_decisions: AccessDecisionColumns;
   settings_changes: SettingsChangeColumns;
   webhook_deliveries: WebhookDeliveryColumns;
+  notification_deliveries: NotificationDeliveryColumns;
 }
 
 export type AuditTableName = keyof AuditTables;
@@ -154,6 +177,7 @@ export const auditTableNames = [
   'access_decisions',
   'settings_changes',
   'webhook_deliveries',
+  'notification_deliveries',
 ] as const satisfies readonly AuditTableName[];
 
 export type AuditRow<T extends AuditTableName> = AuditTables[T] & { occurred_at?: Date };

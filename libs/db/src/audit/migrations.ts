@@ -224,10 +224,40 @@ const webhookDeliveries: Migration = {
   },
 };
 
+// Every attempt to deliver an Argo CD notification (docs/notifications.md).
+const notificationDeliveries: Migration = {
+  async up(db) {
+    await chain(db.schema.withSchema('audit').createTable('notification_deliveries'))
+      .addColumn('application', 'text', (c) => c.notNull())
+      .addColumn('trigger', 'text', (c) => c.notNull())
+      .addColumn('service', 'text', (c) => c.notNull())
+      .addColumn('recipient', 'text', (c) => c.notNull())
+      .addColumn('target', 'text', (c) => c.notNull())
+      .addColumn('attempt', 'integer', (c) => c.notNull())
+      .addColumn('outcome', 'text', (c) => c.notNull())
+      .addColumn('http_status', 'integer', (c) => c.notNull())
+      .addColumn('reason', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .withSchema('audit')
+      .createIndex('notification_deliveries_app_time')
+      .on('notification_deliveries')
+      .columns(['application', 'occurred_at'])
+      .execute();
+    await sql`create trigger refuse_update_delete before update or delete on audit.notification_deliveries
+      for each row execute function audit.refuse_change()`.execute(db);
+    await sql`create trigger refuse_truncate before truncate on audit.notification_deliveries
+      for each statement execute function audit.refuse_change()`.execute(db);
+    await sql`grant select, insert on audit.notification_deliveries to capstan_audit_writer`.execute(db);
+    await sql`grant usage on all sequences in schema audit to capstan_audit_writer`.execute(db);
+  },
+};
+
 export const auditMigrations: Migrations = {
   '2026_11_20_0001_audit_tables': tables,
   '2026_11_20_0002_audit_views': views,
   '2026_11_26_0101_audit_settings_changes': settingsChanges,
   '2026_11_26_0201_audit_attempts': attempts,
   '2026_11_27_0201_audit_webhook_deliveries': webhookDeliveries,
+  '2026_11_27_0501_audit_notification_deliveries': notificationDeliveries,
 };

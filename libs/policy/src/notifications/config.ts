@@ -37,8 +37,18 @@ export type NotificationService =
       password?: string;
     };
 
+/** One entry of the `subscriptions` key: Argo CD's default subscriptions. */
+export interface DefaultSubscription {
+  triggers: string[];
+  /** `<service>:<recipient>` entries, split. */
+  destinations: { service: string; recipient: string }[];
+  /** Equality-based label selector (`k=v`, `k==v`, `k!=v`, comma-separated); empty: every Application. */
+  selector: { key: string; equals: boolean; value: string }[];
+}
+
 export interface NotificationsConfig {
   triggers: Map<string, TriggerCondition[]>;
+  subscriptions: DefaultSubscription[];
   templates: Map<string, NotificationTemplate>;
   services: Map<string, NotificationService>;
   /** `argocd-notifications-cm: <key>: <why>` for every key that could not be read. */
@@ -153,10 +163,61 @@ function readService(key: string, value: unknown): NotificationService {
   };
 }
 
+function readSelector(text: string): DefaultSubscription['selector'] {
+  return text
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .map((term) => {
+      const m = /^([A-Za-z0-9._/-]+)\s*(==|=|!=)\s*([A-Za-z0-9._-]*)$/.exec(term);
+      if (!m)
+        throw new Error(
+          `selector: ${JSON.stringify(term)}: only key=value, key==value and key!=value are supported`,
+        );
+      return { key: m[1]!, equals: m[2] !== '!=', value: m[3]! };
+    });
+}
+
+function readDefaultSubscriptions(value: unknown): DefaultSubscription[] {
+  if (!Array.isArray(value)) throw new Error('must be a list of { recipients, triggers, selector }');
+  return value.map((v: unknown, i) => {
+    const recipients = strings(get(v, 'recipients'));
+    const triggers = strings(get(v, 'triggers'));
+    if (!recipients || !triggers || triggers.length === 0)
+      throw new Error(`[${i}]: needs recipients and triggers (lists of strings)`);
+    const destinations = recipients.map((r) => {
+      const colon = r.indexOf(':');
+      if (colon <= 0)
+        throw new Error(`[${i}].recipients: ${JSON.stringify(r)}: expected <service>:<recipient>`);
+      return { service: r.slice(0, colon), recipient: r.slice(colon + 1) };
+    });
+    try {
+      return { triggers, destinations, selector: readSelector(str(get(v, 'selector')) ?? '') };
+    } catch (err) {
+      throw new Error(`[${i}].${(err as Error).message}`);
+    }
+  });
+}
+
+/** The default subscriptions (the `subscriptions` key) whose selector matches an Application's labels. */
+export function defaultSubscriptionsFor(
+  config: Pick<NotificationsConfig, 'subscriptions'>,
+  labels: Readonly<Record<string, string>> | undefined,
+): Subscription[] {
+  const out: Subscription[] = [];
+  for (const s of config.subscriptions) {
+    if (!s.selector.every((t) => (labels?.[t.key] === t.value) === t.equals)) continue;
+    for (const trigger of s.triggers)
+      for (const d of s.destinations) out.push({ trigger, service: d.service, recipients: [d.recipient] });
+  }
+  return out;
+}
+
 /** Reads argocd-notifications-cm's data; keys that cannot be read are problems, never ignored in silence. */
 export function readNotificationsConfig(data: Readonly<Record<string, string>>): NotificationsConfig {
   const out: NotificationsConfig = {
     triggers: new Map(),
+    subscriptions: [],
     templates: new Map(),
     services: new Map(),
     problems: [],
@@ -167,6 +228,7 @@ export function readNotificationsConfig(data: Readonly<Record<string, string>>):
       if (key.startsWith('trigger.')) out.triggers.set(key.slice('trigger.'.length), readTrigger(value));
       else if (key.startsWith('template.'))
         out.templates.set(key.slice('template.'.length), readTemplate(value));
+      else if (key === 'subscriptions') out.subscriptions = readDefaultSubscriptions(value);
       else if (key.startsWith('service.webhook.') || key === 'service.slack' || key === 'service.email') {
         const s = readService(key, value);
         out.services.set(s.name, s);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readNotificationsConfig, subscriptionsOf } from './config.js';
+import { defaultSubscriptionsFor, readNotificationsConfig, subscriptionsOf } from './config.js';
 
 // From Argo CD's notifications_catalog (install.yaml's argocd-notifications-cm).
 const CATALOG: Record<string, string> = {
@@ -163,5 +163,39 @@ describe('subscriptions', () => {
       { trigger: 'on-sync-succeeded', service: 'slack', recipients: ['team-a', 'team-b'] },
     ]);
     expect(subscriptionsOf(undefined)).toEqual([]);
+  });
+});
+
+describe('default subscriptions (the subscriptions key)', () => {
+  const read = (text: string) => readNotificationsConfig({ subscriptions: text });
+
+  it('reads recipients, triggers and an equality-based selector, and matches labels', () => {
+    const c = read(
+      '- recipients: [slack:ops, email:a@example.com]\n  triggers: [on-sync-failed, on-health-degraded]\n  selector: env==prod,team!=b\n- recipients: [slack:all]\n  triggers: [on-created]',
+    );
+    expect(c.problems).toEqual([]);
+    const subs = (labels: Record<string, string> | undefined) =>
+      defaultSubscriptionsFor(c, labels).map((s) => `${s.trigger}.${s.service}:${s.recipients.join(';')}`);
+    expect(subs({ env: 'prod' })).toEqual([
+      'on-sync-failed.slack:ops',
+      'on-sync-failed.email:a@example.com',
+      'on-health-degraded.slack:ops',
+      'on-health-degraded.email:a@example.com',
+      'on-created.slack:all',
+    ]);
+    expect(subs({ env: 'prod', team: 'b' })).toEqual(['on-created.slack:all']);
+    expect(subs(undefined)).toEqual(['on-created.slack:all']);
+  });
+
+  it('names what does not read', () => {
+    expect(read('recipients: [x]').problems).toEqual([
+      'argocd-notifications-cm: subscriptions: must be a list of { recipients, triggers, selector }',
+    ]);
+    expect(read('- recipients: [slack:x]').problems).toEqual([
+      'argocd-notifications-cm: subscriptions: [0]: needs recipients and triggers (lists of strings)',
+    ]);
+    expect(read('- recipients: [ops]\n  triggers: [t]').problems).toEqual([
+      'argocd-notifications-cm: subscriptions: [0].recipients: "ops": expected <service>:<recipient>',
+    ]);
   });
 });

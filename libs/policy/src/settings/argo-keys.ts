@@ -9,7 +9,15 @@ export const ARGO_CONFIG_OBJECTS = [
   'argocd-rbac-cm',
   'argocd-cmd-params-cm',
   'argocd-secret',
+  'argocd-notifications-cm',
+  'argocd-notifications-secret',
 ] as const;
+
+/** The Secrets among them (the others are ConfigMaps). */
+export const ARGO_SECRET_OBJECTS: readonly ArgoConfigObject[] = [
+  'argocd-secret',
+  'argocd-notifications-secret',
+];
 export type ArgoConfigObject = (typeof ARGO_CONFIG_OBJECTS)[number];
 
 /** How a value is read: Argo's values are all strings. */
@@ -28,7 +36,8 @@ export type ArgoValueKind =
   | 'ignore-differences'
   | 'resource-filter'
   | 'oidc-config'
-  | 'scopes';
+  | 'scopes'
+  | 'notifications';
 
 export type CapstanService = 'api' | 'sync' | 'repo' | 'appset';
 
@@ -341,4 +350,35 @@ const oidcSecret: ArgoKeySpec = {
   sensitive: true,
 };
 
-export const ARGO_KEYS: readonly ArgoKeySpec[] = [...cm, ...rbac, ...cmdParams, ...secret, oidcSecret];
+// Argo CD Notifications (docs/notifications.md): argocd-notifications-cm is read as a whole by the
+// api's notifier (readNotificationsConfig, which also checks it at apply); argocd-notifications-secret
+// holds the values its `$key` references name, kept sealed like argocd-secret's webhook secrets.
+const notifications: ArgoKeySpec[] = [
+  ...[
+    'trigger.<name>',
+    'template.<name>',
+    'service.webhook.<name>',
+    'service.slack',
+    'service.email',
+    'subscriptions',
+  ].map((key) => implemented('argocd-notifications-cm', key, 'notifications', 'api', 'notifications', true)),
+  ...notImplemented(
+    'argocd-notifications-cm',
+    ['context', 'defaultTriggers', 'defaultTriggers.<name>', 'service.<rest>'],
+    'string',
+    'not implemented by Capstan (services: webhook, slack and email only; no default triggers)',
+  ),
+  {
+    ...implemented('argocd-notifications-secret', '<rest>', 'string', 'api', 'notifications', true),
+    sensitive: true,
+  },
+];
+
+export const ARGO_KEYS: readonly ArgoKeySpec[] = [
+  ...cm,
+  ...rbac,
+  ...cmdParams,
+  ...secret,
+  oidcSecret,
+  ...notifications,
+];

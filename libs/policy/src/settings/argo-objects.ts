@@ -1,7 +1,7 @@
 // Argo CD's configuration objects as documents: a ConfigMap's data, or the Secret argocd-secret's
 // data (base64) and stringData. The one decoding for files given at start, the api's apply and the CLI.
 import { isArgoConfigObject } from './argo-settings.js';
-import type { ArgoConfigObject } from './argo-keys.js';
+import { ARGO_SECRET_OBJECTS, type ArgoConfigObject } from './argo-keys.js';
 
 export interface ArgoObjectDoc {
   object: ArgoConfigObject;
@@ -15,10 +15,11 @@ export function argoObjectOf(doc: unknown): ArgoObjectDoc | { problem: string } 
   const o = doc as { kind?: unknown; metadata?: { name?: unknown }; data?: unknown; stringData?: unknown };
   const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '';
   if (o.kind !== 'ConfigMap' && o.kind !== 'Secret') return undefined;
-  const expected = o.kind === 'Secret' ? name === 'argocd-secret' : name !== 'argocd-secret';
+  const secret = (ARGO_SECRET_OBJECTS as readonly string[]).includes(name);
+  const expected = o.kind === 'Secret' ? secret : !secret;
   if (!isArgoConfigObject(name) || !expected)
     return {
-      problem: `${String(o.kind)} ${JSON.stringify(name)}: expected ConfigMap argocd-cm, argocd-rbac-cm or argocd-cmd-params-cm, or Secret argocd-secret`,
+      problem: `${String(o.kind)} ${JSON.stringify(name)}: expected ConfigMap argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm or argocd-notifications-cm, or Secret argocd-secret or argocd-notifications-secret`,
     };
   const map = (v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};

@@ -9,8 +9,10 @@ import { parse as parseYaml } from 'yaml';
 import { parseGoDuration } from '../project/sync-windows.js';
 import { readFilteredResources } from './resource-filter.js';
 import { readOidcConfig, readScopes } from './oidc-config.js';
+import { readNotificationsConfig } from '../notifications/config.js';
 import {
   ARGO_KEYS,
+  ARGO_SECRET_OBJECTS,
   type ArgoConfigObject,
   type ArgoKeySpec,
   type ArgoValueKind,
@@ -151,10 +153,20 @@ export function readArgoValue(kind: ArgoValueKind, text: string): { value: unkno
       return readOidcConfig(text);
     case 'scopes':
       return readScopes(text);
+    case 'notifications':
+      // The key alone, read as the notifier reads it; a key that does not read is named with why.
+      return { value: text };
     case 'lua':
     case 'string':
       return { value: text };
   }
+}
+
+function readNotificationsKey(key: string, text: string): { value: unknown } | { problem: string } {
+  const problem = readNotificationsConfig({ [key]: text }).problems[0];
+  return problem === undefined
+    ? { value: text }
+    : { problem: problem.split(`: ${key}: `).slice(1).join(': ') };
 }
 
 function unknownMessage(object: ArgoConfigObject, key: string): string {
@@ -189,7 +201,8 @@ export function checkArgoSettings(
       (opts.strict ? problems : warnings).push(notice(key, unknownMessage(object, key)));
       continue;
     }
-    const read = readArgoValue(spec.value, raw);
+    const read =
+      spec.value === 'notifications' ? readNotificationsKey(key, raw) : readArgoValue(spec.value, raw);
     if ('problem' in read) {
       // A sensitive value is never quoted back.
       problems.push(notice(key, spec.sensitive ? `invalid value (${spec.value})` : read.problem));
@@ -211,7 +224,7 @@ export function isArgoConfigObject(name: string): name is ArgoConfigObject {
 }
 
 export function isSensitiveArgoKey(object: ArgoConfigObject, key: string): boolean {
-  return object === 'argocd-secret' || argoKeySpec(object, key)?.sensitive === true;
+  return ARGO_SECRET_OBJECTS.includes(object) || argoKeySpec(object, key)?.sensitive === true;
 }
 
 /** One Capstan setting's value from applied Argo objects, and which keys gave it. */
@@ -234,6 +247,8 @@ export function argoOverlay(
 ): Map<string, ArgoOverlayValue> {
   const out = new Map<string, ArgoOverlayValue>();
   for (const [object, data] of Object.entries(objects) as [ArgoConfigObject, Record<string, unknown>][]) {
+    // Notifications objects set no setting: the api's notifier reads them whole.
+    if (object.startsWith('argocd-notifications-')) continue;
     for (const m of checkArgoSettings(object, data, { strict: false }).mapped) {
       if (m.spec.capstan.service !== service) continue;
       const setting = m.spec.capstan.setting;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { argoObjectOf } from './argo-objects.js';
 import {
+  isSensitiveArgoKey,
   argoKeySpec,
   argoOverlay,
   checkArgoSettings,
@@ -169,5 +171,54 @@ describe('Argo CD settings keys', () => {
       'kustomize.path.v5.4.3': '/tools/kustomize-5.4.3',
       'kustomize.buildOptions.v5.4.3': '--load-restrictor LoadRestrictionsNone',
     });
+  });
+});
+
+describe('Argo CD Notifications objects', () => {
+  it('checks argocd-notifications-cm key by key with the notifier reading, and sets no service setting', () => {
+    const data = {
+      'trigger.on-sync-succeeded':
+        "- when: app.status.operationState.phase in ['Succeeded']\n  send: [app-sync-succeeded]",
+      'template.app-sync-succeeded': 'message: Application {{.app.metadata.name}} synced',
+      'service.webhook.hook': 'url: ftp://example.com/',
+      'trigger.bad': '- when: len(app.status) > 1\n  send: [x]',
+    };
+    const r = checkArgoSettings('argocd-notifications-cm', data, { strict: true });
+    expect(r.problems.map((p) => p.key)).toEqual([
+      'argocd-notifications-cm: service.webhook.hook',
+      'argocd-notifications-cm: trigger.bad',
+    ]);
+    expect(r.problems[0]!.message).toBe('url: must be an http(s) URL');
+    expect(r.problems[1]!.message).toMatch(/^\[0\]\.when: /);
+    expect(r.mapped.map((m) => m.key)).toEqual(['template.app-sync-succeeded', 'trigger.on-sync-succeeded']);
+    expect(argoOverlay({ 'argocd-notifications-cm': data }, 'api').size).toBe(0);
+  });
+
+  it('reads the notifications objects as documents: a Secret decoded, a ConfigMap of that name refused', () => {
+    expect(
+      argoObjectOf({
+        kind: 'Secret',
+        metadata: { name: 'argocd-notifications-secret' },
+        data: { token: Buffer.from('t0k').toString('base64') },
+        stringData: { other: 'x' },
+      }),
+    ).toEqual({ object: 'argocd-notifications-secret', data: { token: 't0k', other: 'x' } });
+    expect(
+      argoObjectOf({ kind: 'ConfigMap', metadata: { name: 'argocd-notifications-cm' }, data: { a: 'b' } }),
+    ).toEqual({ object: 'argocd-notifications-cm', data: { a: 'b' } });
+    expect(
+      argoObjectOf({ kind: 'ConfigMap', metadata: { name: 'argocd-notifications-secret' } }),
+    ).toMatchObject({
+      problem: expect.stringContaining('Secret argocd-secret or argocd-notifications-secret'),
+    });
+    expect(argoObjectOf({ kind: 'Deployment' })).toBeUndefined();
+    expect(isSensitiveArgoKey('argocd-notifications-secret', 'anything')).toBe(true);
+    expect(isSensitiveArgoKey('argocd-notifications-cm', 'service.slack')).toBe(false);
+  });
+
+  it('keeps every argocd-notifications-secret key sensitive, and warns about the cm keys it does not implement', () => {
+    expect(argoKeySpec('argocd-notifications-secret', 'slack-token')).toMatchObject({ sensitive: true });
+    const r = checkArgoSettings('argocd-notifications-cm', { 'service.teams': 'x: y' }, { strict: false });
+    expect(r.warnings[0]!.message).toContain('recognised but not implemented');
   });
 });

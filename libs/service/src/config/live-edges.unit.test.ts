@@ -69,14 +69,14 @@ describe('applied settings at their edges', () => {
 
   it("names a ConfigMap of the directory that is not one of Argo CD's settings objects", () => {
     const d = dir({
-      'other.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-notifications-cm\ndata: {}\n',
+      'other.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-image-updater-config\ndata: {}\n',
     });
     const read = readArgoConfigDir(d, 'sync', false);
     expect(read.problems).toEqual([
       {
         field: join(d, 'other.yaml'),
         description:
-          'ConfigMap "argocd-notifications-cm": expected ConfigMap argocd-cm, argocd-rbac-cm or argocd-cmd-params-cm, or Secret argocd-secret',
+          'ConfigMap "argocd-image-updater-config": expected ConfigMap argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm or argocd-notifications-cm, or Secret argocd-secret or argocd-notifications-secret',
       },
     ]);
   });

@@ -20,7 +20,12 @@ import { validateApplication } from '../applications/application.validation.js';
 import { validateClusterRegistration, type ClusterRegistration } from '../clusters/cluster.validation.js';
 import { parseOrThrow, violationsOf } from '../support/validation.js';
 import { applicationSetManifest, refOf } from '../applicationsets/applicationsets.service.js';
-import { argoObjectOf, type ArgoConfigObject } from '@capstan/policy';
+import {
+  ARGO_CONFIG_OBJECTS,
+  ARGO_SECRET_OBJECTS,
+  argoObjectOf,
+  type ArgoConfigObject,
+} from '@capstan/policy';
 
 export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 
@@ -47,7 +52,8 @@ export type ApplyItem =
   /** Argo CD's configuration objects: ConfigMaps argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm, Secret argocd-secret. */
   | { kind: 'Settings'; doc: number; value: { object: ArgoConfigObject; data: Record<string, string> } };
 
-const SETTINGS_OBJECT = new Set(['argocd-cm', 'argocd-rbac-cm', 'argocd-cmd-params-cm', 'argocd-secret']);
+const SETTINGS_OBJECT = new Set<string>(ARGO_CONFIG_OBJECTS);
+const isSettingsSecret = (name: string) => (ARGO_SECRET_OBJECTS as readonly string[]).includes(name);
 
 /** A ConfigMap (or Secret argocd-secret) of Argo CD's settings; a value that is not a string is named. */
 function decodeSettings(obj: unknown, doc: number): ApplyItem {
@@ -247,7 +253,7 @@ export function readManifests(
       const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '';
       const isSettings =
         o.apiVersion === 'v1' &&
-        (o.kind === 'ConfigMap' || (o.kind === 'Secret' && name === 'argocd-secret')) &&
+        (o.kind === 'ConfigMap' || (o.kind === 'Secret' && isSettingsSecret(name))) &&
         (o.kind === 'ConfigMap' ||
           !(o.metadata as { labels?: Record<string, unknown> } | undefined)?.labels?.[SECRET_TYPE_LABEL]);
       const isSecret = o.apiVersion === 'v1' && o.kind === 'Secret' && !isSettings;
@@ -261,7 +267,7 @@ export function readManifests(
           throw new ValidationError([
             {
               field: 'metadata.name',
-              description: `unsupported ConfigMap ${JSON.stringify(name)} (expected argocd-cm, argocd-rbac-cm or argocd-cmd-params-cm)`,
+              description: `unsupported ConfigMap ${JSON.stringify(name)} (expected argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm or argocd-notifications-cm)`,
             },
           ]);
         item = decodeSettings(obj, n);
@@ -276,7 +282,7 @@ export function readManifests(
         throw new ValidationError([
           {
             field: 'kind',
-            description: `unsupported ${JSON.stringify(o.apiVersion)} ${JSON.stringify(o.kind)} (expected argoproj.io/v1alpha1 AppProject, Application or ApplicationSet, a v1 Secret labelled ${SECRET_TYPE_LABEL}, or a v1 ConfigMap argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm or Secret argocd-secret)`,
+            description: `unsupported ${JSON.stringify(o.apiVersion)} ${JSON.stringify(o.kind)} (expected argoproj.io/v1alpha1 AppProject, Application or ApplicationSet, a v1 Secret labelled ${SECRET_TYPE_LABEL}, or a v1 ConfigMap argocd-cm, argocd-rbac-cm, argocd-cmd-params-cm, argocd-notifications-cm or Secret argocd-secret, argocd-notifications-secret)`,
           },
         ]);
       }
@@ -315,6 +321,6 @@ export function identity(item: ApplyItem): string {
       return `ApplicationSet ${ref.namespace}/${ref.name}`;
     }
     case 'Settings':
-      return `${item.value.object === 'argocd-secret' ? 'Secret' : 'ConfigMap'} ${item.value.object}`;
+      return `${isSettingsSecret(item.value.object) ? 'Secret' : 'ConfigMap'} ${item.value.object}`;
   }
 }

@@ -89,6 +89,11 @@ function predicates(t: AuditTableName, q: AuditQueryInput): RawBuilder<boolean>[
       if (outcome === 'allow') out.push(sql<boolean>`outcome = 'accepted'`);
       else if (outcome === 'deny') out.push(sql<boolean>`http_status >= 400`);
       break;
+    case 'notification_deliveries':
+      if (q.application) out.push(matchesApp('application', q.application));
+      if (outcome === 'allow') out.push(sql<boolean>`outcome = 'sent'`);
+      else if (outcome === 'deny' || outcome === 'error') out.push(sql<boolean>`outcome <> 'sent'`);
+      break;
   }
   return out;
 }

@@ -10,6 +10,7 @@ import { reconciledStatus } from './2026_11_25_0030_reconciled_status.js';
 import { settingsVersions } from './2026_11_26_0101_settings.js';
 import { projectTokens } from './2026_11_27_0101_project_tokens.js';
 import { settingsSecrets } from './2026_11_27_0201_settings_secrets.js';
+import { notifications } from './2026_11_27_0501_notifications.js';
 
 export const API_SCHEMA = 'api';
 
@@ -24,4 +25,5 @@ export const apiSchemaMigrations: Migrations = {
   '2026_11_26_0101_settings': settingsVersions,
   '2026_11_27_0101_project_tokens': projectTokens,
   '2026_11_27_0201_settings_secrets': settingsSecrets,
+  '2026_11_27_0501_notifications': notifications,
 };

@@ -193,6 +193,34 @@ describe('applied Argo CD settings', () => {
     ]);
   });
 
+  it('stores argocd-notifications-cm as a version and argocd-notifications-secret sealed, and refuses a trigger that does not read, naming it', async () => {
+    const cm = (when: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: argocd-notifications-cm }\ndata:\n  service.webhook.hook: |\n    url: http://127.0.0.1:1/\n    headers: [{ name: Authorization, value: $hook-token }]\n  trigger.on-sync-succeeded: |\n    - when: ${when}\n      send: [synced]\n  template.synced: |\n    message: "{{.app.metadata.name}} synced"\n`;
+    const r = await apply(admin, cm("app.status.operationState.phase in ['Succeeded']"));
+    expect(r.results).toEqual([
+      expect.objectContaining({ kind: 'ConfigMap', name: 'argocd-notifications-cm', action: 'created' }),
+    ]);
+    expect(r.warnings).toEqual([]);
+    const bad = await grpcError(apply(admin, cm('len(app.metadata.name) > 3')));
+    expect(bad.code).toBe(status.INVALID_ARGUMENT);
+    expect(bad.details).toContain('argocd-notifications-cm: trigger.on-sync-succeeded');
+    const secret = await apply(
+      admin,
+      `apiVersion: v1\nkind: Secret\nmetadata: { name: argocd-notifications-secret }\nstringData:\n  hook-token: Bearer s3cr3t-notify\n`,
+    );
+    expect(secret.results[0]).toMatchObject({ kind: 'Secret', name: 'argocd-notifications-secret' });
+    expect(
+      await rows(
+        sql`select data, sensitive_keys from api.settings where object = 'argocd-notifications-secret'`,
+      ),
+    ).toEqual([{ data: {}, sensitive_keys: ['hook-token'] }]);
+    expect(
+      await rows(sql`select id from api.settings_secrets where object = 'argocd-notifications-secret'`),
+    ).toEqual([{ id: 'argocd-notifications-secret/hook-token' }]);
+    const trail = await rows(sql`select changes::text as c from audit.settings_changes`);
+    expect(JSON.stringify(trail)).not.toContain('s3cr3t-notify');
+  });
+
   it('refuses an unknown key under settings.strict', async () => {
     await h.restart({ settings: { strict: true } });
     c = h.clients();

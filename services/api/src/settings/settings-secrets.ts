@@ -21,7 +21,9 @@ export const sealedSettingsSecrets: SealedTable = {
 /** Whether a key's value is kept (sealed): sensitive and implemented by a Capstan setting. */
 export function keepsSealedValue(object: ArgoConfigObject, key: string): boolean {
   const spec = argoKeySpec(object, key);
-  return object === 'argocd-secret' && spec?.capstan !== undefined;
+  return (
+    (object === 'argocd-secret' || object === 'argocd-notifications-secret') && spec?.capstan !== undefined
+  );
 }
 
 /** Makes the sealed values of `object` those of `data` (kept keys only): upserts, then removes the rest. */

@@ -61,6 +61,38 @@ export interface SyncOperationsTable {
   history_id: Generated<string | null>;
 }
 
+export interface NotificationStateTable {
+  application: string;
+  key: string;
+  notified_at: Date;
+}
+
+export interface NotificationDeliveriesTable {
+  id: Generated<string>;
+  application: string;
+  trigger: string;
+  templates: unknown;
+  service: string;
+  recipient: string;
+  vars: unknown;
+  event_id: string;
+  status: Generated<'pending' | 'sent' | 'failed'>;
+  attempts: Generated<number>;
+  next_attempt_at: Date;
+  last_error: Generated<string>;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+export interface NotificationAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  at: Date;
+  outcome: 'sent' | 'retrying' | 'failed';
+  http_status: number;
+  reason: string;
+}
+
 export interface ClustersTable {
   server: string;
   name: string;
@@ -140,6 +172,9 @@ export interface ApiDatabase extends EventStoreDatabase {
   projects: ProjectsTable;
   applications: ApplicationsTable;
   sync_operations: SyncOperationsTable;
+  notification_state: NotificationStateTable;
+  notification_deliveries: NotificationDeliveriesTable;
+  notification_attempts: NotificationAttemptsTable;
   clusters: ClustersTable;
   cluster_credentials: ClusterCredentialsTable;
   accounts: AccountsTable;

@@ -31,6 +31,7 @@ import {
   recordStartedOperation,
   type StartedOperation,
 } from '../applications/revision-history.js';
+import type { Notifier } from '../notifications/notifier.js';
 import {
   applyReconciledStatus,
   isReconciledStatusEvent,
@@ -237,15 +238,22 @@ export async function startSyncStatusConsumer(opts: {
   logger: Logger;
   /** Told of each Application an applied event changed (the UI's live stream). */
   changes?: ApplicationChanges;
+  /** Argo CD Notifications: evaluates the subscriptions of the event's Application once applied. */
+  notifier?: Notifier;
 }): Promise<{ stop(): Promise<void> }> {
   const consumer: RunningConsumer = await opts.bus.consume({
     durable: DURABLE,
     // The reconciler's verdicts come through this durable too (reconciled-status.consumer.ts).
     events: [...definitions, ...reconciledStatusEvents],
     handle: async (event) => {
-      if (isReconciledStatusEvent(event)) await applyReconciledStatus(opts.db, event);
-      else {
+      if (isReconciledStatusEvent(event)) {
+        await applyReconciledStatus(opts.db, event);
+        await opts.notifier?.onEvent(event);
+      } else {
         await applySyncEvent(opts.db, event);
+        // Before a finished cascade deletion removes the Application: on-deleted sees it (with its
+        // deletionTimestamp) as Argo's controller sees it before the finalizer goes.
+        await opts.notifier?.onEvent(event);
         await applyDeletionEvent(opts.db, opts.applications, event);
       }
       if (event.subject) opts.changes?.notify(event.subject);
