@@ -69,7 +69,8 @@ describe('applied settings at their edges', () => {
 
   it("names a ConfigMap of the directory that is not one of Argo CD's settings objects", () => {
     const d = dir({
-      'other.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-image-updater-config\ndata: {}\n',
+      'other.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-image-updater-config\ndata: {}\n',
     });
     const read = readArgoConfigDir(d, 'sync', false);
     expect(read.problems).toEqual([

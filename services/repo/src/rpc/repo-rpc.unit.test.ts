@@ -21,6 +21,7 @@ function deps(): RepoRpcDeps {
     listing: {} as RepoRpcDeps['listing'],
     watch: unreachable,
     logger: createLogger('repo-rpc-test', { level: 'silent' }),
+    effectiveSettings: unreachable,
   };
 }
 
@@ -61,5 +62,12 @@ describe('repo RPC: repository URLs a checkout would fetch', () => {
     } as repov1.GenerateManifestsRequest);
     expect(generate?.code).toBe(status.INVALID_ARGUMENT);
     expect(violatedFields(generate)).toEqual(['source.repoUrl']);
+  });
+});
+
+describe('repo RPC: Settings', () => {
+  it('is for the api only: another service is refused before the settings are read', async () => {
+    const err = await call(repoServiceImplementation(deps()).settings, { showSource: false });
+    expect(err?.code).toBe(status.PERMISSION_DENIED);
   });
 });

@@ -11,13 +11,25 @@ const API = 'a'.repeat(40);
 const REPO = 'r'.repeat(40);
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as unknown as Logger;
 
-function call(token: string | undefined, request = { namespace: '', name: 'guestbook' }) {
-  const impl = syncServiceImplementation({
+const SETTING = {
+  scope: 'sync',
+  key: 'sync.parallelism',
+  value: '4',
+  source: 'default',
+  effect: 'environment CAPSTAN_SYNC_PARALLELISM',
+};
+
+const implementation = () =>
+  syncServiceImplementation({
     // Never reached: every case here is refused before the Application is looked up.
     ...({} as ManagedResourcesDeps),
     auth: { tokens: new ServiceTokens(`api=${API},repo=${REPO}`), requireCertificate: false },
     logger: silent,
+    effectiveSettings: (showSource) => [{ ...SETTING, source: showSource ? 'default value' : 'default' }],
   });
+
+function call(token: string | undefined, request = { namespace: '', name: 'guestbook' }) {
+  const impl = implementation();
   const metadata = new Metadata();
   if (token) metadata.set('authorization', `Bearer ${token}`);
   return new Promise<Partial<ServiceError> | null>((resolve) => {
@@ -38,5 +50,27 @@ describe('SyncService.ManagedResources callers', () => {
   });
   it('accepts the api, and then wants an Application name', async () => {
     expect((await call(API, { namespace: '', name: '' }))?.code).toBe(status.INVALID_ARGUMENT);
+  });
+});
+
+describe('SyncService.Settings', () => {
+  const settings = (token: string) => {
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${token}`);
+    return new Promise<{ err: Partial<ServiceError> | null; res: unknown }>((resolve) => {
+      implementation().settings(
+        { metadata, request: { showSource: true }, getAuthContext: () => ({}) } as never,
+        (err, res) => resolve({ err: err as Partial<ServiceError> | null, res }),
+      );
+    });
+  };
+  it("answers the api with the service's effective settings, in full when asked", async () => {
+    expect(await settings(API)).toEqual({
+      err: null,
+      res: { settings: [{ ...SETTING, source: 'default value' }] },
+    });
+  });
+  it('refuses another service (repo)', async () => {
+    expect((await settings(REPO)).err?.code).toBe(status.PERMISSION_DENIED);
   });
 });
