@@ -8,7 +8,7 @@ import { UnavailableError } from '@capstan/service';
 import { peerError, type ServiceClient } from '@capstan/service-identity';
 import type { RequestContext } from '../support/request.js';
 import type { ApplicationsService } from './applications.service.js';
-import { PEER_SETTINGS_TIMEOUT_MS } from '../settings/settings-view.js';
+import { askPeerSettings } from '../settings/settings-view.js';
 
 export interface SyncBackend {
   managedResources(app: { namespace: string; name: string }): Promise<apiv1.ManagedResourcesResponse>;
@@ -48,15 +48,11 @@ export class GrpcSyncBackend implements SyncBackend {
   }
 
   settings(showSource: boolean): Promise<apiv1.SettingEntry[]> {
-    return unary(
+    return askPeerSettings(
       this.client.settings.bind(this.client),
-      { showSource },
-      { metadata: this.identity.metadata(), timeoutMs: PEER_SETTINGS_TIMEOUT_MS },
-    ).then(
-      (r) => r.settings,
-      (err: unknown) => {
-        throw peerError(err, 'sync');
-      },
+      this.identity.metadata(),
+      'sync',
+      showSource,
     );
   }
 

@@ -7,7 +7,7 @@
 import type { Metadata } from '@grpc/grpc-js';
 import { peerError, type ServiceClient } from '@capstan/service-identity';
 import { appsetv1, unary, type apiv1 } from '@capstan/proto';
-import { PEER_SETTINGS_TIMEOUT_MS } from '../settings/settings-view.js';
+import { askPeerSettings } from '../settings/settings-view.js';
 import { UnavailableError } from '@capstan/service';
 import type { Principal } from '../auth/principal.js';
 import { API_SERVICE, type Delegations } from '../auth/delegations.js';
@@ -69,11 +69,12 @@ export class GrpcAppSetBackend implements AppSetBackend {
   }
 
   settings(showSource: boolean): Promise<apiv1.SettingEntry[]> {
-    return unary(
+    return askPeerSettings(
       this.client.settings.bind(this.client),
-      { showSource },
-      { metadata: this.identity.metadata(), timeoutMs: PEER_SETTINGS_TIMEOUT_MS },
-    ).then((r) => r.settings, remote);
+      this.identity.metadata(),
+      APPSET_SERVICE,
+      showSource,
+    );
   }
 
   private async md(caller: Principal): Promise<Metadata> {

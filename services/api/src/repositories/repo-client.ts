@@ -7,7 +7,7 @@ import { peerError, type ServiceClient } from '@capstan/service-identity';
 import type { Principal } from '../auth/principal.js';
 import { API_SERVICE, type Delegations } from '../auth/delegations.js';
 import { repov1, unary, type apiv1 } from '@capstan/proto';
-import { PEER_SETTINGS_TIMEOUT_MS } from '../settings/settings-view.js';
+import { askPeerSettings } from '../settings/settings-view.js';
 import type { RepositoryInput } from '../apply/manifests.js';
 import type { RepoBackend, RepositoryView, SecretApplyOutcome } from './repositories.service.js';
 
@@ -47,15 +47,11 @@ export class GrpcRepoBackend implements RepoBackend {
   }
 
   settings(showSource: boolean): Promise<apiv1.SettingEntry[]> {
-    return unary(
+    return askPeerSettings(
       this.client.settings.bind(this.client),
-      { showSource },
-      { metadata: this.identity.metadata(), timeoutMs: PEER_SETTINGS_TIMEOUT_MS },
-    ).then(
-      (r) => r.settings,
-      (err: unknown) => {
-        throw peerError(err, 'repo');
-      },
+      this.identity.metadata(),
+      'repo',
+      showSource,
     );
   }
 

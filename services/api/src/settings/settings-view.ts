@@ -1,7 +1,10 @@
 // `capstan admin settings [--show-source]`: every applied key of Argo CD's configuration objects
 // (what it sets in which service, or that Capstan does not implement it) and the api's own effective
 // settings with where each came from. Secret values are never shown: set or unset.
+import type { Metadata } from '@grpc/grpc-js';
+import { unary, type apiv1, type UnaryMethod } from '@capstan/proto';
 import { argoKeySpec, isSensitiveArgoKey } from '@capstan/policy';
+import { peerError } from '@capstan/service-identity';
 import { effectiveSettings, type ConfigReport, type Settings } from '@capstan/service';
 import type { AppliedObject, SettingsService } from './settings.service.js';
 import type { Authorizer } from '../rbac/authorizer.js';
@@ -69,6 +72,23 @@ export interface SettingsViewSource {
 
 /** How long the api waits for a peer's settings before it says the peer did not answer. */
 export const PEER_SETTINGS_TIMEOUT_MS = 5_000;
+
+/**
+ * Asks a peer (sync, repo, appset) for its effective settings over its internal gRPC `Settings`, as
+ * the api itself (no user delegation: the api checked `settings, get`), within the timeout.
+ */
+export async function askPeerSettings(
+  method: UnaryMethod<apiv1.GetSettingsRequest, apiv1.GetSettingsResponse>,
+  metadata: Metadata,
+  peer: string,
+  showSource: boolean,
+): Promise<apiv1.SettingEntry[]> {
+  try {
+    return (await unary(method, { showSource }, { metadata, timeoutMs: PEER_SETTINGS_TIMEOUT_MS })).settings;
+  } catch (err) {
+    throw peerError(err, peer);
+  }
+}
 
 /** A service that reports its own effective settings (sync, repo, appset over internal gRPC). */
 export interface PeerSettingsSource {
