@@ -5,7 +5,8 @@
 // matches syncs as its namespace's `default` ServiceAccount; turning the key off takes effect for
 // the next sync without a restart; a sync service restarted later starts with what was applied;
 // a misspelled key is a warning naming the nearest key (at apply and at start) and a refusal in
-// strict mode; strict ServiceAccount mode refuses the unmatched destination. Every service is its
+// strict mode; strict ServiceAccount mode refuses the unmatched destination; argocd-cm's
+// kustomize.buildOptions counts for the repo service's next render without a restart. Every service is its
 // own process (api, repo, appset, sync without --enable-impersonation) on real PostgreSQL, NATS,
 // a git server and an API server whose audit log says who wrote what.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -325,5 +326,42 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
     expect(refused.phase, services()).toBe('Denied');
     expect(refused.message).toContain('strict mode refuses instead of using the default ServiceAccount');
     expect(await writers(since, 'guestbook-other')).toEqual(new Set());
+  }, 180_000);
+
+  it("takes argocd-cm's kustomize.buildOptions for the next render, without restarting the repo service", async () => {
+    // A kustomization that reads a file above its own directory: kustomize's default load
+    // restrictor refuses it, Argo CD's usual kustomize.buildOptions lets it through.
+    await repo.commit({
+      'loose/kustomization.yaml': 'resources: [../shared/extra.yaml]\n',
+      'shared/extra.yaml': configMap('extra', 'loose'),
+    });
+    const app = `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: { name: loose, namespace: argocd }\nspec:\n  project: my-project\n  source: { repoURL: '${repo.url}', targetRevision: main, path: loose }\n  destination: { server: '${cluster.server}', namespace: guestbook }\n`;
+    ok(await admin(['apply', '-f', await file('loose.yaml', app)]), 'apply the loose Application');
+    const refused = await syncApp('loose');
+    expect(refused.phase, services()).not.toBe('Succeeded');
+    expect(refused.message).toMatch(/security|restrict|not in or below/i);
+
+    const r = await applyCm('argocd-cm-kustomize.yaml', {
+      'application.sync.impersonation.enabled': 'true',
+      'kustomize.buildOptions': '--load-restrictor LoadRestrictionsNone',
+    });
+    ok(r, 'apply kustomize.buildOptions');
+    // Live in the repo service, as Argo CD's repo server reads it per request: no warning, no restart.
+    expect(r.stderr).not.toContain('warning');
+    await eventually(
+      'the repo service applies kustomize.build-options',
+      async () =>
+        plane.repo.output().includes('setting kustomize.build-options applied') ? true : undefined,
+      30_000,
+    );
+    const since = await cluster.audit.mark();
+    const synced = await syncApp('loose');
+    expect(synced, services()).toMatchObject({
+      phase: 'Succeeded',
+      identity: 'system:serviceaccount:guestbook:guestbook-deployer',
+    });
+    expect(await writers(since, 'guestbook')).toEqual(
+      new Set(['system:serviceaccount:guestbook:guestbook-deployer']),
+    );
   }, 180_000);
 });

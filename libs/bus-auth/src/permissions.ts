@@ -49,6 +49,8 @@ export const consumersOf: Readonly<Record<ServiceUser, readonly { durable: strin
     ],
     repo: [
       { durable: 'repo-git-push', stream: 'ext' },
+      // Applied argocd-cm (its kustomize.* keys), kept in the repo schema and applied live.
+      { durable: 'repo-settings', stream: 'evt' },
       { durable: 'repo-dlq-replay', stream: 'cmd' },
     ],
     // Reconcile triggers: git pushes (EXT), new revisions of watched sources and cluster registry

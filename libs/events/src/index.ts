@@ -33,6 +33,11 @@ export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './o
 export { applyOnce, applyBatchOnce, type ApplyOnceOptions } from './consumers/apply-once.js';
 export { postgresDeadLetters } from './consumers/dead-letters.js';
 export {
+  appliedSettingsMigration,
+  readAppliedSettings,
+  startAppliedSettingsConsumer,
+} from './consumers/applied-settings.js';
+export {
   listDeadLetters,
   parseDeadLetterId,
   startDeadLetterReplay,

@@ -19,6 +19,7 @@ import { egressPolicy } from './checkouts/egress.js';
 import { ChangeDetector } from './changes/change-detector.js';
 import { touchWatch } from './changes/watch.repository.js';
 import { repoSettings } from './settings.js';
+import { followAppliedSettings, liveRepoSettings } from './settings/applied-settings.js';
 import { CredentialService } from './credentials/credential-service.js';
 import { sealedCredentials } from './credentials/credential-seal.js';
 import type { RepoDb } from './credentials/credential.repository.js';
@@ -70,6 +71,7 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   const repoDb = db as unknown as Kysely<RepoDatabase>;
   await resealAtStartup(repoDb, keyring, [sealedCredentials], ctx.logger);
   const credentials = new CredentialService(repoDb, keyring);
+  const live = await liveRepoSettings(ctx, db);
   let cacheBytes = () => 0;
   const metrics = new RepoMetrics(ctx.metrics, () => cacheBytes());
   const checkouts = await CheckoutStore.create({
@@ -89,13 +91,21 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   const generator = new ManifestGenerator(checkouts, {
     observer: metrics,
     kustomizePath: kustomize,
-    kustomizeBuildOptions: config['kustomize.build-options'].split(/\s+/).filter(Boolean),
-    kustomizeVersions: kustomizeVersionsOf(config['kustomize.versions']),
+    // Read per render: an applied argocd-cm counts from the next one.
+    get kustomizeBuildOptions() {
+      return live.get('kustomize.build-options').split(/\s+/).filter(Boolean);
+    },
+    get kustomizeVersions() {
+      return kustomizeVersionsOf(live.get('kustomize.versions'));
+    },
     helmPath: helm,
     jsonnetPath: jsonnet,
     scratchDir: path.join(config['cache.dir'], 'tools', 'scratch'),
     renderTimeoutMs: config['render.timeout-ms'],
     cacheEntries: config['manifest.cache-entries'],
+  });
+  live.onChange((change) => {
+    if (change.changed.some((k) => k.startsWith('kustomize.'))) generator.forgetRendered();
   });
   const listing = new RepoListing(checkouts);
   const changes = new ChangeDetector({ db, schema: 'repo', credentials, checkouts, logger: ctx.logger });
@@ -117,8 +127,8 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
           'repo',
           { ...commonSettings, ...repoSettings },
           {
-            value: (k) => (config as Record<string, unknown>)[k],
-            source: (k) => ctx.configReport?.sources[k],
+            value: (k) => live.get(k as never),
+            source: (k) => live.sourceOf(k),
           },
           showSource,
         ),
@@ -142,6 +152,7 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
     onError: (err, info) => ctx.logger.warn({ err, ...info }, 'push event failed'),
   });
   ctx.onShutdown('push consumer', () => consumer.stop());
+  await followAppliedSettings(ctx, db, bus, live);
   changes.startPolling(config['poll.interval-ms']);
   ctx.onShutdown('polling', () => changes.stop());
 

@@ -76,7 +76,7 @@ export const repoSettings = {
     default: {},
     flags: [],
     description:
-      "argocd-cm's named kustomize binaries for spec.source.kustomize.version: kustomize.path.<v> (or the older kustomize.version.<v>) = binary, kustomize.buildOptions.<v> = that version's build options; from --argocd-config-dir or an applied argocd-cm (at next start)",
+      "argocd-cm's named kustomize binaries for spec.source.kustomize.version: kustomize.path.<v> (or the older kustomize.version.<v>) = binary, kustomize.buildOptions.<v> = that version's build options; from --argocd-config-dir or an applied argocd-cm (live: the next render)",
   },
   'helm.path': {
     schema: z.string().default(''),

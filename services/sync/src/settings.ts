@@ -117,10 +117,13 @@ export const syncSettings = {
       'watch live objects of every Application as its ServiceAccount, publish sync.status-changed and run automated sync and self-heal',
   },
   'reconcile.resync-ms': {
-    schema: z.coerce.number().int().min(1_000),
+    schema: z.coerce
+      .number()
+      .int()
+      .refine((ms) => ms === 0 || ms >= 1_000, 'must be 0 (off) or at least 1000'),
     default: 180_000,
     description:
-      "full refresh of every Application (desired state re-rendered, compared again) at a random point between 2/3 of this and this (Argo CD's timeout.reconciliation 120 s + 60 s jitter)",
+      "full refresh of every Application (desired state re-rendered, compared again) at a random point between 2/3 of this and this (Argo CD's timeout.reconciliation 120 s + 60 s jitter); 0: no periodic refresh (changes, pushes and watches still refresh)",
   },
   'reconcile.self-heal-backoff-ms': {
     schema: z.coerce.number().int().min(0),

@@ -2,17 +2,24 @@
 // events, the request intake and the worker pool. main.ts passes the production ports; tests pass
 // the credentials of the real API servers they start.
 import type { Kysely } from 'kysely';
-import { postgresDeadLetters, startBackbone, type EventStoreDatabase } from '@capstan/events';
+import {
+  postgresDeadLetters,
+  readAppliedSettings,
+  startAppliedSettingsConsumer,
+  startBackbone,
+  type EventStoreDatabase,
+} from '@capstan/events';
 import {
   commonSettings,
   effectiveSettings,
   LiveSettings,
+  logLiveChange,
   type CommonConfig,
   type ConfigOf,
   type ServiceContext,
 } from '@capstan/service';
 import { syncSettings } from './settings.js';
-import { logLiveChange, readAppliedSettings, startSettingsConsumer } from './settings/applied-settings.js';
+import { SETTINGS_CONSUMER } from './settings/applied-settings.js';
 import type { SyncDatabase } from './sync.table.js';
 import { syncMigrations } from './migrations/index.js';
 import { startReadModelConsumer } from './read-model/read-model.consumer.js';
@@ -114,7 +121,9 @@ export async function startSync(
   ctx.onShutdown('read model consumer', () => readModel.stop());
   const intake = await startIntake(db, bus, workers, { deadLetters });
   ctx.onShutdown('sync request consumer', () => intake.stop());
-  const settingsConsumer = await startSettingsConsumer(db, bus, {
+  const settingsConsumer = await startAppliedSettingsConsumer(bus, db, {
+    schema: 'sync',
+    durable: SETTINGS_CONSUMER,
     deadLetters,
     onApplied: async (objects) => void settings.live.apply(objects),
   });
@@ -165,7 +174,7 @@ async function liveSyncSettings(
 ) {
   const config = ctx.config;
   const live = new LiveSettings({ ...commonSettings, ...syncSettings }, config, ctx.configReport, 'sync');
-  logLiveChange(ctx.logger, live.apply(await readAppliedSettings(db)), live);
+  logLiveChange(ctx.logger, live.apply(await readAppliedSettings(db, 'sync')), live);
   let currentHealth = initialHealth;
   // Workers and the reconciler read it per object.
   const health: HealthAssessor = { assess: (obj) => currentHealth.assess(obj) };

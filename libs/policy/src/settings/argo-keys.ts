@@ -136,17 +136,14 @@ const cm: ArgoKeySpec[] = [
     'string',
     SSO,
   ),
-  ...notImplemented(
-    'argocd-cm',
-    ['users.anonymous.enabled'],
-    'bool',
-    'Capstan authenticates every call: anonymous access is not offered',
-  ),
+  // A call without a token is served as `anonymous` with policy.default's rights alone (Argo CD's
+  // meaning), read by the api within 2 s of an apply.
+  implemented('argocd-cm', 'users.anonymous.enabled', 'bool', 'api', 'users.anonymous', true),
   ...notImplemented(
     'argocd-cm',
     ['server.rbac.log.enforce.enable'],
     'bool',
-    'Capstan always records every RBAC decision in audit.access_decisions; this switch changes nothing',
+    "Argo CD's switch for RBAC on pod logs (the `logs` resource), removed in Argo CD 3.0 where that RBAC is always enforced; Capstan serves no pod logs, so there is nothing for it to switch",
   ),
   // Local accounts: they are created with `capstan account create`; these keys enable, disable and
   // give capabilities to an account of that name, as Argo CD's do, live (the api reads them per login
@@ -265,12 +262,14 @@ const cmdParams: ArgoKeySpec[] = [
   implemented('argocd-cmd-params-cm', 'controller.log.level', 'log-level', 'sync', 'log.level', false),
   implemented('argocd-cmd-params-cm', 'server.log.level', 'log-level', 'api', 'log.level', false),
   implemented('argocd-cmd-params-cm', 'reposerver.log.level', 'log-level', 'repo', 'log.level', false),
-  implemented('argocd-cm', 'kustomize.buildOptions', 'string', 'repo', 'kustomize.build-options', false),
+  // argocd-cm's kustomize keys are read per render by Argo CD's repo server, so they are live here
+  // too (the repo service follows applied objects: services/repo/src/settings/applied-settings.ts).
+  implemented('argocd-cm', 'kustomize.buildOptions', 'string', 'repo', 'kustomize.build-options', true),
   // Named kustomize binaries (spec.source.kustomize.version): kustomize.path.<v> (Argo CD 2.x+) and
   // the older kustomize.version.<v>, with kustomize.buildOptions.<v> for that version's builds.
-  implemented('argocd-cm', 'kustomize.path.<rest>', 'string', 'repo', 'kustomize.versions', false),
-  implemented('argocd-cm', 'kustomize.version.<rest>', 'string', 'repo', 'kustomize.versions', false),
-  implemented('argocd-cm', 'kustomize.buildOptions.<rest>', 'string', 'repo', 'kustomize.versions', false),
+  implemented('argocd-cm', 'kustomize.path.<rest>', 'string', 'repo', 'kustomize.versions', true),
+  implemented('argocd-cm', 'kustomize.version.<rest>', 'string', 'repo', 'kustomize.versions', true),
+  implemented('argocd-cm', 'kustomize.buildOptions.<rest>', 'string', 'repo', 'kustomize.versions', true),
   implemented(
     'argocd-cmd-params-cm',
     'applicationsetcontroller.log.level',

@@ -87,7 +87,10 @@ export function readArgoValue(kind: ArgoValueKind, text: string): { value: unkno
       const ms = parseGoDuration(text);
       if (ms === undefined)
         return { problem: `expected a duration such as "180s" or "3m", got ${JSON.stringify(text)}` };
-      if (ms < 1000) return { problem: `must be at least 1s, got ${JSON.stringify(text)}` };
+      // Argo CD's `0` (timeout.reconciliation) turns the periodic refresh off; anything else below a
+      // second would make every Application re-render continuously.
+      if (ms !== 0 && ms < 1000)
+        return { problem: `must be 0 (off) or at least 1s, got ${JSON.stringify(text)}` };
       return { value: Math.round(ms) };
     }
     case 'seconds':

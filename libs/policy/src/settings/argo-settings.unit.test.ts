@@ -109,7 +109,12 @@ describe('Argo CD settings keys', () => {
   it('reads Argo durations and seconds as milliseconds', () => {
     expect(readArgoValue('duration', '180s')).toEqual({ value: 180_000 });
     expect(readArgoValue('duration', '1m30s')).toEqual({ value: 90_000 });
-    expect(readArgoValue('duration', '0')).toMatchObject({ problem: expect.stringContaining('at least 1s') });
+    // Argo CD's 0 turns the periodic refresh off; a fraction of a second is refused.
+    expect(readArgoValue('duration', '0')).toEqual({ value: 0 });
+    expect(readArgoValue('duration', '0s')).toEqual({ value: 0 });
+    expect(readArgoValue('duration', '500ms')).toMatchObject({
+      problem: expect.stringContaining('0 (off) or at least 1s'),
+    });
     expect(readArgoValue('seconds', '5')).toEqual({ value: 5000 });
   });
 
@@ -155,7 +160,7 @@ describe('Argo CD settings keys', () => {
     ]);
   });
 
-  it('gives the repo service kustomize.buildOptions and the named kustomize versions as one map', () => {
+  it('gives the repo service kustomize.buildOptions and the named kustomize versions as one map, live (as Argo CD reads them per render)', () => {
     const repo = argoOverlay(
       {
         'argocd-cm': {
@@ -166,7 +171,8 @@ describe('Argo CD settings keys', () => {
       },
       'repo',
     );
-    expect(repo.get('kustomize.build-options')).toMatchObject({ value: '--enable-helm', live: false });
+    expect(repo.get('kustomize.build-options')).toMatchObject({ value: '--enable-helm', live: true });
+    expect(repo.get('kustomize.versions')).toMatchObject({ live: true });
     expect(repo.get('kustomize.versions')?.value).toEqual({
       'kustomize.path.v5.4.3': '/tools/kustomize-5.4.3',
       'kustomize.buildOptions.v5.4.3': '--load-restrictor LoadRestrictionsNone',

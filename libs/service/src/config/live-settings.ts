@@ -7,6 +7,7 @@
 // applied value is reported as shadowed. Keys Argo CD reads only at start (argocd-cmd-params-cm) take
 // effect at the next start, as in Argo CD.
 import { argoOverlay, type ArgoConfigObject, type CapstanService } from '@capstan/policy';
+import type { Logger } from '../observability/logger.js';
 import type { ConfigReport, ConfigSource, Settings } from './settings.js';
 
 export type AppliedObjects = Partial<
@@ -95,4 +96,19 @@ export class LiveSettings<C extends Record<string, unknown>> {
     if (change.changed.length > 0) for (const l of this.listeners) l(change);
     return change;
   }
+}
+
+/** Logs what an applied change did, naming what did not take effect and why (never silent). */
+export function logLiveChange(logger: Logger, change: LiveChange, live: { get(key: string): unknown }): void {
+  for (const key of change.changed) {
+    const value = live.get(key);
+    // Maps (resource.customizations, kustomize.versions) are logged by name only: they can be long.
+    const shown = value !== null && typeof value === 'object' ? '(map)' : value;
+    logger.info({ setting: key, value: shown }, `setting ${key} applied`);
+  }
+  for (const s of change.shadowed) logger.warn({ setting: true }, `applied setting not in effect: ${s}`);
+  for (const r of change.refused)
+    logger.warn({ setting: r.setting }, `applied setting ${r.setting} refused: ${r.message}`);
+  for (const k of change.atNextStart)
+    logger.info({ setting: k }, `applied setting ${k} takes effect at the next start`);
 }

@@ -180,6 +180,8 @@ export class AccountsService {
     await this.deps.authz.check(ctx.principal, 'accounts', 'create', input.name, ctx.via);
     if (!ACCOUNT_NAME.test(input.name) || input.name.length > 63)
       throw invalid('name', 'must be lowercase letters, digits, "-", "_" and "."');
+    // The name audit rows give a call without a token (users.anonymous.enabled): no account takes it.
+    if (input.name === 'anonymous') throw invalid('name', 'is reserved for calls without a token');
     const capabilities = input.capabilities.length > 0 ? input.capabilities : ['login'];
     const bad = capabilities.findIndex((c) => !CAPABILITIES.has(c));
     if (bad >= 0) throw invalid(`capabilities[${bad}]`, 'must be login or apiKey');

@@ -8,11 +8,11 @@ import type { Kysely } from 'kysely';
 import { UnauthenticatedError, PermissionDeniedError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import { revokedSince, type AccountRecord } from '../accounts/account.repository.js';
-import { effectiveAccount } from '../settings/argo-accounts.js';
+import { anonymousEnabled, effectiveAccount, latestArgoCm } from '../settings/argo-accounts.js';
 import type { TokenClaims, TokenSigner } from './tokens.js';
 import { authenticateService, type ServiceTokens } from '@capstan/service-identity';
 import type { Delegations } from './delegations.js';
-import type { Principal } from './principal.js';
+import { ANONYMOUS_USER, type Principal } from './principal.js';
 import { delivererRef } from '../delivery/deliverer-rights.js';
 import type { DeliveringApplications } from '../delivery/delivering-applications.js';
 import { findProjectToken, type ProjectTokenRecord } from '../projects/project-tokens.repository.js';
@@ -51,6 +51,7 @@ export class Authenticator {
   /** Tokens whose signature was verified, until they expire: verifying an HMAC per call costs more than the read itself. */
   private readonly verified = new Map<string, TokenClaims>();
   private lastRevocation: Date | undefined;
+  private anonymous: { at: number; on: boolean } | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: AuthenticatorOptions) {}
@@ -94,6 +95,15 @@ export class Authenticator {
   /** After an applied argocd-cm (its account keys): every account is read again. */
   forgetAccounts(): void {
     this.accounts.clear();
+    this.anonymous = undefined;
+  }
+
+  /** argocd-cm's users.anonymous.enabled, read again after ACCOUNT_TTL_MS (live, like the account keys). */
+  private async anonymousOn(): Promise<boolean> {
+    if (this.anonymous && Date.now() - this.anonymous.at < ACCOUNT_TTL_MS) return this.anonymous.on;
+    const on = anonymousEnabled(await latestArgoCm(this.opts.db));
+    this.anonymous = { at: Date.now(), on };
+    return on;
   }
 
   async account(name: string): Promise<AccountRecord | undefined> {
@@ -111,8 +121,13 @@ export class Authenticator {
         'a service acts for a user only with a delegation, never a declared name',
       );
     if (!authorization && call.cookie) return this.fromCookie(call.cookie, call);
-    if (!authorization)
+    if (!authorization) {
+      // Only a caller that presents nothing at all: a service connection or a delegation without a
+      // token is an error, never anonymous.
+      if (call.peerService === undefined && call.delegation === undefined && (await this.anonymousOn()))
+        return ANONYMOUS_USER;
       throw new UnauthenticatedError('no token: log in first (capstan login) or pass an API token');
+    }
     const m = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
     if (!m) throw new UnauthenticatedError('authorization must be "Bearer <token>"');
     const token = m[1]!;

@@ -20,6 +20,11 @@ export interface Principal {
   projectRole?: { project: string; role: string };
   /** A single sign-on session's (`name` is the ID token's subject, `groups` its scope claims). */
   sso?: { refreshId: string | undefined };
+  /**
+   * A call without a token while argocd-cm's users.anonymous.enabled is "true" (`name` is
+   * `anonymous`): its rights are the default role's alone, never a policy line naming a subject.
+   */
+  anonymous?: true;
   /** The token's id, for logout. */
   tokenId?: string;
   tokenExpiresAt?: Date | undefined;
@@ -35,3 +40,11 @@ export function actorOf(p: Principal): string {
   const owner = p.delegation?.kind === 'owner' ? ` as owner of ${p.delegation.resource}` : '';
   return `${base} via ${p.via}${owner}`;
 }
+
+/** The caller of a call without a token when anonymous access is on (users.anonymous.enabled). */
+export const ANONYMOUS_USER: Principal = Object.freeze({
+  name: 'anonymous',
+  groups: [],
+  kind: 'user',
+  anonymous: true,
+});

@@ -49,6 +49,9 @@ export class Authorizer {
    */
   decide(p: Principal, resource: string, action: string, object: string): Decision {
     if (p.deliverer) return decideForDeliverer(p.deliverer, resource, action, object);
+    // Argo CD's anonymous user has the default role's rights only: no line names it (an account
+    // could never be called `anonymous` anyway, see accounts.service).
+    if (p.anonymous) return this.policy.current.enforce({ name: '', groups: [] }, resource, action, object);
     return this.policy.current.enforce({ name: p.name, groups: p.groups }, resource, action, object);
   }
 

@@ -23,21 +23,37 @@ export function withArgoAccountKeys(
   return out;
 }
 
+/**
+ * argocd-cm's `users.anonymous.enabled` (Argo CD's meaning): a call without a token is served as the
+ * anonymous user, whose rights are `policy.default` alone. Off unless the key says "true".
+ */
+export function anonymousEnabled(data: Readonly<Record<string, string>> | undefined): boolean {
+  const text = data?.['users.anonymous.enabled'];
+  if (text === undefined) return false;
+  const read = readArgoValue('bool', text);
+  return 'value' in read && read.value === true;
+}
+
+/** The data of the latest argocd-cm applied through the api (undefined: none applied). */
+export async function latestArgoCm(
+  db: Kysely<ApiDatabase>,
+): Promise<Readonly<Record<string, string>> | undefined> {
+  const row = await db
+    .withSchema('api')
+    .selectFrom('settings')
+    .select('data')
+    .where('object', '=', 'argocd-cm')
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.data;
+}
+
 /** findAccount, with the latest applied argocd-cm's account keys. */
 export async function effectiveAccount(
   db: Kysely<ApiDatabase>,
   name: string,
 ): Promise<AccountRecord | undefined> {
-  const [account, cm] = await Promise.all([
-    findAccount(db, name),
-    db
-      .withSchema('api')
-      .selectFrom('settings')
-      .select('data')
-      .where('object', '=', 'argocd-cm')
-      .orderBy('version', 'desc')
-      .limit(1)
-      .executeTakeFirst(),
-  ]);
-  return account && cm ? withArgoAccountKeys(account, cm.data) : account;
+  const [account, cm] = await Promise.all([findAccount(db, name), latestArgoCm(db)]);
+  return account && cm ? withArgoAccountKeys(account, cm) : account;
 }

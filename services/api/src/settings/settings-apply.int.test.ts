@@ -182,6 +182,34 @@ describe('applied Argo CD settings', () => {
     expect(bad.details).toContain('unknown capability "root"');
   });
 
+  it("serves calls without a token as the anonymous user with policy.default's rights while users.anonymous.enabled is on, live", async () => {
+    const http = httpClient(h);
+    expect((await http('GET', '/api/v1/projects')).status).toBe(401);
+    await apply(admin, argocdCm({ 'users.anonymous.enabled': 'true' }));
+    // The harness's default role is role:readonly: anonymous reads, and may not write.
+    expect((await http('GET', '/api/v1/projects')).status).toBe(200);
+    const write = await http('POST', '/api/v1/projects', undefined, {
+      project: { metadata: { name: 'by-nobody' }, spec: {} },
+    });
+    expect(write.status).toBe(403);
+    expect(
+      await rows(
+        sql`select resource, action, decision from audit.access_decisions where subject = 'user:anonymous' and object like '%by-nobody' order by id`,
+      ),
+    ).toEqual([{ resource: 'projects', action: 'create', decision: 'deny' }]);
+    // A token that does not verify is still refused: anonymous is for calls that present nothing.
+    expect((await http('GET', '/api/v1/projects', 'not.a.token')).status).toBe(401);
+    // No account may take the name the audit rows give anonymous callers.
+    const reserved = await http('POST', '/api/v1/account', admin, {
+      name: 'anonymous',
+      password: 'x-password-1',
+    });
+    expect(reserved.status).toBe(400);
+    expect(JSON.stringify(reserved.body)).toContain('reserved for calls without a token');
+    await apply(admin, argocdCm({ 'users.anonymous.enabled': 'false' }));
+    expect((await http('GET', '/api/v1/projects')).status).toBe(401);
+  });
+
   it('says when an applied argocd-cmd-params-cm key takes effect, or that it is not read from applied objects', async () => {
     const r = await apply(
       admin,

@@ -21,6 +21,10 @@ export class LruMap<K, V> {
     }
   }
 
+  clear(): void {
+    this.map.clear();
+  }
+
   get size(): number {
     return this.map.size;
   }

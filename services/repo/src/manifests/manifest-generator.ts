@@ -68,6 +68,14 @@ export class ManifestGenerator {
     this.cache = new LruMap(opts.cacheEntries);
   }
 
+  /**
+   * Forgets every rendered set: the operator's kustomize options (an applied argocd-cm) are not in
+   * the cache key, so a change to them must not be answered from renders made before it.
+   */
+  forgetRendered(): void {
+    this.cache.clear();
+  }
+
   async generate(source: ManifestSource, credential: CheckoutCredential | null): Promise<GeneratedManifests> {
     const req = { url: source.repoURL, revision: source.targetRevision, credential };
     const sha = await this.checkouts.resolveRevision(req);

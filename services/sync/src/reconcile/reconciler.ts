@@ -176,6 +176,8 @@ export class Reconciler {
   }
 
   private resyncDue(): void {
+    // 0: periodic refresh off (Argo CD's timeout.reconciliation: 0); events and pushes still refresh.
+    if (this.options.resyncMs === 0) return;
     const now = Date.now();
     for (const [, e] of this.apps) if (e.nextResyncAt <= now) this.refresh(e.ref);
   }
