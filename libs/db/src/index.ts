@@ -1,4 +1,5 @@
 export { createDb, pingDb, type DbOptions } from './connection.js';
+export { isDatabaseOutage } from './outage.js';
 export { migrateToLatest, MigrationError, type Migrations } from './migrate.js';
 export * from './audit/audit.table.js';
 export {

@@ -1,5 +1,7 @@
 // The consumer helper against the real NATS JetStream and PostgreSQL.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { InvalidArgumentError, NotFoundError, UnavailableError, ValidationError } from '@capstan/service';
 import { StringCodec } from 'nats';
@@ -155,6 +157,58 @@ describe('durable consumer', () => {
       'gave up after 3 deliveries: always broken',
       'project does not exist',
     ]);
+    await consumer.stop();
+  });
+
+  it('waits out a database outage far past maxDeliver, and still gives up on it in the end', async () => {
+    // A real outage: node-postgres connecting to a loopback port nothing listens on.
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise((r) => server.close(r));
+    const outage = async () => {
+      const client = new pg.Client({ host: '127.0.0.1', port, connectionTimeoutMillis: 1_000 });
+      await client.connect();
+    };
+    const waits = increment('counters/outage-waits', 1);
+    const endless = increment('counters/outage-endless', 1);
+    const deliveries = new Map<string, number>();
+    let handled = false;
+    const consumer = await bus.consume({
+      durable: 'outage-test',
+      events: [counterIncremented],
+      maxDeliver: 3,
+      outageMaxDeliver: 12,
+      backoff: { baseMs: 10, maxMs: 20 },
+      deadLetters: postgresDeadLetters(db, 'svc'),
+      handle: async (e, ctx) => {
+        if (e.id !== waits.id && e.id !== endless.id) return;
+        deliveries.set(e.id, ctx.deliveryCount);
+        // The database is back at the 8th delivery for one, never for the other.
+        if (e.id === endless.id || ctx.deliveryCount < 8) await outage();
+        handled = true;
+      },
+    });
+    await bus.publish(waits);
+    await bus.publish(endless);
+    await waitFor('the event handled once the database is back', () => handled);
+    const rows = await waitFor('the endless outage dead-lettered', async () => {
+      // This consumer also sees the earlier tests' poison messages; keep the two events of this test.
+      const r = (
+        await db
+          .withSchema('svc')
+          .selectFrom('dead_letters')
+          .selectAll()
+          .where('consumer', '=', 'outage-test')
+          .execute()
+      ).filter((d) => [waits.id, endless.id].some((id) => d.payload.includes(id)));
+      return r.length > 0 ? r : undefined;
+    });
+    expect(deliveries.get(waits.id)).toBe(8);
+    expect(deliveries.get(endless.id)).toBe(12);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.payload).toContain(endless.id);
+    expect(rows[0]!.reason).toMatch(/^gave up after 12 deliveries: .*ECONNREFUSED/);
     await consumer.stop();
   });
 

@@ -47,6 +47,8 @@ export interface ConsumerOptions<D extends readonly EventDefinition[] = readonly
   /** Handle a batch of valid events; thrown errors fall back to handling the batch one event at a time. */
   handleBatch?: (events: readonly EventOf<D[number]>[]) => Promise<void>;
   maxDeliver?: number;
+  /** Deliveries while the handler meets a database outage (isDatabaseOutage); default OUTAGE_MAX_DELIVER. */
+  outageMaxDeliver?: number;
   ackWaitMs?: number;
   maxBatch?: number;
   backoff?: { baseMs: number; maxMs: number };
@@ -179,7 +181,7 @@ class Consumer implements RunningConsumer {
   private async decodeBatch(batch: JsMsg[]): Promise<{ m: JsMsg; event: AnyEvent }[]> {
     const valid: { m: JsMsg; event: AnyEvent }[] = [];
     for (const m of batch) {
-      if (m.info.deliveryCount > this.maxDeliver) {
+      if (this.settle.awaitsDeadLetter(m)) {
         // The handler had its tries; only the dead-lettering failed before.
         await this.settle.retryDeadLetter(m);
         continue;

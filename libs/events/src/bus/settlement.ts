@@ -1,6 +1,7 @@
 // How a message a consumer did not handle is settled: nak with backoff while tries remain, else
 // dead-lettered once (subject, PostgreSQL record, reason) and terminated.
 import { headers as natsHeaders, type JsMsg } from 'nats';
+import { isDatabaseOutage } from '@capstan/db';
 import { busHandlingFor } from '@capstan/service';
 import type { EventDefinition } from '../catalog/define.js';
 import type { Bus } from './bus.js';
@@ -11,6 +12,13 @@ import { deadLetterSubject } from './streams.js';
 export function redactUserinfo(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]{0,31}:\/\/)[^/@\s"'\\]{0,256}:[^/@\s"'\\]{0,256}@/gi, '$1***@');
 }
+
+/**
+ * Deliveries of a message whose handler met a database outage before it is given up: with the
+ * default backoff (capped at 30 s) about an hour and a half, so a database restart, failover or
+ * network cut that outlasts the usual few tries loses no command (faults: postgres-crash).
+ */
+export const OUTAGE_MAX_DELIVER = 200;
 
 export function backoffDelay(deliveryCount: number, backoff: { baseMs: number; maxMs: number }): number {
   return Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.max(0, deliveryCount - 1));
@@ -25,6 +33,7 @@ export class Settlement {
   // Why a message is being dead-lettered, kept while the dead-lettering itself is retried (the
   // redelivery carries no reason; another replica that gets it says only that the tries ran out).
   private readonly pendingReasons = new Map<number, string>();
+  private readonly outageMaxDeliver: number;
 
   constructor(
     private readonly bus: Bus,
@@ -32,13 +41,17 @@ export class Settlement {
     private readonly maxDeliver: number,
   ) {
     this.backoff = options.backoff ?? { baseMs: 500, maxMs: 30_000 };
+    this.outageMaxDeliver = options.outageMaxDeliver ?? OUTAGE_MAX_DELIVER;
   }
 
   async fail(m: JsMsg, err: unknown): Promise<void> {
     const { options } = this;
     const message = err instanceof Error ? err.message : String(err);
     const terminal = busHandlingFor(err) === 'dead-letter';
-    if (terminal || m.info.deliveryCount >= this.maxDeliver) {
+    // The database away is no answer about the message: it waits for the database, far longer.
+    const limit =
+      !terminal && isDatabaseOutage(err) ? Math.max(this.maxDeliver, this.outageMaxDeliver) : this.maxDeliver;
+    if (terminal || m.info.deliveryCount >= limit) {
       options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'dead-letter' });
       const reason = terminal ? message : `gave up after ${m.info.deliveryCount} deliveries: ${message}`;
       await this.deadLetterOrRetry(m, reason);
@@ -46,6 +59,18 @@ export class Settlement {
       options.onError?.(err, { durable: options.durable, subject: m.subject, action: 'nak' });
       m.nak(backoffDelay(m.info.deliveryCount, this.backoff));
     }
+  }
+
+  /**
+   * Whether a delivery is back only because its dead-lettering failed: this replica said so, or it
+   * is past every limit. Past maxDeliver alone it may be a database outage still being waited out
+   * (or another replica's dead-lettering): the handler gets it again, and `fail` decides anew.
+   */
+  awaitsDeadLetter(m: JsMsg): boolean {
+    return (
+      this.pendingReasons.has(m.info.streamSequence) ||
+      m.info.deliveryCount > Math.max(this.maxDeliver, this.outageMaxDeliver)
+    );
   }
 
   /** A message past its tries, back because only its dead-lettering failed. */
