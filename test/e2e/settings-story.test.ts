@@ -275,6 +275,7 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
     expect(await writers(since, 'guestbook')).toEqual(new Set());
   }, 180_000);
 
+  // Restarts of the sync service take a minute on a loaded 2-core machine: a longer limit.
   it('warns about a misspelled key naming the nearest one, at apply and at start; strict mode refuses it', async () => {
     const typo = { 'application.sync.impersonaton.enabled': 'true' };
     const r = await applyCm('argocd-cm-typo.yaml', typo);
@@ -300,8 +301,9 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
     await expect(plane.restartSync(['--argocd-config-dir', startDir, '--settings-strict'])).rejects.toThrow(
       /settings\.strict|did you mean/,
     );
-  }, 180_000);
+  }, 300_000);
 
+  // Restarts of the sync service take a minute on a loaded 2-core machine: a longer limit.
   it('starts with what was applied, and strict ServiceAccount mode refuses the unmatched destination end to end', async () => {
     ok(await applyCm('argocd-cm-on.yaml', { 'application.sync.impersonation.enabled': 'true' }), 'apply on');
     // Applied while no sync service runs: the restarted one reads it from its store (or the stream).
@@ -326,7 +328,7 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
     expect(refused.phase, services()).toBe('Denied');
     expect(refused.message).toContain('strict mode refuses instead of using the default ServiceAccount');
     expect(await writers(since, 'guestbook-other')).toEqual(new Set());
-  }, 180_000);
+  }, 300_000);
 
   it("takes argocd-cm's kustomize.buildOptions for the next render, without restarting the repo service", async () => {
     // A kustomization that reads a file above its own directory: kustomize's default load
