@@ -93,8 +93,11 @@ export async function startControlPlane(opts: {
   appsetEnv?: Record<string, string>;
   /** The sync service's arguments (default: --enable-impersonation). */
   syncArgs?: string[];
+  /** Extra environment of every service (e.g. where traces go). */
+  env?: Record<string, string>;
 }): Promise<ControlPlane> {
   const { databaseUrl, bus } = opts;
+  const common = opts.env ?? {};
   const appsetAddress = await reserveAppsetAddress();
   const tokens = appsetTokens();
   // The sync service's internal gRPC (ManagedResources, `capstan app diff`): its address is known
@@ -105,10 +108,10 @@ export async function startControlPlane(opts: {
     databaseUrl,
     bus,
     cacheDir: opts.cacheDir,
-    ...(opts.repoEnv ? { repoEnv: opts.repoEnv } : {}),
+    repoEnv: { ...common, ...opts.repoEnv },
     api: {
       appset: { address: appsetAddress, tokens },
-      env: { CAPSTAN_SYNC_ADDRESS: syncAddress, CAPSTAN_SYNC_SERVICE_TOKEN: apiToSync },
+      env: { ...common, CAPSTAN_SYNC_ADDRESS: syncAddress, CAPSTAN_SYNC_SERVICE_TOKEN: apiToSync },
     },
   });
   const appset = await startAppsetProcess({
@@ -119,13 +122,14 @@ export async function startControlPlane(opts: {
     apiAddress: api.grpcAddress,
     repoAddress: repo.grpcAddress,
     repoToken: repo.serviceToken('appset'),
-    ...(opts.appsetEnv ? { env: opts.appsetEnv } : {}),
+    env: { ...common, ...opts.appsetEnv },
   });
   const syncEnv = syncProcessEnv(
     databaseUrl,
     bus,
     { api, repo },
     {
+      ...common,
       CAPSTAN_GRPC_PORT: syncAddress.split(':').at(-1)!,
       CAPSTAN_AUTH_SERVICE_TOKENS: `api=${apiToSync}`,
     },
