@@ -143,7 +143,7 @@ describe('notifications: a sync event to webhook, Slack and email receivers', ()
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 
     h = await startHarness({
-      notifications: { maxAttempts: 3, backoffMs: 100, pollMs: 200, timeoutMs: 5000 },
+      notifications: { maxAttempts: 3, backoffMs: 100, pollMs: 200, timeoutMs: 15_000 },
     });
     c = h.clients();
     admin = await h.login('admin', ADMIN_PASSWORD);
