@@ -1,5 +1,5 @@
 // One lint setup for the whole workspace. Besides the recommended rules it enforces the
-// architectural rules from DESIGN.md: no import cycles, no deep imports into another package's src/
+// architectural rules of docs/architecture.md ("Libraries"): no import cycles, no deep imports into another package's src/
 // and no relative path into another package (packages meet at their public entry points and at
 // event/proto contracts), and in services, no import of another service.
 import js from '@eslint/js';

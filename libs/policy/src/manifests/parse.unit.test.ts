@@ -169,7 +169,7 @@ spec:
   });
 });
 
-describe('write-time validation of destinationServiceAccounts (DESIGN.md)', () => {
+describe('write-time validation of destinationServiceAccounts (docs/decisions.md)', () => {
   const base = { apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name: 'team-a' } };
   const issuesFor = (dsa: unknown[]) => {
     const r = validateAppProject({ ...base, spec: { destinationServiceAccounts: dsa } });

@@ -165,7 +165,7 @@ class ProjectCompiler {
       });
   }
 
-  /** The write-time rules of DESIGN.md for destinationServiceAccounts (Argo CD's, plus DNS names). */
+  /** The write-time rules for destinationServiceAccounts: Argo CD's, plus DNS names (docs/decisions.md). */
   private serviceAccountRules(spec: AppProjectSpec): CompiledServiceAccountRule[] {
     const seen = new Map<string, number>();
     return (spec.destinationServiceAccounts ?? []).map((dsa, index) => {

@@ -1,4 +1,4 @@
-// ServiceAccount resolution (DESIGN.md "The rules at the heart", proposal 000), assuming
+// ServiceAccount resolution (docs/architecture.md "The rules at the heart", proposal 000), assuming
 // impersonation is on; explainSync handles the switch. This is the hot path of every sync: the
 // chain is compiled once, a resolution is a few string comparisons per rule.
 //

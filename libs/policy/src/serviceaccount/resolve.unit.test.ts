@@ -1,5 +1,6 @@
 // ServiceAccount resolution: every example and special case of proposal 000
-// ("Decouple Application Sync using Impersonation"), DESIGN.md's rules, and the chain rule.
+// ("Decouple Application Sync using Impersonation"), the rules of docs/architecture.md ("The rules at the heart"), and the chain
+// rule of docs/decisions.md ("ServiceAccount resolution and the project chain").
 import { describe, expect, it } from 'vitest';
 import { chainOf, IN_CLUSTER_URL, project } from '../test-support/fixtures.js';
 import { resolveServiceAccount, type ServiceAccountResolution } from './resolve.js';

@@ -3,18 +3,13 @@
 // once every object the Application owned is gone, success; only then does the api remove the
 // Application (application.deleted, cascade true). Applied once per event, by the api's consumer of
 // the sync service's events (sync/sync-status.consumer.ts).
-import {
-  applyOnce,
-  syncDeletionFailed,
-  syncDeletionSucceeded,
-  type Envelope,
-  type EventOf,
-} from '@capstan/events';
+import { applyOnce, syncDeletionFailed, syncDeletionSucceeded } from '@capstan/events';
 import type { Kysely } from 'kysely';
 import type { ApiDatabase } from '../support/db.table.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import { setApplicationCondition } from './application.repository.js';
 import type { ApplicationsService } from './applications.service.js';
+import type { SyncStatusEvent } from '../sync/sync-status.consumer.js';
 
 /** The key of applyOnce's record (the events come through the consumer api-sync-status). */
 const APPLIED_AS = 'api-application-deletions';
@@ -24,10 +19,10 @@ export const DELETION_ERROR = 'DeletionError';
 export async function applyDeletionEvent(
   db: Kysely<ApiDatabase>,
   applications: ApplicationsService,
-  event: Envelope,
+  event: SyncStatusEvent,
 ): Promise<void> {
   if (event.type === syncDeletionFailed.type) {
-    const { data } = event as EventOf<typeof syncDeletionFailed>;
+    const { data } = event;
     await applyOnce(db, { schema: API_SCHEMA, consumer: APPLIED_AS, eventId: event.id }, (trx) =>
       setApplicationCondition(trx, data.application, DELETION_ERROR, {
         type: DELETION_ERROR,
@@ -38,7 +33,7 @@ export async function applyDeletionEvent(
     return;
   }
   if (event.type === syncDeletionSucceeded.type) {
-    const { data } = event as EventOf<typeof syncDeletionSucceeded>;
+    const { data } = event;
     // The aggregate removes the Application once (a repeated event finds it gone and appends nothing).
     await applications.finalizeDeletion(
       { actor: event.actor, ...(event.correlationid ? { correlationId: event.correlationid } : {}) },

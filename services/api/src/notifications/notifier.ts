@@ -22,26 +22,15 @@ import { API_SCHEMA } from '../migrations/index.js';
 import { findApplication } from '../applications/application.repository.js';
 import { syncHistory } from '../applications/sync-operation.repository.js';
 import { applicationView } from '../transport/views.js';
+import type { SyncStatusEvent } from '../sync/sync-status.consumer.js';
+import type { ReconciledStatusEvent } from '../sync/reconciled-status.consumer.js';
 import type { NotificationsSettings } from './notifications-config.js';
 
 /** The key of applyOnce's record. */
 const APPLIED_AS = 'api-notifications';
 
-export interface NotifierEvent {
-  id: string;
-  subject?: string | undefined;
-  data: unknown;
-}
-
-/** The Application an event is about: its subject `applications/<ns>/<name>`, else data.application. */
-export function applicationOf(event: NotifierEvent): { namespace: string; name: string } | undefined {
-  const m = /^applications\/([^/]+)\/([^/]+)$/.exec(event.subject ?? '');
-  if (m) return { namespace: m[1]!, name: m[2]! };
-  const a = (event.data as { application?: { namespace?: unknown; name?: unknown } } | null)?.application;
-  return typeof a?.namespace === 'string' && typeof a.name === 'string'
-    ? { namespace: a.namespace, name: a.name }
-    : undefined;
-}
+/** The events the notifier evaluates: those the api's sync-status consumer applies, typed by the catalog. */
+export type NotifierEvent = SyncStatusEvent | ReconciledStatusEvent;
 
 const lookup = (o: unknown, path: string): unknown =>
   path
@@ -139,8 +128,9 @@ export class Notifier {
 
   /** Evaluates the subscriptions of the event's Application, once per event. */
   async onEvent(event: NotifierEvent): Promise<void> {
-    const app = applicationOf(event);
-    if (!app) return;
+    // Every such event names its Application (its subject is applications/<namespace>/<name> of it).
+    const { namespace, name } = event.data.application;
+    const app = { namespace, name };
     const config = await this.deps.settings.current();
     if (config.triggers.size === 0) return;
     let queued = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readNotificationsConfig } from '@capstan/policy';
-import { MAX_DESTINATIONS, applicationOf, conditionKey, plan } from './notifier.js';
+import { MAX_DESTINATIONS, conditionKey, plan } from './notifier.js';
 import { resolveSecretRefs } from './notifications-config.js';
 import { backoffOf } from './delivery.js';
 import { send, targetOf } from './senders.js';
@@ -119,18 +119,6 @@ describe('notifier: what the subscriptions of an Application say', () => {
     expect(warnings[0]).toBe(
       `more than ${MAX_DESTINATIONS} destinations: slack:r${MAX_DESTINATIONS} ignored`,
     );
-  });
-
-  it("finds the event's Application by subject, else by its data", () => {
-    expect(applicationOf({ id: '1', subject: 'applications/argocd/guestbook', data: {} })).toEqual({
-      namespace: 'argocd',
-      name: 'guestbook',
-    });
-    expect(applicationOf({ id: '1', data: { application: { namespace: 'a', name: 'b' } } })).toEqual({
-      namespace: 'a',
-      name: 'b',
-    });
-    expect(applicationOf({ id: '1', subject: 'clusters/x', data: {} })).toBeUndefined();
   });
 });
 

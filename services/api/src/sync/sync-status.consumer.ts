@@ -51,7 +51,7 @@ const definitions = [
 ] as const;
 
 /** The sync lifecycle events the api follows, their data as the bus decoded it against the catalog. */
-type SyncStatusEvent = EventOf<(typeof definitions)[number]>;
+export type SyncStatusEvent = EventOf<(typeof definitions)[number]>;
 
 type Patch = {
   phase?: string;

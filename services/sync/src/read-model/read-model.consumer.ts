@@ -49,7 +49,7 @@ const definitions = [
 ] as const;
 
 /** The events this consumer receives, their data as the bus decoded it against the catalog. */
-type ReadModelEvent = EventOf<(typeof definitions)[number]>;
+export type ReadModelEvent = EventOf<(typeof definitions)[number]>;
 
 export async function applyReadModelEvent(db: SyncDb, event: ReadModelEvent): Promise<void> {
   await applyOnce(db, { schema: 'sync', consumer: READ_MODEL_CONSUMER, eventId: event.id }, async (trx) => {

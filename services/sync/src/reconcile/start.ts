@@ -8,6 +8,7 @@ import {
   applicationDeleted,
   applicationDeletionRequested,
   applicationUpdated,
+  assertNever,
   clusterRegistered,
   clusterRemoved,
   clusterUpdated,
@@ -17,9 +18,9 @@ import {
   repositoryRevisionChanged,
   type Bus,
   type DeadLetterStore,
-  type Envelope,
 } from '@capstan/events';
 import { DEFAULT_CONTROL_NAMESPACE } from '@capstan/policy';
+import type { ReadModelEvent } from '../read-model/read-model.consumer.js';
 import { Reconciler, type ReconcilerDeps, type ReconcilerOptions } from './reconciler.js';
 
 export const REVISIONS_CONSUMER = 'sync-automated';
@@ -27,7 +28,7 @@ export const REVISIONS_CONSUMER = 'sync-automated';
 export interface RunningReconciler {
   reconciler: Reconciler;
   /** The read model applied an event (called after it committed). */
-  readModelApplied(event: Envelope): void;
+  readModelApplied(event: ReadModelEvent): void;
   /** A sync operation of this Application finished in this process. */
   syncFinished(app: { namespace: string; name: string }): void;
   stop(): Promise<void>;
@@ -56,43 +57,33 @@ export async function startReconciler(
   };
 }
 
-function readModelApplied(reconciler: Reconciler, event: Envelope): void {
-  const data = event.data as {
-    application?: { metadata: { namespace?: string; name: string } };
-    namespace?: string;
-    name?: string;
-    project?: { metadata: { name: string } };
-    cluster?: { server: string };
-    server?: string;
-  };
-  const appRef = (a: { metadata: { namespace?: string; name: string } }) => ({
-    namespace: a.metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE,
-    name: a.metadata.name,
-  });
+function readModelApplied(reconciler: Reconciler, event: ReadModelEvent): void {
   switch (event.type) {
     case applicationCreated.type:
     case applicationUpdated.type:
-    case applicationDeletionRequested.type:
-      if (data.application) reconciler.refresh(appRef(data.application));
+    case applicationDeletionRequested.type: {
+      const { metadata } = event.data.application;
+      reconciler.refresh({ namespace: metadata.namespace ?? DEFAULT_CONTROL_NAMESPACE, name: metadata.name });
       break;
+    }
     case applicationDeleted.type:
-      if (data.namespace && data.name) void reconciler.forget({ namespace: data.namespace, name: data.name });
+      void reconciler.forget({ namespace: event.data.namespace, name: event.data.name });
       break;
     case projectCreated.type:
     case projectUpdated.type:
-      if (data.project) reconciler.projectChanged(data.project.metadata.name);
+      reconciler.projectChanged(event.data.project.metadata.name);
       break;
     case projectDeleted.type:
-      if (data.name) reconciler.projectChanged(data.name);
+      reconciler.projectChanged(event.data.name);
       break;
     case clusterRegistered.type:
     case clusterUpdated.type:
-      if (data.cluster) reconciler.clusterChanged(data.cluster.server);
+      reconciler.clusterChanged(event.data.cluster.server);
       break;
     case clusterRemoved.type:
-      if (data.server) reconciler.clusterChanged(data.server);
+      reconciler.clusterChanged(event.data.server);
       break;
     default:
-      break;
+      assertNever(event);
   }
 }
