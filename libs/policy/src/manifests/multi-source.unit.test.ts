@@ -31,10 +31,7 @@ describe('spec.sources (Argo CD multiple sources)', () => {
   it('accepts a chart reading value files of a ref source', () => {
     expect(
       issues({
-        sources: [
-          chart({ valueFiles: ['$values/envs/prod/values.yaml', 'values.yaml'] }),
-          values,
-        ],
+        sources: [chart({ valueFiles: ['$values/envs/prod/values.yaml', 'values.yaml'] }), values],
       }),
     ).toEqual([]);
   });
@@ -51,9 +48,7 @@ describe('spec.sources (Argo CD multiple sources)', () => {
   });
 
   it('refuses a $ref file climbing out of the ref source repository', () => {
-    expect(
-      issues({ sources: [chart({ valueFiles: ['$values/../../etc/passwd'] }), values] }),
-    ).toEqual([
+    expect(issues({ sources: [chart({ valueFiles: ['$values/../../etc/passwd'] }), values] })).toEqual([
       'spec.sources[0].helm.valueFiles[0]: must resolve inside the repository of $values (it climbs above the root with "..")',
     ]);
     expect(issues({ sources: [chart({ valueFiles: ['$values/'] }), values] })).toEqual([

@@ -71,19 +71,27 @@ export function refFileProblem(
   const ref = refVar.slice(1);
   if (!ctx.refs.has(ref)) {
     if (ctx.refs.size === 0)
-      return { problem: `source referenced ${JSON.stringify(refVar)}, but no source has a 'ref' field defined` };
+      return {
+        problem: `source referenced ${JSON.stringify(refVar)}, but no source has a 'ref' field defined`,
+      };
     const known = [...ctx.refs].map((r) => `$${r}`).join(', ');
     return {
       problem: `source referenced ${JSON.stringify(refVar)}, which is not one of the available sources (${known})`,
     };
   }
   if (ctx.chartRefs?.has(ref))
-    return { problem: "source has a 'chart' field defined, but Helm charts are not yet not supported for 'ref' sources" };
+    return {
+      problem:
+        "source has a 'chart' field defined, but Helm charts are not yet not supported for 'ref' sources",
+    };
   const rest = slash < 0 ? '' : file.slice(slash + 1);
-  if (rest.trim() === '') return { problem: `must name a file of the source ${refVar} ($${ref}/path/values.yaml)` };
+  if (rest.trim() === '')
+    return { problem: `must name a file of the source ${refVar} ($${ref}/path/values.yaml)` };
   const problem = repoPathProblem(rest);
   if (problem)
-    return { problem: `${problem.replace('must stay inside', 'must resolve inside').replace('the repository', `the repository of ${refVar}`)}` };
+    return {
+      problem: `${problem.replace('must stay inside', 'must resolve inside').replace('the repository', `the repository of ${refVar}`)}`,
+    };
   return { ref, file: path.posix.normalize(rest) };
 }
 
