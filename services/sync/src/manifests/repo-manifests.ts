@@ -5,7 +5,7 @@
 // A multi-source Application (Argo CD's spec.sources) first resolves every source's revision
 // (ResolveRevision, the same credential selection), so each render and each `$ref/…` value file
 // reads the commit status.sync.revisions then reports; a ref source without a path renders nothing.
-import { repov1, unary } from '@capstan/proto';
+import { repov1, unary, type UnaryMethod } from '@capstan/proto';
 import { fromPeer, type ServiceClient } from '@capstan/service-identity';
 import { CapstanError } from '@capstan/service';
 import {
@@ -40,18 +40,9 @@ export function repoManifests(options: {
   identity: ServiceClient;
 }): ManifestSource & { close(): void } {
   const client = new repov1.RepoServiceClient(options.address, options.identity.credentials);
-  const call = <Req, Res>(
-    method: (req: Req, md: never, opts: never, cb: never) => unknown,
-    req: Req,
-    src: ApplicationSource,
-  ): Promise<Res> =>
-    fromPeer(
-      'repo',
-      () =>
-        unary(method.bind(client) as never, req, {
-          metadata: options.identity.metadata(),
-          timeoutMs: 120_000,
-        }) as Promise<Res>,
+  const call = <Req, Res>(method: UnaryMethod<Req, Res>, req: Req, src: ApplicationSource): Promise<Res> =>
+    fromPeer('repo', () =>
+      unary(method, req, { metadata: options.identity.metadata(), timeoutMs: 120_000 }),
     ).catch((err: unknown) => {
       if (err instanceof CapstanError && !err.retryable)
         throw new ManifestSourceError(`repo service: ${src.repoURL} ${src.path ?? ''}: ${err.message}`);
@@ -68,8 +59,8 @@ export function repoManifests(options: {
     targetRevision: string,
     refSources: repov1.RefSource[],
   ): Promise<repov1.GenerateManifestsResponse> =>
-    call<repov1.GenerateManifestsRequest, repov1.GenerateManifestsResponse>(
-      client.generateManifests as never,
+    call(
+      client.generateManifests.bind(client),
       {
         source: {
           repoUrl: src.repoURL,
@@ -89,8 +80,8 @@ export function repoManifests(options: {
     const pinned = request.revisions?.length === sources.length ? request.revisions : undefined;
     const revisions = await Promise.all(
       sources.map(async (src, i) => {
-        const res = await call<repov1.ResolveRevisionRequest, repov1.ResolveRevisionResponse>(
-          client.resolveRevision as never,
+        const res = await call(
+          client.resolveRevision.bind(client),
           {
             repoUrl: src.repoURL,
             revision: pinned?.[i] || src.targetRevision || 'HEAD',
