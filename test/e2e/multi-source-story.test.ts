@@ -223,14 +223,15 @@ describe('multi-source story: a chart with $values files from a project-scoped p
       .poll(async () => (await getApp()).status.sync?.revisions, { timeout: 60_000, interval: 500 })
       .toEqual([chartsSha, firstValuesSha]);
 
-    const credentials = JSON.parse((await as(['repo', 'list', '-o', 'json'])).stdout) as {
-      id: string;
-      project: string;
-    }[];
-    const byProject = Object.fromEntries(credentials.map((c) => [c.project, c.id]));
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
+      // The repo service's own record of the two credentials for the values repository.
+      const stored = await client.query<{ id: string; project: string }>(
+        'select id, project from repo.credentials',
+      );
+      const byProject = Object.fromEntries(stored.rows.map((c) => [c.project, c.id]));
+      expect(Object.keys(byProject).sort()).toEqual(['team-a', 'team-b']);
       const { rows } = await client.query<{ project: string; chosen_id: string | null; reason: string }>(
         `select project, chosen_id, reason from audit.credential_decisions
           where operation = 'lookup' and repo_url = $1 order by id`,
