@@ -132,6 +132,7 @@ export async function main(): Promise<void> {
       repo.call((c) => c.generateManifests, {
         source: { repoUrl: url, targetRevision: 'main', path: p },
         application: app,
+        refSources: [],
       });
 
     const warm: Record<string, number[]> = { plain: [], kustomize: [] };

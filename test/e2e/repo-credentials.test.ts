@@ -70,6 +70,7 @@ describe('repo service: project-scoped repository credentials', () => {
       {
         source: { repoUrl: url, targetRevision: 'main', path: 'guestbook' },
         application: { name: app, namespace: 'argocd', project },
+        refSources: [],
       },
       { service: 'sync' },
     );
@@ -219,6 +220,7 @@ describe('repo service: project-scoped repository credentials', () => {
         {
           source: { repoUrl: shared.url, targetRevision: 'no-such-branch', path: 'guestbook' },
           application: { name: 'g', namespace: 'argocd', project: 'team-a' },
+          refSources: [],
         },
         { service: 'sync' },
       ),

@@ -101,7 +101,7 @@ export function addRollbackCommand(app: Command, follow: Follow): void {
           const op = await follow(c, name, o.appNamespace, res.operationId, Number(o.timeout) * 1000, quiet);
           if (!printJsonOrYaml(o.output, apiv1.SyncOperation.toJSON(op)))
             process.stdout.write(
-              `Operation:     ${op.id}\nRollback to:   ${target.id} (${target.revision})\nPhase:         ${op.phase}\nMessage:       ${op.message}\n`,
+              `Operation:     ${op.id}\nRollback to:   ${target.id} (${target.revision || target.revisions.join(', ')})\nPhase:         ${op.phase}\nMessage:       ${op.message}\n`,
             );
           if (op.phase !== 'Succeeded')
             throw new CliError(`operation ${op.phase.toLowerCase()}: ${op.message}`);

@@ -264,3 +264,11 @@ export function applySourceFlags(source: apiv1.ApplicationSource, o: SourceFlags
     directory: directoryOf(source.directory, o),
   };
 }
+
+/** Whether any source-tool flag was given (they edit one source: spec.source). */
+export function sourceFlagsGiven(o: SourceFlags): boolean {
+  const empty = apiv1.ApplicationSource.fromPartial({});
+  const given = apiv1.ApplicationSource.toJSON(applySourceFlags(empty, o));
+  const none = apiv1.ApplicationSource.toJSON(applySourceFlags(empty, NO_SOURCE_FLAGS));
+  return JSON.stringify(given) !== JSON.stringify(none);
+}

@@ -14,6 +14,19 @@ const SHORT_SHA = /^[0-9a-f]{7,}$/;
 /** Argo's "Sync Status:" value: `Synced to HEAD (53e28ff)`, `OutOfSync from main (abc1234)`, `Unknown`. */
 export function syncStatusLine(a: apiv1.Application): string {
   const status = a.status?.sync?.status || 'Unknown';
+  const sources = a.spec?.sources ?? [];
+  if (sources.length > 0) {
+    // A multi-source Application: each source's target, and its commit (status.sync.revisions).
+    const revisions = a.status?.sync?.revisions ?? [];
+    const targets = sources.map((s, i) => {
+      const target = s.targetRevision || 'HEAD';
+      const rev = revisions[i] ?? '';
+      return rev.length > 7 && rev !== target ? `${target} (${rev.slice(0, 7)})` : target;
+    });
+    if (status === 'Synced') return `${status} to ${targets.join(', ')}`;
+    if (status === 'OutOfSync') return `${status} from ${targets.join(', ')}`;
+    return status;
+  }
   const target = a.spec?.source?.targetRevision || 'HEAD';
   let line = status;
   if (status === 'Synced') line += ` to ${target}`;
@@ -112,9 +125,7 @@ export function printApplication(o: OutputFormat, a: apiv1.Application, syncWind
     ['Project', a.spec?.project],
     ['Server', a.spec?.destination?.server || a.spec?.destination?.name],
     ['Namespace', a.spec?.destination?.namespace],
-    ['Repo', a.spec?.source?.repoUrl],
-    ['Target', a.spec?.source?.targetRevision || 'HEAD'],
-    ['Path', a.spec?.source?.path],
+    ...sourceRows(a),
     ['Managed By', managedBy(a.metadata?.annotations)],
     ...(syncWindow === undefined ? [] : ([['SyncWindow', syncWindow]] as [string, string][])),
     ['Sync Policy', syncPolicyLine(a)],
@@ -162,6 +173,23 @@ export function printApplication(o: OutputFormat, a: apiv1.Application, syncWind
   }
 }
 
+/** Repo, Target and Path of the source, or one Source row per source of a multi-source Application. */
+function sourceRows(a: apiv1.Application): [string, string | undefined][] {
+  const sources = a.spec?.sources ?? [];
+  if (sources.length === 0)
+    return [
+      ['Repo', a.spec?.source?.repoUrl],
+      ['Target', a.spec?.source?.targetRevision || 'HEAD'],
+      ['Path', a.spec?.source?.path],
+    ];
+  return sources.map((s, i) => [
+    `Source ${i + 1}`,
+    [s.repoUrl, s.path && `path ${s.path}`, s.targetRevision || 'HEAD', s.ref && `ref ${s.ref}`]
+      .filter(Boolean)
+      .join('  '),
+  ]);
+}
+
 /** While a cascade deletion runs: since when and with which finalizer. */
 function deletionRows(a: apiv1.Application): [string, string][] {
   const since = a.metadata?.deletionTimestamp;
@@ -170,6 +198,10 @@ function deletionRows(a: apiv1.Application): [string, string][] {
 
 /** Argo's REVISION column: the source's target with the first seven characters of the commit. */
 function revisionCell(h: apiv1.RevisionHistory): string {
+  if (h.sources.length > 0)
+    return h.sources
+      .map((s, i) => `${s.targetRevision || 'HEAD'} (${(h.revisions[i] ?? '').slice(0, 7)})`)
+      .join(', ');
   const target = h.source?.targetRevision ?? '';
   return h.revision.length >= 7 ? `${target} (${h.revision.slice(0, 7)})`.trim() : target || h.revision;
 }
@@ -187,7 +219,7 @@ export function printRevisionHistory(o: OutputFormat, history: readonly apiv1.Re
   }
   const byRepo = new Map<string, apiv1.RevisionHistory[]>();
   for (const h of history) {
-    const repo = h.source?.repoUrl ?? '';
+    const repo = h.source?.repoUrl ?? h.sources.map((s) => s.repoUrl).join(', ');
     byRepo.set(repo, [...(byRepo.get(repo) ?? []), h]);
   }
   let first = true;
@@ -220,7 +252,7 @@ export function printOperations(o: OutputFormat, items: readonly apiv1.SyncOpera
       ['ID', (h) => h.id],
       ['STARTED', (h) => h.startedAt],
       ['PHASE', (h) => `${h.phase}${h.dryRun ? ' (dry run)' : ''}`],
-      ['REVISION', (h) => h.revision],
+      ['REVISION', (h) => h.revision || h.revisions.join(',')],
       ['TRIGGER', (h) => h.trigger],
       ['AS', (h) => h.identity],
       ['BY', (h) => h.initiatedBy],

@@ -301,3 +301,35 @@ describe('app history and rollback', () => {
     ]);
   });
 });
+
+describe('multi-source Applications', () => {
+  const multi = apiv1.Application.fromJSON({
+    metadata: { name: 'web', namespace: 'argocd' },
+    spec: {
+      sources: [
+        { repoURL: 'https://git.example.com/charts.git', path: 'web', targetRevision: 'main' },
+        { repoURL: 'https://git.example.com/values.git', targetRevision: 'v1.0.0', ref: 'values' },
+      ],
+    },
+    status: { sync: { status: 'Synced', revision: '', revisions: ['a'.repeat(40), 'b'.repeat(40)] } },
+  });
+
+  it("shows each source's target and commit (status.sync.revisions)", () => {
+    expect(syncStatusLine(multi)).toBe('Synced to main (aaaaaaa), v1.0.0 (bbbbbbb)');
+  });
+
+  it('prints one Source row per source', () => {
+    const out: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+      out.push(String(s));
+      return true;
+    });
+    try {
+      printApplication('table', multi);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(out.join('')).toContain('https://git.example.com/values.git  v1.0.0  ref values');
+    expect(out.join('')).not.toContain('Repo:');
+  });
+});

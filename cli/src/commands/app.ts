@@ -10,7 +10,7 @@ import { addHistoryCommand, addRollbackCommand } from './app-rollback.js';
 import { readManifestObject } from '../input/manifest-files.js';
 import { addDeleteCommand } from './app-delete.js';
 import { addSetCommand } from './app-set.js';
-import { addSourceFlags, applySourceFlags, type SourceFlags } from './app-source-flags.js';
+import { addSourceFlags, applySourceFlags, sourceFlagsGiven, type SourceFlags } from './app-source-flags.js';
 import { addDiffCommand } from './app-diff.js';
 import { outputOption, printJsonOrYaml, printList, type OutputFormat } from '../output/format.js';
 
@@ -193,7 +193,13 @@ function appCreateCommand(): Command {
         application = appFromFlags(name, o);
       }
       const spec = application.spec;
-      if (spec?.source) spec.source = applySourceFlags(spec.source, o);
+      // The flags edit one source; a multi-source manifest's sources are edited in the manifest.
+      if (spec && spec.sources.length > 0) {
+        if (sourceFlagsGiven(o))
+          throw new CliError(
+            'the source flags change spec.source, but this Application has spec.sources: set the options in the manifest',
+          );
+      } else if (spec?.source) spec.source = applySourceFlags(spec.source, o);
       const a = await c.call(c.applications.create.bind(c.applications), {
         application,
         upsert: !!o.upsert,
@@ -260,8 +266,8 @@ function appListCommand(): Command {
             ['PROJECT', (a) => a.spec?.project],
             ['STATUS', (a) => a.status?.sync?.status],
             ['HEALTH', (a) => a.status?.health?.status],
-            ['REPO', (a) => a.spec?.source?.repoUrl],
-            ['PATH', (a) => a.spec?.source?.path],
+            ['REPO', (a) => (a.spec?.sources[0] ?? a.spec?.source)?.repoUrl],
+            ['PATH', (a) => (a.spec?.sources[0] ?? a.spec?.source)?.path],
           ],
           (a) => apiv1.Application.toJSON(a),
           (a) => a.metadata?.name ?? '',

@@ -8,6 +8,9 @@ export * from './manifests/source-options.js';
 export {
   sourceOptionIssues,
   sourceFileProblem,
+  refFileProblem,
+  REF_NAME,
+  type RefContext,
   helmSourceIssues,
   kustomizeSourceIssues,
   directorySourceIssues,

@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { defineEvent } from './define.js';
 
 const applicationRef = z.object({ name: z.string().min(1), namespace: z.string().min(1) });
+/** Argo CD's revisions of a multi-source Application: one per source, in spec.sources order. */
+const revisionList = z.array(z.string().max(255)).max(100);
 
 /**
  * What started a sync, as `capstan app history` shows it: a user (through the api), another system
@@ -31,6 +33,8 @@ export const syncRequest = defineEvent({
     project: z.string().min(1).optional(),
     /** Empty: the Application's targetRevision. */
     revision: z.string().optional(),
+    /** A multi-source Application's: one revision per source, in spec.sources order (a rollback's). */
+    revisions: revisionList.optional(),
     dryRun: z.boolean().default(false),
     prune: z.boolean().default(false),
     /** Who asked (user, bus, rollback); absent: a user, the envelope's actor. */
@@ -77,6 +81,8 @@ export const syncStarted = defineEvent({
     trigger: syncTrigger.optional(),
     /** The revision the operation syncs to, when known at start (a rollback's, a pinned request's). */
     revision: z.string().optional(),
+    /** A multi-source Application's: one revision per source. */
+    revisions: revisionList.optional(),
   }),
 });
 
@@ -108,6 +114,8 @@ export const syncSucceeded = defineEvent({
     operationId: z.string(),
     application: applicationRef,
     revision: z.string().nullable(),
+    /** A multi-source Application's: the revision of each source (revision is the first's). */
+    revisions: revisionList.optional(),
     dryRun: z.boolean(),
     identity,
     resources: z.number().int(),
@@ -193,6 +201,8 @@ export const syncStatusChanged = defineEvent({
       status: z.enum(['Synced', 'OutOfSync', 'Unknown']),
       /** The revision git was compared at (commit SHA), when it resolved. */
       revision: z.string().optional(),
+      /** A multi-source Application's: the revision of each source (revision is the first's). */
+      revisions: revisionList.optional(),
     }),
     health: healthStatus,
     /** Why the status is Unknown (a read the ServiceAccount may not do, a manifest that failed). */

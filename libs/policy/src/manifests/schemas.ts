@@ -192,9 +192,19 @@ export type SyncWindow = z.output<typeof SyncWindowSchema>;
 export type IgnoreDifferences = z.output<typeof IgnoreDifferencesSchema>;
 export type RetryStrategy = z.output<typeof RetryStrategySchema>;
 
-/** Every source of an Application: `source` and `sources`, in that order. */
+/**
+ * The sources of an Application, as Argo CD's GetSources: `sources` when it has any, else `source`
+ * (the api refuses both at once, see validate.ts).
+ */
 export function applicationSources(app: Application): ApplicationSource[] {
-  return [...(app.spec.source ? [app.spec.source] : []), ...(app.spec.sources ?? [])];
+  const sources = app.spec.sources ?? [];
+  if (sources.length > 0) return sources;
+  return app.spec.source ? [app.spec.source] : [];
+}
+
+/** Argo CD's HasMultipleSources: `spec.sources` is set (even with one element). */
+export function hasMultipleSources(app: Application): boolean {
+  return (app.spec.sources?.length ?? 0) > 0;
 }
 
 /** A target cluster as the policy needs it: never its credentials. */

@@ -43,20 +43,84 @@ export function sourceFileProblem(
   return { file: path.posix.normalize(joined || '.') };
 }
 
+/** Argo CD's rule for a source's `ref` name (util/argo GetRefSources). */
+export const REF_NAME = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * The other sources' `ref` names a multi-source Application declares, and which of them name a
+ * chart (Argo CD cannot read value files from those). Absent for a single-source Application,
+ * where a `$`-prefixed file is an ordinary path, as in Argo CD.
+ */
+export interface RefContext {
+  readonly refs: ReadonlySet<string>;
+  readonly chartRefs?: ReadonlySet<string>;
+}
+
+/**
+ * A `$ref/path` file of a multi-source Application (Argo CD's value files from another source): the
+ * ref it names and the file's place in that source's repository (relative to its root, as Argo CD
+ * resolves it), or why it cannot be read. Undefined when the name does not start with `$`.
+ */
+export function refFileProblem(
+  file: string,
+  ctx: RefContext | undefined,
+): { ref: string; file: string; problem?: undefined } | { problem: string } | undefined {
+  if (!ctx || !file.startsWith('$')) return undefined;
+  const slash = file.indexOf('/');
+  const refVar = slash < 0 ? file : file.slice(0, slash);
+  const ref = refVar.slice(1);
+  if (!ctx.refs.has(ref)) {
+    if (ctx.refs.size === 0)
+      return {
+        problem: `source referenced ${JSON.stringify(refVar)}, but no source has a 'ref' field defined`,
+      };
+    const known = [...ctx.refs].map((r) => `$${r}`).join(', ');
+    return {
+      problem: `source referenced ${JSON.stringify(refVar)}, which is not one of the available sources (${known})`,
+    };
+  }
+  if (ctx.chartRefs?.has(ref))
+    return {
+      problem:
+        "source has a 'chart' field defined, but Helm charts are not yet not supported for 'ref' sources",
+    };
+  const rest = slash < 0 ? '' : file.slice(slash + 1);
+  if (rest.trim() === '')
+    return { problem: `must name a file of the source ${refVar} ($${ref}/path/values.yaml)` };
+  const problem = repoPathProblem(rest);
+  if (problem)
+    return {
+      problem: `${problem.replace('must stay inside', 'must resolve inside').replace('the repository', `the repository of ${refVar}`)}`,
+    };
+  return { ref, file: path.posix.normalize(rest) };
+}
+
+/** A file a helm option names: a `$ref/…` file of another source, or one of this source's repository. */
+function helmFileProblem(appPath: string, file: string, ctx: RefContext | undefined): string | undefined {
+  const ref = refFileProblem(file, ctx);
+  if (ref) return ref.problem;
+  return sourceFileProblem(appPath, file).problem;
+}
+
 function textIssues(value: string | undefined, at: string, out: PolicyIssue[]): void {
   if (value !== undefined && CONTROL.test(value))
     out.push({ path: at, message: 'must not contain control characters' });
 }
 
-export function helmSourceIssues(helm: HelmSource, appPath: string, at: string): PolicyIssue[] {
+export function helmSourceIssues(
+  helm: HelmSource,
+  appPath: string,
+  at: string,
+  refs?: RefContext,
+): PolicyIssue[] {
   const out: PolicyIssue[] = [];
   helm.valueFiles?.forEach((f, i) => {
-    const r = sourceFileProblem(appPath, f);
-    if (r.problem) out.push({ path: `${at}.valueFiles[${i}]`, message: r.problem });
+    const problem = helmFileProblem(appPath, f, refs);
+    if (problem) out.push({ path: `${at}.valueFiles[${i}]`, message: problem });
   });
   helm.fileParameters?.forEach((p, i) => {
-    const r = sourceFileProblem(appPath, p.path);
-    if (r.problem) out.push({ path: `${at}.fileParameters[${i}].path`, message: r.problem });
+    const problem = helmFileProblem(appPath, p.path, refs);
+    if (problem) out.push({ path: `${at}.fileParameters[${i}].path`, message: problem });
     nameIssues(p.name, `${at}.fileParameters[${i}].name`, out);
   });
   helm.parameters?.forEach((p, i) => {
@@ -174,14 +238,18 @@ export function directorySourceIssues(d: DirectorySource, at: string): PolicyIss
   return out;
 }
 
-/** The source options' problems; `at` is the source's path (`spec.source`, `spec.sources[1]`). */
+/**
+ * The source options' problems; `at` is the source's path (`spec.source`, `spec.sources[1]`);
+ * `refs` the ref names of a multi-source Application's sources (`$ref/…` value files).
+ */
 export function sourceOptionIssues(
   source: { path?: string; helm?: HelmSource; kustomize?: KustomizeSource; directory?: DirectorySource },
   at: string,
+  refs?: RefContext,
 ): PolicyIssue[] {
   const appPath = source.path ?? '.';
   return [
-    ...(source.helm ? helmSourceIssues(source.helm, appPath, `${at}.helm`) : []),
+    ...(source.helm ? helmSourceIssues(source.helm, appPath, `${at}.helm`, refs) : []),
     ...(source.kustomize ? kustomizeSourceIssues(source.kustomize, appPath, `${at}.kustomize`) : []),
     ...(source.directory ? directorySourceIssues(source.directory, `${at}.directory`) : []),
   ];

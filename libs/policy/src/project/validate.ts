@@ -11,7 +11,7 @@ import {
   type ApplicationSource,
 } from '../manifests/schemas.js';
 import { repoPathProblem } from '../repository/repo-path.js';
-import { sourceOptionIssues } from '../manifests/source-option-issues.js';
+import { REF_NAME, sourceOptionIssues, type RefContext } from '../manifests/source-option-issues.js';
 import { repoUrlProblem, type RepoUrlOptions } from '../repository/repo-url.js';
 import { compileProject } from './compile.js';
 
@@ -33,13 +33,14 @@ export function applicationSourceIssues(
   source: ApplicationSource,
   at: string,
   opts: RepoUrlOptions = {},
+  refs?: RefContext,
 ): PolicyIssue[] {
   const issues: PolicyIssue[] = [];
   const urlProblem = repoUrlProblem(source.repoURL, opts);
   if (urlProblem) issues.push({ path: `${at}.repoURL`, message: urlProblem });
   const pathProblem = source.path === undefined ? undefined : repoPathProblem(source.path);
   if (pathProblem) issues.push({ path: `${at}.path`, message: pathProblem });
-  else issues.push(...sourceOptionIssues(source, at));
+  else issues.push(...sourceOptionIssues(source, at, refs));
   // Argo CD's ExplicitType: one tool per source.
   const tools = (['helm', 'kustomize', 'directory', 'plugin'] as const).filter(
     (t) => (source as Record<string, unknown>)[t] != null,
@@ -49,11 +50,46 @@ export function applicationSourceIssues(
   return issues;
 }
 
+/**
+ * The rules of `spec.sources` (Argo CD's multiple sources): `ref` names as Argo CD checks them, each
+ * declared once, and the names every source's `$ref/…` files may use. `source` beside `sources` is
+ * refused: Argo CD silently ignores `source` then, and a field that is written but never used is
+ * how a tenant deploys something other than what they read in the manifest.
+ */
+function multiSourceIssues(app: Application, issues: PolicyIssue[]): RefContext {
+  const refs = new Set<string>();
+  const chartRefs = new Set<string>();
+  const sources = app.spec.sources ?? [];
+  if (app.spec.source && sources.length > 0)
+    issues.push({
+      path: 'spec.source',
+      message:
+        'source and sources are both set: set one (Argo CD ignores spec.source when spec.sources is set)',
+    });
+  sources.forEach((s, i) => {
+    if (s.ref === undefined) return;
+    const at = `spec.sources[${i}].ref`;
+    if (!REF_NAME.test(s.ref))
+      issues.push({
+        path: at,
+        message: `sources.ref ${s.ref} cannot contain any special characters except '_' and '-'`,
+      });
+    else if (refs.has(s.ref))
+      issues.push({ path: at, message: 'invalid sources: multiple sources had the same `ref` key' });
+    refs.add(s.ref);
+    if (s.chart) chartRefs.add(s.ref);
+  });
+  return { refs, chartRefs };
+}
+
 /** Semantic problems of an already-decoded Application. */
 export function applicationIssues(app: Application, opts: RepoUrlOptions = {}): PolicyIssue[] {
   const issues: PolicyIssue[] = [];
   if (app.spec.source) issues.push(...applicationSourceIssues(app.spec.source, 'spec.source', opts));
-  app.spec.sources?.forEach((s, i) => issues.push(...applicationSourceIssues(s, `spec.sources[${i}]`, opts)));
+  const refs = multiSourceIssues(app, issues);
+  app.spec.sources?.forEach((s, i) =>
+    issues.push(...applicationSourceIssues(s, `spec.sources[${i}]`, opts, refs)),
+  );
   const { destination, source, sources, sourceHydrator, allowedParentProjects } = app.spec;
   if (destination.server && destination.name) {
     issues.push({

@@ -3,7 +3,13 @@
 // Application lives, its sources and its destination (the cluster by either of its names).
 import type { Kysely } from 'kysely';
 import type { FieldViolation } from '@capstan/service';
-import { ProjectChain, type Application, type AppProject } from '@capstan/policy';
+import {
+  applicationSources,
+  hasMultipleSources,
+  ProjectChain,
+  type Application,
+  type AppProject,
+} from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 import type { PendingObjects } from '../support/write-options.js';
 import { listProjects } from '../projects/project.repository.js';
@@ -32,12 +38,13 @@ export async function projectViolations(
   const violations: FieldViolation[] = [];
   const inNamespace = resolved.chain.permitsApplicationNamespace(app.metadata.namespace ?? control, control);
   if (!inNamespace.allowed) violations.push({ field: 'metadata.namespace', description: inNamespace.reason });
-  const sources = app.spec.sources ?? (app.spec.source ? [app.spec.source] : []);
-  sources.forEach((source, i) => {
+  // The sources the Application renders (Argo CD's GetSources: an empty spec.sources means spec.source).
+  const multi = hasMultipleSources(app);
+  applicationSources(app).forEach((source, i) => {
     const check = resolved.chain.permitsSource(source.repoURL);
     if (!check.allowed)
       violations.push({
-        field: app.spec.sources ? `spec.sources[${i}].repoURL` : 'spec.source.repoURL',
+        field: multi ? `spec.sources[${i}].repoURL` : 'spec.source.repoURL',
         description: check.reason,
       });
   });

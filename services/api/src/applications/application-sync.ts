@@ -9,6 +9,7 @@ import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import { type StoredApplication } from './application.repository.js';
+import { hasMultipleSources } from '@capstan/policy';
 import { findSyncOperation, insertSyncOperation } from './sync-operation.repository.js';
 
 export interface SyncRequestOptions {
@@ -21,6 +22,10 @@ export interface SyncRequestOptions {
   trigger?: 'user' | 'bus' | 'rollback';
   /** What the operation deploys (a rollback's history entry; absent: spec.source), for status.history. */
   source?: unknown;
+  /** A multi-source Application's revision per source (a rollback's history entry). */
+  revisions?: readonly string[];
+  /** A multi-source Application's sources deployed (a rollback's entry; absent: spec.sources). */
+  sources?: unknown[];
 }
 
 /** Records the operation and its command (the caller has authorised the sync); returns the operation id. */
@@ -36,6 +41,7 @@ export async function recordSyncRequest(
   const { name, namespace } = target;
   const actor = actorOf(ctx.principal);
   const trigger = opts.trigger ?? 'user';
+  const multiSource = hasMultipleSources(app.application);
   await db.transaction().execute(async (trx) => {
     await insertSyncOperation(trx, {
       id: operationId,
@@ -50,7 +56,10 @@ export async function recordSyncRequest(
       initiatedBy: actor,
       requestedAt: new Date(),
       trigger,
-      source: opts.source ?? app.application.spec.source ?? null,
+      ...(multiSource
+        ? { source: null, sources: opts.sources ?? app.application.spec.sources ?? [] }
+        : { source: opts.source ?? app.application.spec.source ?? null }),
+      ...(opts.revisions ? { revisions: [...opts.revisions] } : {}),
     });
     const command = newEvent(
       syncRequest.type,
@@ -59,6 +68,7 @@ export async function recordSyncRequest(
         application: { name, namespace },
         project: app.project,
         ...(opts.revision ? { revision: opts.revision } : {}),
+        ...(opts.revisions && opts.revisions.length > 0 ? { revisions: [...opts.revisions] } : {}),
         dryRun: opts.dryRun,
         prune: opts.prune,
         trigger: { kind: trigger, actor },

@@ -20,6 +20,8 @@ export interface StoredApplication {
   healthStatus: string;
   operationId: string | null;
   revision: string | null;
+  /** A multi-source Application's commit per source (status.sync.revisions); [] otherwise. */
+  revisions: string[];
   reconciledAt: Date | null;
   /** The reconciler's health message (status.health.message). */
   healthMessage: string;
@@ -59,6 +61,7 @@ const toStored = (r: Selectable<ApiDatabase['applications']>): StoredApplication
   healthStatus: r.health_status,
   operationId: r.operation_id,
   revision: r.revision,
+  revisions: Array.isArray(r.revisions) ? (r.revisions as string[]) : [],
   reconciledAt: r.reconciled_at,
   healthMessage: r.health_message,
   resources: Array.isArray(r.resources) ? (r.resources as ReconciledResource[]) : [],
@@ -202,7 +205,7 @@ export interface ApplicationPageQuery {
  * manifest change), identity and creation time (a recreated application, a projection rebuild) and
  * status columns (written by the sync-status consumer on whichever replica applied the event).
  */
-const STAMP = sql<string>`concat_ws('|', version, uid, created_at, sync_status, health_status, coalesce(operation_id, ''), coalesce(revision, ''), coalesce(reconciled_at::text, ''), md5(conditions::text), health_message, md5(resources::text))`;
+const STAMP = sql<string>`concat_ws('|', version, uid, created_at, sync_status, health_status, coalesce(operation_id, ''), coalesce(revision, ''), revisions::text, coalesce(reconciled_at::text, ''), md5(conditions::text), health_message, md5(resources::text))`;
 
 /** An application's key and project with its stamp. */
 export interface ApplicationStamp {

@@ -4,6 +4,7 @@
 // default) shown. Operations the sync service starts itself (automation, self-heal, retry) get their
 // row here from their sync.started event, so they are in the history like the api's own requests.
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { hasMultipleSources } from '@capstan/policy';
 import type { ApiDatabase } from '../support/db.table.js';
 import { findApplication } from './application.repository.js';
 import { insertSyncOperation, toOp, type SyncOperationRecord } from './sync-operation.repository.js';
@@ -33,6 +34,7 @@ export interface StartedOperation {
   attempt: number;
   trigger?: { kind: string; actor: string } | undefined;
   revision?: string | undefined;
+  revisions?: readonly string[] | undefined;
   /** The event's actor, for an operation the api did not request and whose trigger is not given. */
   actor: string;
   at: Date;
@@ -64,7 +66,10 @@ export async function recordStartedOperation(
     startedAt: s.at,
     trigger: s.trigger?.kind ?? 'user',
     attempt: s.attempt,
-    source: app.application.spec.source ?? null,
+    ...(hasMultipleSources(app.application)
+      ? { source: null, sources: app.application.spec.sources ?? [] }
+      : { source: app.application.spec.source ?? null }),
+    ...(s.revisions ? { revisions: [...s.revisions] } : {}),
   });
   return true;
 }

@@ -64,6 +64,22 @@ export async function rollback(
     throw new InvalidArgumentError(
       `application ${qualifiedName(app)} does not have deployment with id ${r.id}`,
     );
+  if (entry.sources !== null) {
+    // A multi-source deployment: every source back to its revision (Argo CD's rollback to
+    // history.revisions); spec.sources stays as it is, as spec.targetRevision does for one source.
+    if (entry.revisions.length !== entry.sources.length || entry.revisions.some((rev) => !rev))
+      throw new FailedPreconditionError(
+        `deployment ${r.id} of application ${qualifiedName(app)} has no recorded revisions: sync to a revision instead`,
+      );
+    return deps.applications.sync(ctx, namespace, r.name, {
+      revision: '',
+      revisions: entry.revisions,
+      dryRun: r.dryRun,
+      prune: r.prune,
+      trigger: 'rollback',
+      sources: entry.sources,
+    });
+  }
   if (!entry.revision)
     throw new FailedPreconditionError(
       `deployment ${r.id} of application ${qualifiedName(app)} has no recorded revision: sync to a revision instead`,

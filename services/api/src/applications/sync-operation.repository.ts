@@ -27,6 +27,9 @@ export interface SyncOperationRecord {
   attempt: number;
   /** The Application's source the operation deployed (spec.source when it was recorded). */
   source: unknown;
+  /** A multi-source Application's: the sources deployed (spec.sources) and the revision of each. */
+  sources: unknown[] | null;
+  revisions: string[];
   /** Its id in status.history: set once it succeeded (not a dry run, not a deletion). */
   historyId: number | null;
 }
@@ -51,6 +54,8 @@ export const toOp = (r: Selectable<ApiDatabase['sync_operations']>): SyncOperati
   trigger: r.trigger,
   attempt: r.attempt,
   source: r.source ?? null,
+  sources: Array.isArray(r.sources) ? (r.sources as unknown[]) : null,
+  revisions: Array.isArray(r.revisions) ? (r.revisions as string[]) : [],
   historyId: r.history_id === null ? null : Number(r.history_id),
 });
 
@@ -66,9 +71,13 @@ export async function insertSyncOperation(
     | 'trigger'
     | 'attempt'
     | 'source'
+    | 'sources'
+    | 'revisions'
     | 'historyId'
   > &
-    Partial<Pick<SyncOperationRecord, 'trigger' | 'attempt' | 'source' | 'startedAt'>>,
+    Partial<
+      Pick<SyncOperationRecord, 'trigger' | 'attempt' | 'source' | 'sources' | 'revisions' | 'startedAt'>
+    >,
 ): Promise<void> {
   await db
     .withSchema('api')
@@ -88,6 +97,8 @@ export async function insertSyncOperation(
       ...(op.trigger ? { trigger: op.trigger } : {}),
       ...(op.attempt ? { attempt: op.attempt } : {}),
       ...(op.source !== undefined ? { source: JSON.stringify(op.source) } : {}),
+      ...(op.sources ? { sources: JSON.stringify(op.sources) } : {}),
+      ...(op.revisions && op.revisions.length > 0 ? { revisions: JSON.stringify(op.revisions) } : {}),
       ...(op.startedAt ? { started_at: op.startedAt } : {}),
     })
     .execute();

@@ -32,6 +32,8 @@ export interface ApplicationsTable {
   health_message: Generated<string>;
   /** The reconciler's per-resource statuses (Argo CD's status.resources). */
   resources: Generated<unknown>;
+  /** A multi-source Application's commit per source (status.sync.revisions); [] otherwise. */
+  revisions: Generated<unknown>;
 }
 
 export interface SyncOperationsTable {
@@ -57,6 +59,9 @@ export interface SyncOperationsTable {
   attempt: Generated<number>;
   /** The Application's source the operation deployed (RevisionHistory.source). */
   source: Generated<unknown>;
+  /** A multi-source Application's: the revision synced per source, and the sources deployed. */
+  revisions: Generated<unknown>;
+  sources: Generated<unknown>;
   /** Its id in status.history once it succeeded (not a dry run, not a deletion). */
   history_id: Generated<string | null>;
 }

@@ -47,6 +47,7 @@ async function applyVerdict(
     .set({
       sync_status: d.sync.status,
       revision: d.sync.revision ?? null,
+      revisions: JSON.stringify(d.sync.revisions ?? []),
       health_status: d.health.status,
       health_message: d.health.message ?? '',
       resources: JSON.stringify(d.resources),

@@ -57,6 +57,8 @@ type Patch = {
   phase?: string;
   message?: string;
   revision?: string;
+  /** A multi-source Application's revision per source. */
+  revisions?: string[];
   identity?: string;
   impersonated?: boolean;
   startedAt?: Date;
@@ -81,6 +83,7 @@ export function patchOf(event: SyncStatusEvent): { operationId: string; patch: P
           startedAt: at,
           message: d.dryRun ? 'dry run started' : 'sync started',
           ...(d.revision ? { revision: d.revision } : {}),
+          ...(d.revisions ? { revisions: d.revisions } : {}),
           started: {
             operationId: d.operationId,
             application: d.application,
@@ -88,6 +91,7 @@ export function patchOf(event: SyncStatusEvent): { operationId: string; patch: P
             attempt: d.attempt,
             trigger: d.trigger,
             revision: d.revision,
+            revisions: d.revisions,
             actor: event.actor,
             at,
           },
@@ -123,6 +127,7 @@ export function patchOf(event: SyncStatusEvent): { operationId: string; patch: P
           finishedAt: at,
           message: `${d.dryRun ? 'dry run: ' : ''}${d.resources} resources synced, ${d.pruned} pruned`,
           ...(d.revision ? { revision: d.revision } : {}),
+          ...(d.revisions ? { revisions: d.revisions } : {}),
           identity: d.identity.username ?? '',
           impersonated: d.identity.impersonation,
         },
@@ -210,6 +215,7 @@ async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p:
       ...(p.phase ? { phase: p.phase } : {}),
       ...(p.message !== undefined ? { message: p.message } : {}),
       ...(p.revision ? { revision: p.revision } : {}),
+      ...(p.revisions && p.revisions.length > 0 ? { revisions: JSON.stringify(p.revisions) } : {}),
       ...(p.identity !== undefined ? { identity: p.identity } : {}),
       ...(p.impersonated !== undefined ? { impersonated: p.impersonated } : {}),
       ...(p.startedAt && !op.started_at ? { started_at: p.startedAt } : {}),

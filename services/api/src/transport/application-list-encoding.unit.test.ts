@@ -30,6 +30,7 @@ function stored(name: string, extra: Partial<StoredApplication> = {}, labelBytes
     healthStatus: 'Healthy',
     operationId: null,
     revision: 'abc123',
+    revisions: [],
     reconciledAt: new Date('2026-11-20T12:00:00Z'),
     healthMessage: '',
     resources: [

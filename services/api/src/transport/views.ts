@@ -47,6 +47,21 @@ export function projectView(p: StoredProject): Json {
   return { metadata: meta(p.project.metadata, p.version, p.uid, p.createdAt), spec: p.project.spec };
 }
 
+/**
+ * An operation's revision as Argo CD shows it: `revision` for a single source; for a multi-source
+ * Application (its sources recorded) `revisions`, one per source, and `revision` empty.
+ */
+function revisionsOf(op: SyncOperationRecord): Json {
+  if (op.sources === null) return { revision: op.revision };
+  return { revision: '', revisions: op.revisions };
+}
+
+/** The sources an operation deployed: `source`, or a multi-source Application's `sources`. */
+function sourcesOf(op: SyncOperationRecord): Json {
+  if (op.sources !== null) return { sources: op.sources };
+  return op.source ? { source: op.source } : {};
+}
+
 export function operationView(op: SyncOperationRecord): Json {
   return {
     id: op.id,
@@ -54,7 +69,7 @@ export function operationView(op: SyncOperationRecord): Json {
     project: op.project,
     phase: op.phase,
     message: op.message,
-    revision: op.revision,
+    ...revisionsOf(op),
     dryRun: op.dryRun,
     prune: op.prune,
     initiatedBy: op.initiatedBy,
@@ -72,15 +87,15 @@ export function operationView(op: SyncOperationRecord): Json {
 export function operationStateView(op: SyncOperationRecord): Json {
   return {
     operation: {
-      sync: { revision: op.revision, prune: op.prune, dryRun: op.dryRun },
+      sync: { ...revisionsOf(op), prune: op.prune, dryRun: op.dryRun },
       initiatedBy: initiatorOf(op),
     },
     phase: op.phase,
     message: op.message,
     syncResult: {
-      revision: op.revision,
+      ...revisionsOf(op),
       resources: op.resources,
-      ...(op.source ? { source: op.source } : {}),
+      ...sourcesOf(op),
     },
     startedAt: (op.startedAt ?? op.requestedAt).toISOString(),
     finishedAt: op.finishedAt?.toISOString() ?? '',
@@ -96,10 +111,10 @@ export function operationStateView(op: SyncOperationRecord): Json {
 export function revisionHistoryView(op: SyncOperationRecord): Json {
   return {
     id: op.historyId ?? 0,
-    revision: op.revision,
+    ...revisionsOf(op),
     deployedAt: (op.finishedAt ?? op.requestedAt).toISOString(),
     deployStartedAt: (op.startedAt ?? op.requestedAt).toISOString(),
-    ...(op.source ? { source: op.source } : {}),
+    ...sourcesOf(op),
     initiatedBy: initiatorOf(op),
     trigger: op.trigger,
     operationId: op.id,
@@ -117,14 +132,17 @@ export function applicationView(
   history?: readonly SyncOperationRecord[],
 ): Json {
   const { spec } = a.application;
+  // Argo CD: a multi-source Application has status.sync.revisions (one per source) and comparedTo.sources.
+  const multi = (spec.sources?.length ?? 0) > 0;
+  const compared = multi ? { sources: spec.sources } : { source: spec.source };
   return {
     metadata: meta(a.application.metadata, a.version, a.uid, a.createdAt),
     spec,
     status: {
       sync: {
         status: a.syncStatus,
-        ...(a.reconciledAt ? { comparedTo: { source: spec.source, destination: spec.destination } } : {}),
-        revision: a.revision ?? '',
+        ...(a.reconciledAt ? { comparedTo: { ...compared, destination: spec.destination } } : {}),
+        ...(multi ? { revision: '', revisions: a.revisions } : { revision: a.revision ?? '' }),
       },
       health: { status: a.healthStatus, ...(a.healthMessage ? { message: a.healthMessage } : {}) },
       resources: a.resources,

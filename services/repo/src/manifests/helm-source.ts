@@ -6,9 +6,9 @@
 // put on the command line. Helm's cache/config/data homes point at scratch space so no user
 // configuration or repository credentials are picked up. Every file an option names is resolved
 // inside the repository (sourceFileProblem from @capstan/policy, then the real path on disk).
-import { access, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { helmValuesText, sourceFileProblem, type HelmSource } from '@capstan/policy';
+import { helmValuesText, refFileProblem, sourceFileProblem, type HelmSource } from '@capstan/policy';
 import { parseManifests, type KubeObject } from './manifest-documents.js';
 import { ManifestRenderError, PathEscapeError } from './manifest-errors.js';
 import { isInside } from './repo-path.js';
@@ -36,20 +36,48 @@ export function cleanSetValue(value: string): string {
   return out;
 }
 
+/** A value file or `--set-file` file at most this large: helm reads it whole into memory. */
+export const MAX_HELM_FILE_BYTES = 4 * 1024 * 1024;
+
+/** The checkout of a ref source (Argo CD's multiple sources), for its `$name/path` files. */
+export interface RefCheckout {
+  root: string;
+  what: string;
+}
+
 interface RepoFiles {
   root: string;
   appPath: string;
   what: string;
+  /** The Application's ref sources by name: present for a multi-source Application. */
+  refs?: ReadonlyMap<string, RefCheckout>;
 }
 
-/** The file's absolute path inside the repository, or null when it does not exist. */
+/**
+ * The file's absolute path, or null when it does not exist: inside the repository, or for a
+ * `$name/path` file of a multi-source Application inside the ref source's checkout (resolved from
+ * its root, as Argo CD does), symbolic links followed and checked again, and never larger than
+ * MAX_HELM_FILE_BYTES.
+ */
 async function repoFile(repo: RepoFiles, file: string, field: string): Promise<string | null> {
-  const r = sourceFileProblem(repo.appPath, file);
+  const refs = repo.refs ? { refs: new Set(repo.refs.keys()) } : undefined;
+  const ref = refFileProblem(file, refs);
+  const r = ref ?? sourceFileProblem(repo.appPath, file);
   if (r.problem !== undefined) throw new PathEscapeError(`${repo.what}: ${field} ${file}: ${r.problem}`);
-  const real = await realpath(path.join(repo.root, r.file)).catch(() => null);
+  const checkout = ref && ref.problem === undefined ? repo.refs?.get(ref.ref) : undefined;
+  const root = checkout?.root ?? repo.root;
+  const real = await realpath(path.join(root, r.file)).catch(() => null);
   if (real === null) return null;
-  if (!isInside(repo.root, real))
-    throw new PathEscapeError(`${repo.what}: ${field} ${file} resolved to outside repository root`);
+  if (!isInside(root, real))
+    throw new PathEscapeError(
+      `${repo.what}: ${field} ${file} resolved to outside ${checkout ? `the ${checkout.what}` : 'repository root'}`,
+    );
+  const info = await stat(real);
+  if (!info.isFile()) throw new ManifestRenderError(`${repo.what}: ${field} ${file} is not a file`);
+  if (info.size > MAX_HELM_FILE_BYTES)
+    throw new ManifestRenderError(
+      `${repo.what}: ${field} ${file} is larger than ${MAX_HELM_FILE_BYTES} bytes`,
+    );
   return real;
 }
 
@@ -98,8 +126,14 @@ export async function renderHelm(opts: {
   scratchHome: string;
   timeoutMs: number;
   what: string;
+  refs?: ReadonlyMap<string, RefCheckout>;
 }): Promise<KubeObject[]> {
-  const repo = { root: opts.root, appPath: path.relative(opts.root, opts.appDir) || '.', what: opts.what };
+  const repo: RepoFiles = {
+    root: opts.root,
+    appPath: path.relative(opts.root, opts.appDir) || '.',
+    what: opts.what,
+    ...(opts.refs ? { refs: opts.refs } : {}),
+  };
   const scratch = await mkdtemp(path.join(opts.scratchHome, 'helm-values-'));
   try {
     const values = helmValuesText(opts.options);

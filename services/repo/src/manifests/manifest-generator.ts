@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { CheckoutCredential, CheckoutStore } from '../checkouts/checkout-store.js';
 import { redactRepoUrl } from '../credentials/repo-url.js';
 import { renderDirectory, type DirectoryOptions } from './directory-source.js';
-import { isHelmChart, renderHelm } from './helm-source.js';
+import { isHelmChart, renderHelm, type RefCheckout } from './helm-source.js';
 import {
   canonicalDigest,
   type DirectorySource,
@@ -29,6 +29,17 @@ export interface ManifestSource {
   directory?: DirectorySource;
   helm?: HelmSource;
   kustomize?: KustomizeSource;
+}
+
+/**
+ * A ref source of a multi-source Application that the source's `$name/…` files read, with the
+ * credential selected for the Application's project (rpc/repo-rpc.ts).
+ */
+export interface RefSourceCheckout {
+  name: string;
+  repoURL: string;
+  targetRevision: string;
+  credential: CheckoutCredential | null;
 }
 
 export type SourceType = 'directory' | 'kustomize' | 'helm';
@@ -76,9 +87,19 @@ export class ManifestGenerator {
     this.cache.clear();
   }
 
-  async generate(source: ManifestSource, credential: CheckoutCredential | null): Promise<GeneratedManifests> {
+  async generate(
+    source: ManifestSource,
+    credential: CheckoutCredential | null,
+    refSources: readonly RefSourceCheckout[] = [],
+  ): Promise<GeneratedManifests> {
     const req = { url: source.repoURL, revision: source.targetRevision, credential };
     const sha = await this.checkouts.resolveRevision(req);
+    const refs = await Promise.all(
+      refSources.map(async (r) => {
+        const refReq = { url: r.repoURL, revision: r.targetRevision, credential: r.credential };
+        return { ...r, req: refReq, sha: await this.checkouts.resolveRevision(refReq) };
+      }),
+    );
     const directory: DirectoryOptions = {
       recurse: source.directory?.recurse ?? false,
       include: source.directory?.include ?? '',
@@ -93,13 +114,25 @@ export class ManifestGenerator {
       sha,
       path.posix.normalize(source.path || '.'),
       canonicalDigest({ directory: source.directory ?? {}, helm, kustomize }),
+      // Each ref source read, by the credential used and the commit (never shared across credentials).
+      refs.map((r) => [r.name, this.checkouts.repoKeyOf(r.req), r.sha]),
     ]);
     const hit = this.cache.get(cacheKey);
     this.opts.observer?.manifestCache(hit ? 'hit' : 'miss');
     if (hit) return hit;
 
     const checkout = await this.checkouts.checkout({ ...req, revision: sha });
+    const leases: { release(): void }[] = [checkout];
     try {
+      const refCheckouts = new Map<string, RefCheckout>();
+      for (const r of refs) {
+        const c = await this.checkouts.checkout({ ...r.req, revision: r.sha });
+        leases.push(c);
+        const refWhere = `repository ${redactRepoUrl(r.repoURL)} of $${r.name} at revision ${r.targetRevision || 'HEAD'} (${r.sha.slice(0, 12)})`;
+        const refRoot = await realpath(c.dir);
+        await this.refuseEscapingSymlinks(refRoot, refWhere);
+        refCheckouts.set(r.name, { root: refRoot, what: refWhere });
+      }
       const where = `repository ${redactRepoUrl(source.repoURL)} at revision ${source.targetRevision || 'HEAD'} (${sha.slice(0, 12)})`;
       const root = await realpath(checkout.dir);
       await this.refuseEscapingSymlinks(root, where);
@@ -139,6 +172,7 @@ export class ManifestGenerator {
           scratchHome: this.opts.scratchDir,
           timeoutMs: this.opts.renderTimeoutMs,
           what,
+          ...(refSources.length > 0 ? { refs: refCheckouts } : {}),
         });
       } else {
         sourceType = 'directory';
@@ -161,7 +195,7 @@ export class ManifestGenerator {
       this.cache.set(cacheKey, result);
       return result;
     } finally {
-      checkout.release();
+      for (const lease of leases) lease.release();
     }
   }
 

@@ -14,6 +14,8 @@ import type { RepoMetrics } from '../observability/repo-metrics.js';
 import { FULL_SHA } from '../checkouts/revision.js';
 import { validateRepoUrl } from '../credentials/repo-url.js';
 import { sourceOptionsOf } from './source-options.js';
+import { refSourcesOf, usedRefs, type RefSource } from './ref-sources.js';
+import type { RefSourceCheckout } from '../manifests/manifest-generator.js';
 
 export interface RepoRpcDeps {
   auth: ServiceAuthenticator;
@@ -186,6 +188,26 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
     if (result.status === 'rejected') throw result.reason;
     return result.value;
   };
+  /** withCredential for the ref sources a render reads, each selected (and audited) on its own. */
+  const withRefCredentials = async <T>(
+    used: readonly RefSource[],
+    app: repov1.ApplicationRef | undefined,
+    caller: CallerIdentity,
+    work: (refs: RefSourceCheckout[]) => Promise<T>,
+  ): Promise<T> => {
+    const { project, application } = applicationOf(app);
+    const lookups = await Promise.all(
+      used.map((r) =>
+        deps.credentials.lookupForApplication({ url: r.repoURL, project, application }, caller),
+      ),
+    );
+    for (const l of lookups) deps.metrics?.credentialLookup(l.reason);
+    const refs = used.map((r, i) => ({ ...r, credential: lookups[i]?.credential ?? null }));
+    const [result, ...recorded] = await Promise.allSettled([work(refs), ...lookups.map((l) => l.recorded)]);
+    for (const r of recorded) if (r.status === 'rejected') throw r.reason;
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
+  };
   const remember = (key: { repoURL: string; revision: string; project: string }) => {
     // A commit SHA never moves: nothing to watch (syncs of a pinned or announced commit pass one).
     if (FULL_SHA.test(key.revision)) return;
@@ -216,23 +238,32 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
     generateManifests: unary('generateManifests', async (req: repov1.GenerateManifestsRequest, caller) => {
       const source = req.source;
       const url = repoUrl(source?.repoUrl, 'source.repoUrl');
-      const options = sourceOptionsOf(source);
+      const refSources = refSourcesOf(req.refSources);
+      const options = sourceOptionsOf(source, refSources.length > 0 ? refSources : undefined);
       // Argo CD: a chart's release name is the Application's name unless the source names one.
       if (options.helm && !options.helm.releaseName && req.application?.name)
         options.helm = { ...options.helm, releaseName: req.application.name };
-      return withCredential(url, req.application, caller, async (lookup, project) => {
-        const out = await deps.generator.generate(
-          {
-            repoURL: url,
-            targetRevision: source?.targetRevision ?? '',
-            path: source?.path ?? '',
-            ...options,
-          },
-          lookup.credential,
-        );
-        remember({ repoURL: url, revision: source?.targetRevision || 'HEAD', project });
-        return { revision: out.revision, sourceType: out.sourceType, manifests: [...out.manifests] };
-      });
+      // Each ref source the options read is checked out with the credential selected for the
+      // Application's project: the same selection (and audit row) as the source's own.
+      const used = usedRefs(refSources, options.helm);
+      return withRefCredentials(used, req.application, caller, (refs) =>
+        withCredential(url, req.application, caller, async (lookup, project) => {
+          const out = await deps.generator.generate(
+            {
+              repoURL: url,
+              targetRevision: source?.targetRevision ?? '',
+              path: source?.path ?? '',
+              ...options,
+            },
+            lookup.credential,
+            refs,
+          );
+          remember({ repoURL: url, revision: source?.targetRevision || 'HEAD', project });
+          for (const r of refs)
+            remember({ repoURL: r.repoURL, revision: r.targetRevision || 'HEAD', project });
+          return { revision: out.revision, sourceType: out.sourceType, manifests: [...out.manifests] };
+        }),
+      );
     }),
     listDirectories: unary('listDirectories', async (req: repov1.ListDirectoriesRequest, caller) => {
       const url = repoUrl(req.repoUrl, 'repoUrl');

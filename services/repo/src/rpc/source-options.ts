@@ -66,7 +66,10 @@ function check<T>(schema: z.ZodType<T>, value: unknown, at: string[], issues: Po
 }
 
 /** The source's options in Argo CD's shape, or a ValidationError naming every bad field. */
-export function sourceOptionsOf(source: repov1.ManifestSource | undefined): SourceOptions {
+export function sourceOptionsOf(
+  source: repov1.ManifestSource | undefined,
+  refSources?: readonly { name: string }[],
+): SourceOptions {
   if (!source) return {};
   const issues: PolicyIssue[] = [];
   const helm = check(HelmSourceSchema, source.helm && helmOf(source.helm), ['source', 'helm'], issues);
@@ -87,7 +90,10 @@ export function sourceOptionsOf(source: repov1.ManifestSource | undefined): Sour
     ...(kustomize ? { kustomize } : {}),
     ...(directory ? { directory } : {}),
   };
-  if (issues.length === 0) issues.push(...sourceOptionIssues({ path: source.path, ...options }, 'source'));
+  // A multi-source Application's `$name/…` files may name only the ref sources it sent.
+  const refs = refSources ? { refs: new Set(refSources.map((r) => r.name)) } : undefined;
+  if (issues.length === 0)
+    issues.push(...sourceOptionIssues({ path: source.path, ...options }, 'source', refs));
   if (issues.length > 0)
     throw new ValidationError(issues.map((i) => ({ field: i.path, description: i.message })));
   return options;

@@ -36,6 +36,8 @@ export interface SyncRequestData {
   operationId: string;
   application: { namespace: string; name: string };
   revision?: string | undefined;
+  /** A multi-source Application's revision per source (a rollback's, automation's). */
+  revisions?: readonly string[] | undefined;
   dryRun: boolean;
   prune: boolean;
   /**

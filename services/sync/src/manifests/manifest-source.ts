@@ -16,15 +16,22 @@ export interface KubeObject {
 }
 
 export interface RenderedManifests {
-  /** The revision the objects were rendered from, when known. */
+  /** The revision the objects were rendered from, when known (a multi-source Application's first source's). */
   revision: string | null;
+  /** A multi-source Application's: the commit of each source, in spec.sources order (Argo CD's revisions). */
+  revisions?: string[];
   objects: KubeObject[];
 }
 
 export interface ManifestSource {
   render(
     app: Application,
-    request: { operationId: string; revision?: string | undefined },
+    request: {
+      operationId: string;
+      revision?: string | undefined;
+      /** A multi-source Application's pinned revision per source (a rollback's, automation's). */
+      revisions?: readonly string[] | undefined;
+    },
   ): Promise<RenderedManifests>;
 }
 

@@ -101,8 +101,9 @@ export class SyncAttempt {
   }
 
   /** sync.started of this attempt: its trigger, and the revision when known. */
-  startedEvent(revision?: string | null): Envelope {
+  startedEvent(revision?: string | null, revisions?: readonly string[]): Envelope {
     const rev = revision ?? this.request.revision;
+    const revs = revisions ?? this.request.revisions;
     this.started ??= newEvent(
       syncStarted.type,
       {
@@ -112,6 +113,7 @@ export class SyncAttempt {
         attempt: this.op.attempt,
         trigger: this.trigger,
         ...(rev ? { revision: rev } : {}),
+        ...(revs && revs.length > 0 ? { revisions: [...revs] } : {}),
       },
       this.meta,
     );

@@ -80,7 +80,11 @@ export class Automation {
         request: {
           operationId,
           application: app,
-          ...(decision.revision ? { revision: decision.revision } : {}),
+          ...(decision.revisions
+            ? { revisions: decision.revisions }
+            : decision.revision
+              ? { revision: decision.revision }
+              : {}),
           dryRun: false,
           prune: decision.prune,
           automated: true,

@@ -11,6 +11,7 @@ import type { Verdict } from './verdict.js';
 
 /** The last finished sync of the Application (any trigger), as far as the operations record it. */
 export interface LastSync {
+  /** The revision synced: a multi-source Application's revisions joined (revisionKey). */
   revision: string | null;
   /** The spec the sync was started for, when it recorded one (automated syncs do). */
   specHash: string | null;
@@ -59,7 +60,10 @@ export type AutomationDecision =
   | {
       action: 'sync';
       trigger: 'automated' | 'self-heal';
+      /** The verdict's revision (a multi-source Application's revisionKey). */
       revision: string | undefined;
+      /** A multi-source Application's commit per source, pinned in the request. */
+      revisions?: string[];
       prune: boolean;
       selfHealAttempts: number;
     };
@@ -87,7 +91,7 @@ export function decideAutomation(input: AutomationInput): AutomationDecision {
       action: 'none',
       reason: 'need to prune extra resources only but automated prune is disabled',
     };
-  const revision = verdict.sync.revision;
+  const revision = revisionKey(verdict.sync);
   const last = input.lastSync;
   const alreadyAttempted =
     last !== undefined &&
@@ -119,7 +123,20 @@ export function decideAutomation(input: AutomationInput): AutomationDecision {
       action: 'refuse',
       message: `Skipping sync attempt to [${revision ?? ''}]: auto-sync will wipe out all resources`,
     };
-  return { action: 'sync', trigger, revision, prune, selfHealAttempts };
+  const revisions = verdict.sync.revisions;
+  return { action: 'sync', trigger, revision, ...(revisions ? { revisions } : {}), prune, selfHealAttempts };
+}
+
+/**
+ * What automation compares "the same revision" by: the revision, or for a multi-source Application
+ * every source's (a new commit of any source is a new revision to sync, as in Argo CD).
+ */
+export function revisionKey(r: {
+  revision?: string | null | undefined;
+  revisions?: readonly string[] | undefined;
+}): string | undefined {
+  if (r.revisions && r.revisions.length > 0) return r.revisions.join(',');
+  return r.revision ?? undefined;
 }
 
 /** One operation per (revision, spec) — and per self-heal attempt — so a second replica or a restart queues nothing twice. */
@@ -129,7 +146,13 @@ export function automatedOperationId(
   specHash: string,
   lastSync: LastSync | undefined,
 ): string {
-  const rev = decision.revision ?? 'unresolved';
+  // Several sources' revisions are kept to one SHA-long digest: an operation id is at most 128 characters.
+  const rev = decision.revisions
+    ? createHash('sha256')
+        .update(decision.revision ?? '')
+        .digest('hex')
+        .slice(0, 40)
+    : (decision.revision ?? 'unresolved');
   const base = `${rev}:${specHash.slice(0, 12)}:${app.namespace}/${app.name}`;
   if (decision.trigger !== 'self-heal') return `auto:${base}`;
   // Self-heal follows one particular sync: the next one after it, whatever came before.

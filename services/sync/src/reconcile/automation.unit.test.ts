@@ -4,6 +4,7 @@ import {
   automatedOperationId,
   decideAutomation,
   DEFAULT_SELF_HEAL,
+  revisionKey,
   selfHealDelayMs,
   type AutomationInput,
   type LastSync,
@@ -172,5 +173,32 @@ describe("automated sync (Argo CD's autoSync)", () => {
     expect(automatedOperationId(ref, h, 'spec', last())).not.toBe(
       automatedOperationId(ref, h, 'spec', last({ operationId: 'op-2' })),
     );
+  });
+
+  it('syncs a multi-source Application again when any source has a new commit, pinning every source', () => {
+    const multi: Verdict = {
+      ...outOfSync(),
+      sync: { status: 'OutOfSync', revision: 'a1', revisions: ['a1', 'b2'] },
+    };
+    expect(revisionKey(multi.sync)).toBe('a1,b2');
+    // The last sync was at a1 and b1: the first source's revision alone has not changed.
+    const d = decideAutomation(input({ verdict: multi, lastSync: last({ revision: 'a1,b1' }) }));
+    expect(d).toMatchObject({
+      action: 'sync',
+      trigger: 'automated',
+      revision: 'a1,b2',
+      revisions: ['a1', 'b2'],
+    });
+    expect(decideAutomation(input({ verdict: multi, lastSync: last({ revision: 'a1,b2' }) }))).toMatchObject({
+      action: 'none',
+    });
+    if (d.action !== 'sync') throw new Error('sync expected');
+    const id = automatedOperationId(
+      { namespace: 'argocd', name: 'guestbook' },
+      d,
+      'spec'.repeat(8),
+      undefined,
+    );
+    expect(id.length).toBeLessThanOrEqual(128);
   });
 });

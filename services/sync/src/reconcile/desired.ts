@@ -32,6 +32,8 @@ export interface DesiredState {
   application: Application;
   specHash: string;
   revision: string | undefined;
+  /** A multi-source Application's commit per source. */
+  revisions?: string[] | undefined;
   identity: SyncIdentity;
   connection: ClusterConnection;
   tracking: TrackingContext;
@@ -53,6 +55,7 @@ export interface DesiredFailure {
   specHash: string;
   message: string;
   revision?: string | undefined;
+  revisions?: string[] | undefined;
 }
 
 export interface DesiredDeps {
@@ -89,7 +92,15 @@ export async function loadDesired(
   const { decision, application, rendered } = decided;
   if (deleting) (application.metadata as Record<string, unknown>).deletionTimestamp = deleting;
   const revision = rendered.revision ?? undefined;
-  const fail = (message: string): DesiredFailure => ({ ok: false, application, specHash, message, revision });
+  const revisions = rendered.revisions;
+  const fail = (message: string): DesiredFailure => ({
+    ok: false,
+    application,
+    specHash,
+    message,
+    revision,
+    ...(revisions ? { revisions } : {}),
+  });
   if (!decision.allowed) return fail(decision.reason);
   const {
     identity,
@@ -155,6 +166,7 @@ export async function loadDesired(
     application,
     specHash,
     revision,
+    ...(revisions ? { revisions } : {}),
     identity,
     connection,
     tracking,

@@ -4,10 +4,11 @@
 import { readStream } from '@capstan/events';
 import type { SyncDbOrTrx } from '../sync.table.js';
 import { operationStream } from '../operations/operations.repository.js';
-import type { LastSync } from './automation.js';
+import { revisionKey, type LastSync } from './automation.js';
 
 interface AutomatedRequest {
   revision?: string;
+  revisions?: string[];
   dryRun?: boolean;
   deletion?: unknown;
   cascadeDelete?: unknown;
@@ -37,12 +38,12 @@ export async function lastSyncOf(
   const row = syncs[0];
   if (!row) return { inFlight: false, last: undefined };
   const req = row.request as AutomatedRequest;
-  let revision = req.revision ?? null;
+  let revision = revisionKey(req) ?? null;
   if (revision === null) {
     // A sync of the Application's targetRevision: its succeeded event says what that resolved to.
     const events = await readStream(db, 'sync', operationStream(row.operation_id));
     const done = events.map((e) => e.envelope).find((e) => e.type === 'io.capstan.sync.succeeded.v1');
-    revision = ((done?.data as { revision?: string | null } | undefined)?.revision ?? null) || null;
+    revision = revisionKey((done?.data ?? {}) as { revision?: string | null; revisions?: string[] }) || null;
   }
   return {
     inFlight: false,

@@ -149,7 +149,7 @@ export class Reconciler {
     for (const [, e] of this.apps) {
       const app = e.desired?.application;
       if (!app || !readsRevision(app, change)) continue;
-      if (e.desired?.ok && e.desired.revision === change.sha) continue;
+      if (e.desired?.ok && (e.desired.revisions ?? [e.desired.revision]).includes(change.sha)) continue;
       this.refresh(e.ref);
     }
   }
@@ -324,15 +324,17 @@ export class Reconciler {
   private compare(entry: AppEntry): Verdict | undefined {
     const desired = entry.desired;
     if (!desired) return undefined;
-    if (!desired.ok) return unknownVerdict(desired.message, desired.revision);
+    if (!desired.ok) return unknownVerdict(desired.message, desired.revision, desired.revisions);
     for (const t of entry.informers) {
       const s = this.informers.state(t);
       if (s.phase === 'pending') return undefined;
-      if (s.phase === 'failed') return unknownVerdict(s.message ?? 'watch failed', desired.revision);
+      if (s.phase === 'failed')
+        return unknownVerdict(s.message ?? 'watch failed', desired.revision, desired.revisions);
     }
     return verdictOf({
       pairs: livePairs(desired, this.informers, this.index, entry.informers),
       revision: desired.revision,
+      revisions: desired.revisions,
       ignore: desired.ignore,
       health: this.deps.health,
       fieldManager: FIELD_MANAGER,

@@ -22,7 +22,8 @@ export interface ResourceVerdict {
 }
 
 export interface Verdict {
-  sync: { status: SyncCode; revision?: string };
+  /** revisions: a multi-source Application's commit per source (Argo CD's status.sync.revisions). */
+  sync: { status: SyncCode; revision?: string; revisions?: string[] };
   health: HealthStatus;
   message?: string;
   resources: ResourceVerdict[];
@@ -57,6 +58,7 @@ export function hasCompareOption(obj: KubeObjectLike | undefined, option: string
 export interface VerdictInput {
   pairs: readonly ResourcePair[];
   revision: string | undefined;
+  revisions?: readonly string[] | undefined;
   ignore: IgnoreRules;
   health: HealthAssessor;
   fieldManager: string;
@@ -123,6 +125,7 @@ export function verdictOf(input: VerdictInput): Verdict {
     sync: {
       status: outOfSync ? 'OutOfSync' : 'Synced',
       ...(input.revision ? { revision: input.revision } : {}),
+      ...(input.revisions ? { revisions: [...input.revisions] } : {}),
     },
     health,
     resources: resources.sort(byRef),
@@ -140,9 +143,13 @@ const refText = (r: ResourceVerdict) => `${r.group}/${r.kind}/${r.namespace}/${r
 const byRef = (a: ResourceVerdict, b: ResourceVerdict) => (refText(a) < refText(b) ? -1 : 1);
 
 /** The verdict when the comparison could not be made: why, as the message (Argo's ComparisonError). */
-export function unknownVerdict(message: string, revision?: string): Verdict {
+export function unknownVerdict(message: string, revision?: string, revisions?: readonly string[]): Verdict {
   return {
-    sync: { status: 'Unknown', ...(revision ? { revision } : {}) },
+    sync: {
+      status: 'Unknown',
+      ...(revision ? { revision } : {}),
+      ...(revisions ? { revisions: [...revisions] } : {}),
+    },
     health: { status: 'Unknown' },
     message,
     resources: [],

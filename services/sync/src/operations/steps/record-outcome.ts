@@ -19,6 +19,7 @@ export async function recordSuccess(a: SyncAttempt, x: Executed): Promise<Outcom
         operationId: op.operationId,
         application: app,
         revision: x.decided.rendered.revision,
+        ...(x.decided.rendered.revisions ? { revisions: x.decided.rendered.revisions } : {}),
         dryRun: request.dryRun,
         identity: a.identity!,
         resources,

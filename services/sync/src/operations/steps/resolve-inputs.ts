@@ -36,7 +36,7 @@ export async function resolveInputs(a: SyncAttempt): Promise<Resolved | StepFail
   };
   // The decision is on record before anything touches the cluster, whatever it is; the started
   // event commits with it.
-  const started = a.startedEvent(revision);
+  const started = a.startedEvent(revision, 'decision' in decided ? decided.rendered.revisions : undefined);
   a.startedRecorded(
     await recordDecision<number | undefined>(
       deps.audit,

@@ -143,7 +143,16 @@ export interface ApplicationSource {
   chart: string;
   directory?: ApplicationSourceDirectory | undefined;
   helm?: ApplicationSourceHelm | undefined;
-  kustomize?: ApplicationSourceKustomize | undefined;
+  kustomize?:
+    | ApplicationSourceKustomize
+    | undefined;
+  /**
+   * Argo CD's multiple sources: a name other sources' value files use as `$<ref>/path` (a source
+   * with ref and no path renders nothing itself).
+   */
+  ref: string;
+  /** Argo CD's source name (display only). */
+  name: string;
 }
 
 export interface SyncPolicyAutomated {
@@ -212,7 +221,11 @@ export interface ApplicationSpec {
   /** Only for Applications that deliver AppProjects: the parents those projects may name. */
   allowedParentProjects: string[];
   ignoreDifferences: ResourceIgnoreDifferences[];
-  revisionHistoryLimit?: number | undefined;
+  revisionHistoryLimit?:
+    | number
+    | undefined;
+  /** Argo CD's multiple sources (source and sources together are refused). */
+  sources: ApplicationSource[];
 }
 
 /** ResourceResult is one resource operation of a sync. */
@@ -263,6 +276,8 @@ export interface SyncOperation {
   trigger: string;
   /** The sync service's attempt (syncPolicy.retry), 1 for the first. */
   attempt: number;
+  /** A multi-source Application's: one revision per source (revision is then empty), as Argo CD. */
+  revisions: string[];
 }
 
 /** ApplicationCondition is Argo CD's: DeletionError, SharedResourceWarning, ... */
@@ -277,6 +292,7 @@ export interface ApplicationCondition {
 export interface ComparedTo {
   source?: ApplicationSource | undefined;
   destination?: ApplicationDestination | undefined;
+  sources: ApplicationSource[];
 }
 
 /** SyncStatus is Argo CD's status.sync, as the sync service's reconciler observed it. */
@@ -288,6 +304,11 @@ export interface SyncStatus {
     | undefined;
   /** The revision (commit) the comparison was made at. */
   revision: string;
+  /**
+   * A multi-source Application's: one revision per source, in spec.sources order (revision is then
+   * empty), as Argo CD.
+   */
+  revisions: string[];
 }
 
 /** HealthStatus is Argo CD's: Healthy, Progressing, Degraded, Suspended, Missing, Unknown. */
@@ -322,6 +343,8 @@ export interface SyncOperationParams {
   revision: string;
   prune: boolean;
   dryRun: boolean;
+  /** A multi-source Application's: one revision per source (Argo CD's operation.sync.revisions). */
+  revisions: string[];
 }
 
 export interface Operation {
@@ -332,7 +355,12 @@ export interface Operation {
 export interface SyncOperationResult {
   resources: ResourceResult[];
   revision: string;
-  source?: ApplicationSource | undefined;
+  source?:
+    | ApplicationSource
+    | undefined;
+  /** A multi-source Application's: one revision per source and the sources synced, as Argo CD. */
+  revisions: string[];
+  sources: ApplicationSource[];
 }
 
 /** OperationState is Argo CD's status.operationState: the Application's last (or running) operation. */
@@ -366,6 +394,9 @@ export interface RevisionHistory {
   id: number;
   source?: ApplicationSource | undefined;
   deployStartedAt: string;
+  /** A multi-source Application's: the sources deployed and one revision per source, as Argo CD. */
+  sources: ApplicationSource[];
+  revisions: string[];
   initiatedBy?:
     | OperationInitiator
     | undefined;
@@ -2521,6 +2552,8 @@ function createBaseApplicationSource(): ApplicationSource {
     directory: undefined,
     helm: undefined,
     kustomize: undefined,
+    ref: "",
+    name: "",
   };
 }
 
@@ -2546,6 +2579,12 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
     }
     if (message.kustomize !== undefined) {
       ApplicationSourceKustomize.encode(message.kustomize, writer.uint32(58).fork()).join();
+    }
+    if (message.ref !== "") {
+      writer.uint32(66).string(message.ref);
+    }
+    if (message.name !== "") {
+      writer.uint32(74).string(message.name);
     }
     return writer;
   },
@@ -2619,6 +2658,22 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
             message.kustomize = ApplicationSourceKustomize.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.ref = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2648,6 +2703,8 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
       directory: isSet(object.directory) ? ApplicationSourceDirectory.fromJSON(object.directory) : undefined,
       helm: isSet(object.helm) ? ApplicationSourceHelm.fromJSON(object.helm) : undefined,
       kustomize: isSet(object.kustomize) ? ApplicationSourceKustomize.fromJSON(object.kustomize) : undefined,
+      ref: isSet(object.ref) ? globalThis.String(object.ref) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
     };
   },
 
@@ -2674,6 +2731,12 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
     if (message.kustomize !== undefined) {
       obj.kustomize = ApplicationSourceKustomize.toJSON(message.kustomize);
     }
+    if (message.ref !== "") {
+      obj.ref = message.ref;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
     return obj;
   },
 
@@ -2695,6 +2758,8 @@ export const ApplicationSource: MessageFns<ApplicationSource> = {
     message.kustomize = (object.kustomize !== undefined && object.kustomize !== null)
       ? ApplicationSourceKustomize.fromPartial(object.kustomize)
       : undefined;
+    message.ref = object.ref ?? "";
+    message.name = object.name ?? "";
     return message;
   },
 };
@@ -3665,6 +3730,7 @@ function createBaseApplicationSpec(): ApplicationSpec {
     allowedParentProjects: [],
     ignoreDifferences: [],
     revisionHistoryLimit: undefined,
+    sources: [],
   };
 }
 
@@ -3690,6 +3756,9 @@ export const ApplicationSpec: MessageFns<ApplicationSpec> = {
     }
     if (message.revisionHistoryLimit !== undefined) {
       writer.uint32(56).int64(message.revisionHistoryLimit);
+    }
+    for (const v of message.sources) {
+      ApplicationSource.encode(v!, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -3763,6 +3832,14 @@ export const ApplicationSpec: MessageFns<ApplicationSpec> = {
             message.revisionHistoryLimit = longToNumber(reader.int64());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.sources.push(ApplicationSource.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3800,6 +3877,9 @@ export const ApplicationSpec: MessageFns<ApplicationSpec> = {
         : isSet(object.revision_history_limit)
         ? globalThis.Number(object.revision_history_limit)
         : undefined,
+      sources: globalThis.Array.isArray(object?.sources)
+        ? object.sources.map((e: any) => ApplicationSource.fromJSON(e))
+        : [],
     };
   },
 
@@ -3826,6 +3906,9 @@ export const ApplicationSpec: MessageFns<ApplicationSpec> = {
     if (message.revisionHistoryLimit !== undefined) {
       obj.revisionHistoryLimit = Math.round(message.revisionHistoryLimit);
     }
+    if (message.sources?.length) {
+      obj.sources = message.sources.map((e) => ApplicationSource.toJSON(e));
+    }
     return obj;
   },
 
@@ -3847,6 +3930,7 @@ export const ApplicationSpec: MessageFns<ApplicationSpec> = {
     message.allowedParentProjects = object.allowedParentProjects?.map((e) => e) || [];
     message.ignoreDifferences = object.ignoreDifferences?.map((e) => ResourceIgnoreDifferences.fromPartial(e)) || [];
     message.revisionHistoryLimit = object.revisionHistoryLimit ?? undefined;
+    message.sources = object.sources?.map((e) => ApplicationSource.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4114,6 +4198,7 @@ function createBaseSyncOperation(): SyncOperation {
     resources: [],
     trigger: "",
     attempt: 0,
+    revisions: [],
   };
 }
 
@@ -4166,6 +4251,9 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     }
     if (message.attempt !== 0) {
       writer.uint32(128).int32(message.attempt);
+    }
+    for (const v of message.revisions) {
+      writer.uint32(138).string(v!);
     }
     return writer;
   },
@@ -4311,6 +4399,14 @@ export const SyncOperation: MessageFns<SyncOperation> = {
             message.attempt = reader.int32();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.revisions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4359,6 +4455,9 @@ export const SyncOperation: MessageFns<SyncOperation> = {
         : [],
       trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : "",
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      revisions: globalThis.Array.isArray(object?.revisions)
+        ? object.revisions.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -4412,6 +4511,9 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     if (message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
     }
+    if (message.revisions?.length) {
+      obj.revisions = message.revisions;
+    }
     return obj;
   },
 
@@ -4436,6 +4538,7 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     message.resources = object.resources?.map((e) => ResourceResult.fromPartial(e)) || [];
     message.trigger = object.trigger ?? "";
     message.attempt = object.attempt ?? 0;
+    message.revisions = object.revisions?.map((e) => e) || [];
     return message;
   },
 };
@@ -4546,7 +4649,7 @@ export const ApplicationCondition: MessageFns<ApplicationCondition> = {
 };
 
 function createBaseComparedTo(): ComparedTo {
-  return { source: undefined, destination: undefined };
+  return { source: undefined, destination: undefined, sources: [] };
 }
 
 export const ComparedTo: MessageFns<ComparedTo> = {
@@ -4556,6 +4659,9 @@ export const ComparedTo: MessageFns<ComparedTo> = {
     }
     if (message.destination !== undefined) {
       ApplicationDestination.encode(message.destination, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.sources) {
+      ApplicationSource.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -4589,6 +4695,14 @@ export const ComparedTo: MessageFns<ComparedTo> = {
             message.destination = ApplicationDestination.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sources.push(ApplicationSource.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4605,6 +4719,9 @@ export const ComparedTo: MessageFns<ComparedTo> = {
     return {
       source: isSet(object.source) ? ApplicationSource.fromJSON(object.source) : undefined,
       destination: isSet(object.destination) ? ApplicationDestination.fromJSON(object.destination) : undefined,
+      sources: globalThis.Array.isArray(object?.sources)
+        ? object.sources.map((e: any) => ApplicationSource.fromJSON(e))
+        : [],
     };
   },
 
@@ -4615,6 +4732,9 @@ export const ComparedTo: MessageFns<ComparedTo> = {
     }
     if (message.destination !== undefined) {
       obj.destination = ApplicationDestination.toJSON(message.destination);
+    }
+    if (message.sources?.length) {
+      obj.sources = message.sources.map((e) => ApplicationSource.toJSON(e));
     }
     return obj;
   },
@@ -4630,12 +4750,13 @@ export const ComparedTo: MessageFns<ComparedTo> = {
     message.destination = (object.destination !== undefined && object.destination !== null)
       ? ApplicationDestination.fromPartial(object.destination)
       : undefined;
+    message.sources = object.sources?.map((e) => ApplicationSource.fromPartial(e)) || [];
     return message;
   },
 };
 
 function createBaseSyncStatus(): SyncStatus {
-  return { status: "", comparedTo: undefined, revision: "" };
+  return { status: "", comparedTo: undefined, revision: "", revisions: [] };
 }
 
 export const SyncStatus: MessageFns<SyncStatus> = {
@@ -4648,6 +4769,9 @@ export const SyncStatus: MessageFns<SyncStatus> = {
     }
     if (message.revision !== "") {
       writer.uint32(26).string(message.revision);
+    }
+    for (const v of message.revisions) {
+      writer.uint32(34).string(v!);
     }
     return writer;
   },
@@ -4689,6 +4813,14 @@ export const SyncStatus: MessageFns<SyncStatus> = {
             message.revision = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.revisions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4710,6 +4842,9 @@ export const SyncStatus: MessageFns<SyncStatus> = {
         ? ComparedTo.fromJSON(object.compared_to)
         : undefined,
       revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+      revisions: globalThis.Array.isArray(object?.revisions)
+        ? object.revisions.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -4724,6 +4859,9 @@ export const SyncStatus: MessageFns<SyncStatus> = {
     if (message.revision !== "") {
       obj.revision = message.revision;
     }
+    if (message.revisions?.length) {
+      obj.revisions = message.revisions;
+    }
     return obj;
   },
 
@@ -4737,6 +4875,7 @@ export const SyncStatus: MessageFns<SyncStatus> = {
       ? ComparedTo.fromPartial(object.comparedTo)
       : undefined;
     message.revision = object.revision ?? "";
+    message.revisions = object.revisions?.map((e) => e) || [];
     return message;
   },
 };
@@ -5142,7 +5281,7 @@ export const OperationInitiator: MessageFns<OperationInitiator> = {
 };
 
 function createBaseSyncOperationParams(): SyncOperationParams {
-  return { revision: "", prune: false, dryRun: false };
+  return { revision: "", prune: false, dryRun: false, revisions: [] };
 }
 
 export const SyncOperationParams: MessageFns<SyncOperationParams> = {
@@ -5155,6 +5294,9 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
     }
     if (message.dryRun !== false) {
       writer.uint32(24).bool(message.dryRun);
+    }
+    for (const v of message.revisions) {
+      writer.uint32(34).string(v!);
     }
     return writer;
   },
@@ -5196,6 +5338,14 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
             message.dryRun = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.revisions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5217,6 +5367,9 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
         : isSet(object.dry_run)
         ? globalThis.Boolean(object.dry_run)
         : false,
+      revisions: globalThis.Array.isArray(object?.revisions)
+        ? object.revisions.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -5231,6 +5384,9 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
     if (message.dryRun !== false) {
       obj.dryRun = message.dryRun;
     }
+    if (message.revisions?.length) {
+      obj.revisions = message.revisions;
+    }
     return obj;
   },
 
@@ -5242,6 +5398,7 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
     message.revision = object.revision ?? "";
     message.prune = object.prune ?? false;
     message.dryRun = object.dryRun ?? false;
+    message.revisions = object.revisions?.map((e) => e) || [];
     return message;
   },
 };
@@ -5340,7 +5497,7 @@ export const Operation: MessageFns<Operation> = {
 };
 
 function createBaseSyncOperationResult(): SyncOperationResult {
-  return { resources: [], revision: "", source: undefined };
+  return { resources: [], revision: "", source: undefined, revisions: [], sources: [] };
 }
 
 export const SyncOperationResult: MessageFns<SyncOperationResult> = {
@@ -5353,6 +5510,12 @@ export const SyncOperationResult: MessageFns<SyncOperationResult> = {
     }
     if (message.source !== undefined) {
       ApplicationSource.encode(message.source, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.revisions) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.sources) {
+      ApplicationSource.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -5394,6 +5557,22 @@ export const SyncOperationResult: MessageFns<SyncOperationResult> = {
             message.source = ApplicationSource.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.revisions.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.sources.push(ApplicationSource.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5413,6 +5592,12 @@ export const SyncOperationResult: MessageFns<SyncOperationResult> = {
         : [],
       revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
       source: isSet(object.source) ? ApplicationSource.fromJSON(object.source) : undefined,
+      revisions: globalThis.Array.isArray(object?.revisions)
+        ? object.revisions.map((e: any) => globalThis.String(e))
+        : [],
+      sources: globalThis.Array.isArray(object?.sources)
+        ? object.sources.map((e: any) => ApplicationSource.fromJSON(e))
+        : [],
     };
   },
 
@@ -5427,6 +5612,12 @@ export const SyncOperationResult: MessageFns<SyncOperationResult> = {
     if (message.source !== undefined) {
       obj.source = ApplicationSource.toJSON(message.source);
     }
+    if (message.revisions?.length) {
+      obj.revisions = message.revisions;
+    }
+    if (message.sources?.length) {
+      obj.sources = message.sources.map((e) => ApplicationSource.toJSON(e));
+    }
     return obj;
   },
 
@@ -5440,6 +5631,8 @@ export const SyncOperationResult: MessageFns<SyncOperationResult> = {
     message.source = (object.source !== undefined && object.source !== null)
       ? ApplicationSource.fromPartial(object.source)
       : undefined;
+    message.revisions = object.revisions?.map((e) => e) || [];
+    message.sources = object.sources?.map((e) => ApplicationSource.fromPartial(e)) || [];
     return message;
   },
 };
@@ -5712,6 +5905,8 @@ function createBaseRevisionHistory(): RevisionHistory {
     id: 0,
     source: undefined,
     deployStartedAt: "",
+    sources: [],
+    revisions: [],
     initiatedBy: undefined,
     trigger: "",
     operationId: "",
@@ -5734,6 +5929,12 @@ export const RevisionHistory: MessageFns<RevisionHistory> = {
     }
     if (message.deployStartedAt !== "") {
       writer.uint32(58).string(message.deployStartedAt);
+    }
+    for (const v of message.sources) {
+      ApplicationSource.encode(v!, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.revisions) {
+      writer.uint32(74).string(v!);
     }
     if (message.initiatedBy !== undefined) {
       OperationInitiator.encode(message.initiatedBy, writer.uint32(82).fork()).join();
@@ -5800,6 +6001,22 @@ export const RevisionHistory: MessageFns<RevisionHistory> = {
             message.deployStartedAt = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.sources.push(ApplicationSource.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.revisions.push(reader.string());
+            continue;
+          }
           case 10: {
             if (tag !== 82) {
               break;
@@ -5851,6 +6068,12 @@ export const RevisionHistory: MessageFns<RevisionHistory> = {
         : isSet(object.deploy_started_at)
         ? globalThis.String(object.deploy_started_at)
         : "",
+      sources: globalThis.Array.isArray(object?.sources)
+        ? object.sources.map((e: any) => ApplicationSource.fromJSON(e))
+        : [],
+      revisions: globalThis.Array.isArray(object?.revisions)
+        ? object.revisions.map((e: any) => globalThis.String(e))
+        : [],
       initiatedBy: isSet(object.initiatedBy)
         ? OperationInitiator.fromJSON(object.initiatedBy)
         : isSet(object.initiated_by)
@@ -5882,6 +6105,12 @@ export const RevisionHistory: MessageFns<RevisionHistory> = {
     if (message.deployStartedAt !== "") {
       obj.deployStartedAt = message.deployStartedAt;
     }
+    if (message.sources?.length) {
+      obj.sources = message.sources.map((e) => ApplicationSource.toJSON(e));
+    }
+    if (message.revisions?.length) {
+      obj.revisions = message.revisions;
+    }
     if (message.initiatedBy !== undefined) {
       obj.initiatedBy = OperationInitiator.toJSON(message.initiatedBy);
     }
@@ -5906,6 +6135,8 @@ export const RevisionHistory: MessageFns<RevisionHistory> = {
       ? ApplicationSource.fromPartial(object.source)
       : undefined;
     message.deployStartedAt = object.deployStartedAt ?? "";
+    message.sources = object.sources?.map((e) => ApplicationSource.fromPartial(e)) || [];
+    message.revisions = object.revisions?.map((e) => e) || [];
     message.initiatedBy = (object.initiatedBy !== undefined && object.initiatedBy !== null)
       ? OperationInitiator.fromPartial(object.initiatedBy)
       : undefined;

@@ -283,9 +283,28 @@ export interface ManifestSource {
   kustomize?: KustomizeSource | undefined;
 }
 
+/**
+ * Another source of a multi-source Application that the source's `$<name>/path` value files and
+ * file parameters read (Argo CD's ref sources). It is checked out with the credential selected for
+ * the Application's project, like the source itself.
+ */
+export interface RefSource {
+  name: string;
+  repoUrl: string;
+  /**
+   * A commit SHA as the caller resolved it (so status.sync.revisions says what was read), or a
+   * branch/tag.
+   */
+  targetRevision: string;
+}
+
 export interface GenerateManifestsRequest {
   source?: ManifestSource | undefined;
-  application?: ApplicationRef | undefined;
+  application?:
+    | ApplicationRef
+    | undefined;
+  /** Every ref source the Application declares ($<name>/… files may name only these). */
+  refSources: RefSource[];
 }
 
 export interface GenerateManifestsResponse {
@@ -4414,8 +4433,117 @@ export const ManifestSource: MessageFns<ManifestSource> = {
   },
 };
 
+function createBaseRefSource(): RefSource {
+  return { name: "", repoUrl: "", targetRevision: "" };
+}
+
+export const RefSource: MessageFns<RefSource> = {
+  encode(message: RefSource, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.repoUrl !== "") {
+      writer.uint32(18).string(message.repoUrl);
+    }
+    if (message.targetRevision !== "") {
+      writer.uint32(26).string(message.targetRevision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefSource {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefSource();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repoUrl = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.targetRevision = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefSource {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      repoUrl: isSet(object.repoUrl)
+        ? globalThis.String(object.repoUrl)
+        : isSet(object.repo_url)
+        ? globalThis.String(object.repo_url)
+        : "",
+      targetRevision: isSet(object.targetRevision)
+        ? globalThis.String(object.targetRevision)
+        : isSet(object.target_revision)
+        ? globalThis.String(object.target_revision)
+        : "",
+    };
+  },
+
+  toJSON(message: RefSource): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.repoUrl !== "") {
+      obj.repoUrl = message.repoUrl;
+    }
+    if (message.targetRevision !== "") {
+      obj.targetRevision = message.targetRevision;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefSource>, I>>(base?: I): RefSource {
+    return RefSource.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefSource>, I>>(object: I): RefSource {
+    const message = createBaseRefSource();
+    message.name = object.name ?? "";
+    message.repoUrl = object.repoUrl ?? "";
+    message.targetRevision = object.targetRevision ?? "";
+    return message;
+  },
+};
+
 function createBaseGenerateManifestsRequest(): GenerateManifestsRequest {
-  return { source: undefined, application: undefined };
+  return { source: undefined, application: undefined, refSources: [] };
 }
 
 export const GenerateManifestsRequest: MessageFns<GenerateManifestsRequest> = {
@@ -4425,6 +4553,9 @@ export const GenerateManifestsRequest: MessageFns<GenerateManifestsRequest> = {
     }
     if (message.application !== undefined) {
       ApplicationRef.encode(message.application, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.refSources) {
+      RefSource.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -4458,6 +4589,14 @@ export const GenerateManifestsRequest: MessageFns<GenerateManifestsRequest> = {
             message.application = ApplicationRef.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.refSources.push(RefSource.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4474,6 +4613,11 @@ export const GenerateManifestsRequest: MessageFns<GenerateManifestsRequest> = {
     return {
       source: isSet(object.source) ? ManifestSource.fromJSON(object.source) : undefined,
       application: isSet(object.application) ? ApplicationRef.fromJSON(object.application) : undefined,
+      refSources: globalThis.Array.isArray(object?.refSources)
+        ? object.refSources.map((e: any) => RefSource.fromJSON(e))
+        : globalThis.Array.isArray(object?.ref_sources)
+        ? object.ref_sources.map((e: any) => RefSource.fromJSON(e))
+        : [],
     };
   },
 
@@ -4484,6 +4628,9 @@ export const GenerateManifestsRequest: MessageFns<GenerateManifestsRequest> = {
     }
     if (message.application !== undefined) {
       obj.application = ApplicationRef.toJSON(message.application);
+    }
+    if (message.refSources?.length) {
+      obj.refSources = message.refSources.map((e) => RefSource.toJSON(e));
     }
     return obj;
   },
@@ -4499,6 +4646,7 @@ export const GenerateManifestsRequest: MessageFns<GenerateManifestsRequest> = {
     message.application = (object.application !== undefined && object.application !== null)
       ? ApplicationRef.fromPartial(object.application)
       : undefined;
+    message.refSources = object.refSources?.map((e) => RefSource.fromPartial(e)) || [];
     return message;
   },
 };
