@@ -86,6 +86,10 @@ describe('multi-source Applications through the api', () => {
     });
     expect(posted.status).toBe(200);
     expect(posted.body.spec.sources).toEqual(SOURCES);
+    // A single revision cannot say which source it is for: refused, never silently ignored.
+    const synced = await http('POST', '/api/v1/applications/multi-http/sync', token, { revision: 'v2' });
+    expect(synced.status).toBe(400);
+    expect(JSON.stringify(synced.body)).toContain('a single revision is not supported');
   });
 
   it('refuses bad sources with field paths, over gRPC and HTTP, storing nothing', async () => {

@@ -10,6 +10,7 @@ import type { RequestContext } from '../support/request.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import { type StoredApplication } from './application.repository.js';
 import { hasMultipleSources } from '@capstan/policy';
+import { ValidationError } from '@capstan/service';
 import { findSyncOperation, insertSyncOperation } from './sync-operation.repository.js';
 
 export interface SyncRequestOptions {
@@ -42,6 +43,15 @@ export async function recordSyncRequest(
   const actor = actorOf(ctx.principal);
   const trigger = opts.trigger ?? 'user';
   const multiSource = hasMultipleSources(app.application);
+  // Never silently ignored: one revision cannot say which source it is for.
+  if (multiSource && opts.revision && !opts.revisions?.length)
+    throw new ValidationError([
+      {
+        field: 'revision',
+        description:
+          "a multi-source Application syncs each source at its targetRevision: a single revision is not supported (Argo CD's per-source --revisions with --source-positions is not implemented)",
+      },
+    ]);
   await db.transaction().execute(async (trx) => {
     await insertSyncOperation(trx, {
       id: operationId,
