@@ -60,7 +60,7 @@ function npmPackages() {
 
 const toolVersion = (bin, args) => {
   try {
-    return execFileSync(bin, args, { encoding: 'utf8' }).match(/v\d+\.\d+\.\d+/)?.[0];
+    return execFileSync(bin, args, { encoding: 'utf8' }).match(/v\d+(?:\.\d+)+/)?.[0];
   } catch {
     return undefined;
   }

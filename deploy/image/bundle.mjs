@@ -57,7 +57,8 @@ const banner = [
 function packageDirOf(file) {
   const parts = file.split('/');
   const i = parts.lastIndexOf('node_modules');
-  if (i < 0) return undefined;
+  // The workspaces' own packages (libs/<name>, services/<name>) count too.
+  if (i < 0) return /^(libs|services)$/.test(parts[0]) ? parts.slice(0, 2).join('/') : undefined;
   return parts.slice(0, i + (parts[i + 1]?.startsWith('@') ? 3 : 2)).join('/');
 }
 
@@ -69,10 +70,15 @@ function bundledPackages(metafile) {
   }
   for (const name of EXTERNAL_PACKAGES) dirs.add(`node_modules/${name}`);
   const packages = [];
+  const seen = new Set();
   let licenses = '';
   for (const dir of [...dirs].sort()) {
     const pkg = JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8'));
+    // Nested copies of one version (npm could not hoist them) are one component.
+    if (seen.has(`${pkg.name}@${pkg.version}`)) continue;
+    seen.add(`${pkg.name}@${pkg.version}`);
     packages.push({ name: pkg.name, version: pkg.version, license: pkg.license });
+    if (!dir.includes('node_modules')) continue; // Capstan's own: not third-party
     const files = readdirSync(path.join(root, dir)).filter((f) => /^(licen[cs]e|copying|notice)/i.test(f));
     for (const f of files)
       licenses += `=== ${pkg.name}@${pkg.version} (${f})\n\n${readFileSync(path.join(root, dir, f), 'utf8').trim()}\n\n`;
