@@ -37,7 +37,14 @@ describe('bus.stream-replicas on a three-node NATS cluster', () => {
     } finally {
       await scaled.close();
     }
-    for (const kind of streamKinds) expect(await replicasOf(kind)).toEqual({ configured: 3, placed: 3 });
+    // JetStream places the new replicas asynchronously: wait (bounded) until each stream has all three.
+    const all = async () => Promise.all(streamKinds.map((kind) => replicasOf(kind)));
+    let replicas = await all();
+    for (let i = 0; i < 150 && replicas.some((r) => r.placed < 3); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      replicas = await all();
+    }
+    expect(replicas).toEqual(streamKinds.map(() => ({ configured: 3, placed: 3 })));
   }, 60_000);
 
   it('keeps taking events with one node killed', async () => {
