@@ -10,4 +10,5 @@ if (!services.has(service)) {
   process.stderr.write(`capstan: set SERVICE to api, repo, sync or appset (got '${service}')\n`);
   process.exit(64);
 }
-await import(`/app/services/${service}/dist/main.js`);
+// The services as deploy/image/bundle.mjs bundles them.
+await import(`/app/dist/services/${service}.mjs`);

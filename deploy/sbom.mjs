@@ -1,18 +1,28 @@
-// Writes the image's software bill of materials (CycloneDX 1.5 JSON) on stdout: every Debian
-// package installed (dpkg's status file), every npm package under /app/node_modules (name,
-// version, license, from its package.json; the workspaces' own packages included), Node.js, and
-// kustomize and helm. Run by deploy/Dockerfile as the image's last build step; the image keeps it
-// at /usr/share/capstan/sbom.cdx.json (`docker run --rm --entrypoint cat IMAGE /usr/share/capstan/sbom.cdx.json`).
+// Writes an image's software bill of materials (CycloneDX 1.5 JSON) on stdout: every Debian
+// package its files come from (the status file deploy/image/rootfs.mjs writes), every npm package
+// bundled into the services (app/dist/services/packages.json, from deploy/image/bundle.mjs; the
+// workspaces' own packages included), Node.js, and kustomize and helm where present.
+//   node sbom.mjs ROOT...   # the image's file system: its layers' trees, the uppermost first
+// Run by deploy/Dockerfile while it assembles the image; the image keeps it at
+// /usr/share/capstan/sbom.cdx.json (the image has no cat: `docker run --rm --entrypoint node IMAGE -e
+// 'process.stdout.write(require("node:fs").readFileSync("/usr/share/capstan/sbom.cdx.json"))'`).
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+const roots = process.argv.slice(2);
+if (roots.length === 0) {
+  process.stderr.write('usage: node sbom.mjs ROOT...\n');
+  process.exit(64);
+}
+/** A file of the image: from the uppermost tree that has it. */
+const fileOf = (p) => roots.map((r) => path.join(r, p)).find((f) => existsSync(f));
+
 const components = [];
-const seen = new Set();
 
 function debianPackages() {
-  const status = readFileSync('/var/lib/dpkg/status', 'utf8');
+  const status = readFileSync(fileOf('var/lib/dpkg/status'), 'utf8');
   for (const block of status.split('\n\n')) {
     const field = (name) => new RegExp(`^${name}: (.*)$`, 'm').exec(block)?.[1];
     if (!/^Status: .* installed$/m.test(block)) continue;
@@ -28,48 +38,36 @@ function debianPackages() {
   }
 }
 
-function npmPackages(dir) {
-  if (!existsSync(dir)) return;
-  for (const entry of readdirSync(dir)) {
-    if (entry.startsWith('.')) continue;
-    const full = path.join(dir, entry);
-    if (entry.startsWith('@')) {
-      npmPackages(full);
-      continue;
-    }
-    // Workspace links to what the image leaves out (cli, test, bench) dangle: nothing is there.
-    let real;
-    try {
-      real = realpathSync(full);
-    } catch {
-      continue;
-    }
-    const manifest = path.join(real, 'package.json');
-    if (seen.has(real) || !existsSync(manifest)) continue;
-    seen.add(real);
-    const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
-    const license = typeof pkg.license === 'string' ? [{ license: { id: pkg.license } }] : undefined;
+function npmPackages() {
+  const manifest = fileOf('app/dist/services/packages.json');
+  if (!manifest) throw new Error('app/dist/services/packages.json missing: run deploy/image/bundle.mjs');
+  for (const pkg of JSON.parse(readFileSync(manifest, 'utf8'))) {
     components.push({
       type: 'library',
       name: pkg.name,
       version: pkg.version,
       purl: `pkg:npm/${pkg.name.replace('@', '%40')}@${pkg.version}`,
-      ...(license ? { licenses: license } : {}),
+      ...(typeof pkg.license === 'string'
+        ? {
+            licenses: [
+              /[ ()]/.test(pkg.license) ? { expression: pkg.license } : { license: { id: pkg.license } },
+            ],
+          }
+        : {}),
     });
-    npmPackages(path.join(real, 'node_modules'));
   }
 }
 
 const toolVersion = (bin, args) => {
   try {
-    return execFileSync(bin, args, { encoding: 'utf8' }).match(/v\d+\.\d+\.\d+/)?.[0];
+    return execFileSync(bin, args, { encoding: 'utf8' }).match(/v\d+(?:\.\d+)+/)?.[0];
   } catch {
     return undefined;
   }
 };
 
 debianPackages();
-npmPackages('/app/node_modules');
+npmPackages();
 components.push({
   type: 'application',
   name: 'node',
@@ -80,7 +78,8 @@ for (const [name, args, purl] of [
   ['kustomize', ['version'], 'pkg:golang/sigs.k8s.io/kustomize/kustomize/v5'],
   ['helm', ['version', '--short'], 'pkg:golang/helm.sh/helm/v3'],
 ]) {
-  const version = toolVersion(`/usr/local/bin/${name}`, args);
+  const bin = fileOf(`usr/local/bin/${name}`);
+  const version = bin && toolVersion(bin, args);
   if (version) components.push({ type: 'application', name, version, purl: `${purl}@${version}` });
 }
 

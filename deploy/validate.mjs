@@ -16,7 +16,10 @@
 //     built objects and deploy/k3s/capstan-control-plane.yaml (kubectl apply --server-side), then the
 //     HA overlay and the chart (server-side dry-run), with no warning, so no Pod Security
 //     "restricted" violation either;
-//  7. docs/settings.md is what deploy/settings-doc.mjs generates.
+//  7. docs/settings.md is what deploy/settings-doc.mjs generates;
+//  8. Capstan's identity on target clusters (deploy/k3s/capstan-control-plane.yaml) may only
+//     impersonate ServiceAccounts: one ClusterRole with exactly that rule, bound to its ServiceAccount
+//     alone, and no other role or binding, so the grant cannot grow unnoticed.
 // Usage (after `npx turbo run build --filter=@capstan/api... --filter=@capstan/repo...
 // --filter=@capstan/sync... --filter=@capstan/appset...`): node deploy/validate.mjs [--apiserver]
 import { execFileSync, spawn } from 'node:child_process';
@@ -187,6 +190,11 @@ function checkHa(objects) {
     config?.data.NATS_URL === 'nats://capstan-nats:4222',
     'k8s-ha: the services do not use the NATS cluster',
   );
+  // One stream replica per NATS node: a stream survives the loss of any node.
+  check(
+    Number(config?.data.CAPSTAN_BUS_STREAM_REPLICAS) === find('StatefulSet', 'capstan-nats')?.spec.replicas,
+    'k8s-ha: CAPSTAN_BUS_STREAM_REPLICAS is not the NATS cluster size',
+  );
   console.log(`kustomize build deploy/k8s-ha: ${objects.length} objects`);
 }
 
@@ -221,6 +229,36 @@ function checkHelm(objects) {
   console.log(`helm template deploy/helm/capstan: ${objects.length} objects`);
 }
 
+function checkControlPlaneRbac(objects) {
+  const where = 'k3s/capstan-control-plane.yaml';
+  const of = (kind) => objects.filter((o) => o?.kind === kind);
+  const roles = of('ClusterRole');
+  const onlyRule = [{ apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] }];
+  check(
+    roles.length === 1 &&
+      !roles[0].aggregationRule &&
+      JSON.stringify(roles[0].rules) === JSON.stringify(onlyRule),
+    `${where}: the control-plane ClusterRole must hold exactly ${JSON.stringify(onlyRule)}, has ${JSON.stringify(roles.map((r) => r.rules))}`,
+  );
+  const bindings = of('ClusterRoleBinding');
+  const subjects = bindings.flatMap((b) => b.subjects ?? []);
+  check(
+    bindings.length === 1 &&
+      bindings[0].roleRef?.kind === 'ClusterRole' &&
+      bindings[0].roleRef?.name === roles[0]?.metadata?.name &&
+      subjects.length === 1 &&
+      subjects[0].kind === 'ServiceAccount' &&
+      subjects[0].name === 'capstan-control-plane',
+    `${where}: one ClusterRoleBinding of that role to ServiceAccount capstan-control-plane alone`,
+  );
+  const kinds = objects.map((o) => o?.kind).filter(Boolean);
+  const allowed = new Set(['ServiceAccount', 'Secret', 'ClusterRole', 'ClusterRoleBinding']);
+  check(
+    kinds.every((k) => allowed.has(k)),
+    `${where}: unexpected kinds ${kinds.filter((k) => !allowed.has(k)).join(', ')} (Roles or RoleBindings grant more)`,
+  );
+}
+
 // --- 0: the image builds kustomize and helm at the versions the repo service is tested with ------
 const dockerfile = readFileSync(path.join(deployDir, 'Dockerfile'), 'utf8');
 for (const [tool, arg] of [
@@ -235,6 +273,13 @@ for (const [tool, arg] of [
     `Dockerfile: ${arg}=${imaged}, test/scripts/obtain-${tool}.sh uses ${tested}`,
   );
 }
+
+// --- 8: the control-plane identity's rights on target clusters: impersonate ServiceAccounts, no more --
+checkControlPlaneRbac(
+  parseAllDocuments(readFileSync(path.join(deployDir, 'k3s/capstan-control-plane.yaml'), 'utf8')).map((d) =>
+    d.toJS(),
+  ),
+);
 
 // --- 1 and 2: kustomize ---------------------------------------------------------------------------
 const scratch = mkdtempSync(path.join(tmpdir(), 'capstan-deploy-check-'));

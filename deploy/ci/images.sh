@@ -111,7 +111,9 @@ ci_capstan_image() {
 ci_report() {
   local image=$1 sbom
   sbom=$(mktemp)
-  podman run --rm --entrypoint cat "$image" /usr/share/capstan/sbom.cdx.json >"$sbom" 2>/dev/null
+  # No cat in the image: node prints it.
+  podman run --rm --entrypoint node "$image" -e \
+    'process.stdout.write(require("node:fs").readFileSync("/usr/share/capstan/sbom.cdx.json"))' >"$sbom" 2>/dev/null
   CI_IMAGE="$image" CI_SIZE=$(podman image inspect --format '{{.Size}}' "$image") CI_SBOM="$sbom" \
     CI_API_SIZE=$(podman image inspect --format '{{.Size}}' "${image/capstan:/capstan-api:}") \
     CI_TIMINGS="$ci_timings" CI_UP="$2" CI_STORY="$3" node --input-type=module -e '

@@ -38,6 +38,7 @@ export async function startBackbone<DB>(
     url: ctx.config['nats.url'],
     service: ctx.name,
     namespace: ctx.config['bus.namespace'],
+    streamReplicas: ctx.config['bus.stream-replicas'],
     user: ctx.config['nats.user'],
     password: ctx.config['nats.password'],
     ...(options.catalog ? { catalog: options.catalog } : {}),

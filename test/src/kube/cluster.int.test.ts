@@ -196,7 +196,8 @@ describe('a real Kubernetes API server on loopback', () => {
     expect(event?.impersonatedUser).toBeUndefined();
     expect(event?.responseStatus?.code).toBe(403);
 
-    // What it may do: ask what it may do, and impersonate ServiceAccounts — not other users.
+    // What it may do: ask what it may do (every authenticated user may: system:basic-user, not a
+    // rule of its own), and impersonate ServiceAccounts — not other users.
     const authz = cluster.controlPlaneKubeconfig.makeApiClient(AuthorizationV1Api);
     const review = await authz.createSelfSubjectAccessReview({
       body: {
@@ -216,7 +217,7 @@ describe('a real Kubernetes API server on loopback', () => {
     expect(byControlPlane.length).toBeGreaterThan(0);
     for (const e of byControlPlane) {
       // Either it impersonated the ServiceAccount, or it acted as itself and was refused
-      // (the SelfSubjectAccessReview aside, which it may create).
+      // (the SelfSubjectAccessReview aside, which every authenticated user may create).
       if (e.impersonatedUser) continue;
       if (e.objectRef?.resource === 'selfsubjectaccessreviews') expect(e.responseStatus?.code).toBe(201);
       else expect(e.responseStatus?.code).toBe(403);

@@ -10,8 +10,10 @@ export const CONTROL_PLANE_USER_SUBJECT: RbacV1Subject = {
 
 /**
  * Creates ClusterRole/Binding `capstan:control-plane-impersonator`: the control-plane identity's
- * only rights are to impersonate ServiceAccounts and to ask what it may do. Everything it writes,
- * it writes as an impersonated ServiceAccount, so the cluster's RBAC decides.
+ * only right is to impersonate ServiceAccounts (as deploy/k3s/capstan-control-plane.yaml grants).
+ * Everything it writes, it writes as an impersonated ServiceAccount, so the cluster's RBAC decides;
+ * asking what it may do (SelfSubjectAccessReview) is every authenticated user's right already
+ * (ClusterRole system:basic-user).
  */
 export async function ensureControlPlaneRbac(
   admin: KubeConfig,
@@ -22,10 +24,7 @@ export async function ensureControlPlaneRbac(
   await rbac.createClusterRole({
     body: {
       metadata: { name: CONTROL_PLANE_CLUSTER_ROLE, labels },
-      rules: [
-        { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] },
-        { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews'], verbs: ['create'] },
-      ],
+      rules: [{ apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] }],
     },
   });
   await rbac.createClusterRoleBinding({

@@ -25,6 +25,8 @@ export interface BusOptions {
   /** Names this connection (`capstan-sync`) and the CloudEvents source. */
   service: string;
   namespace?: string;
+  /** Replicas of each stream provision() creates or updates (setting bus.stream-replicas; default 1). */
+  streamReplicas?: number;
   catalog?: Catalog;
   /**
    * The bus user (`api`, `sync`, ...; see @capstan/bus-auth) and its password; never logged. Without
@@ -98,7 +100,7 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     js,
     jsm,
     subjectOf,
-    provision: () => provisionStreams(jsm, namespace),
+    provision: () => provisionStreams(jsm, namespace, options.streamReplicas ?? 1),
     async publish(event, publishOptions = {}) {
       const d = catalog.get(event.type);
       if (!d) throw new InvalidArgumentError(`unknown event type ${event.type}`);

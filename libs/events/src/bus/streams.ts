@@ -15,9 +15,10 @@ export function streamOfSubject(namespace: string, subject: string): string {
 // idempotent beyond it, so a relay restarted later still causes no duplicate effect.
 const DUPLICATE_WINDOW_NS = 10 * 60 * 1e9;
 
-function configFor(namespace: string, kind: StreamKind): Partial<StreamConfig> {
+function configFor(namespace: string, kind: StreamKind, replicas: number): Partial<StreamConfig> {
   return {
     name: streamName(namespace, kind),
+    num_replicas: replicas,
     subjects: [`${namespace}.${kind}.>`],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
@@ -27,21 +28,42 @@ function configFor(namespace: string, kind: StreamKind): Partial<StreamConfig> {
   };
 }
 
-/** Creates the streams, or brings their configuration up to date; safe to run from every replica. */
-export async function provisionStreams(jsm: JetStreamManager, namespace: string): Promise<void> {
+/**
+ * Creates the streams, or brings their configuration up to date; safe to run from every replica.
+ * `replicas` (setting bus.stream-replicas) is each stream's JetStream replica count: an existing
+ * stream is scaled to it (JetStream moves the data), and a count the NATS deployment cannot hold
+ * (more than its nodes, or >1 without a cluster) fails start-up with NATS's reason.
+ */
+export async function provisionStreams(
+  jsm: JetStreamManager,
+  namespace: string,
+  replicas = 1,
+): Promise<void> {
   for (const kind of streamKinds) {
-    const config = configFor(namespace, kind);
+    const config = configFor(namespace, kind, replicas);
     try {
-      await jsm.streams.info(config.name!);
-      await jsm.streams.update(config.name!, config);
+      await provisionStream(jsm, config);
     } catch (err) {
-      if (!/stream not found/i.test((err as Error).message)) throw err;
-      try {
-        await jsm.streams.add(config);
-      } catch (addErr) {
-        // Another replica created it between our look and our add.
-        if (!/already in use|already exists/i.test((addErr as Error).message)) throw addErr;
-      }
+      throw new Error(
+        `cannot provision JetStream stream ${config.name} with ${replicas} replica(s) (bus.stream-replicas): ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   }
+}
+
+async function provisionStream(jsm: JetStreamManager, config: Partial<StreamConfig>): Promise<void> {
+  try {
+    await jsm.streams.info(config.name!);
+  } catch (err) {
+    if (!/stream not found/i.test((err as Error).message)) throw err;
+    try {
+      await jsm.streams.add(config);
+      return;
+    } catch (addErr) {
+      // Another replica created it between our look and our add.
+      if (!/already in use|already exists/i.test((addErr as Error).message)) throw addErr;
+    }
+  }
+  await jsm.streams.update(config.name!, config);
 }

@@ -51,6 +51,12 @@ export const commonSettings = {
     default: 'capstan',
     description: 'prefix of every NATS subject and stream (isolates installations sharing one NATS)',
   },
+  'bus.stream-replicas': {
+    schema: z.coerce.number().int().min(1).max(5),
+    default: 1,
+    description:
+      "replicas of each JetStream stream the services create or update at start (1-5, JetStream's limit; more than 1 needs a NATS cluster of at least that many nodes). Give every service the same value",
+  },
   'log.level': {
     schema: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']),
     default: 'info',
