@@ -11,7 +11,7 @@ const METRICS = ['lines', 'statements', 'functions', 'branches'];
 const SLACK = 1;
 const dirs = ['libs', 'services']
   .flatMap((d) => readdirSync(join(root, d)).map((p) => join(d, p)))
-  .concat(['cli', 'test']);
+  .concat(['cli', 'test', 'ui']);
 
 for (const dir of dirs) {
   const summaryFile = join(root, dir, '.vitest', 'coverage', 'coverage-summary.json');
