@@ -51,7 +51,7 @@ const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : 'never');
 function AccountCard({ account: a }: { account: Account }) {
   const apiKey = (a.capabilities ?? []).includes('apiKey');
   return (
-    <li className="card" aria-labelledby={`account-${a.name}`}>
+    <li className="card">
       <div className="page-head">
         <h2 id={`account-${a.name}`}>{a.name}</h2>
         <span className="muted">

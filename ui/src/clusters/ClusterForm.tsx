@@ -46,11 +46,7 @@ export function ClusterForm(props: { stored?: Cluster; onSaved: () => void }) {
   });
   const placed = placeViolations(save.error, Object.values(CLUSTER_FIELDS));
   const err = (k: keyof typeof CLUSTER_FIELDS) => placed.byField[CLUSTER_FIELDS[k]];
-  const text = (k: keyof ClusterDraft) => ({
-    value: d[k] as string,
-    onChange: (e: { target: { value: string } }) => setD({ ...d, [k]: e.target.value }),
-  });
-  const secret = (k: keyof ClusterDraft) => ({ ...text(k), type: 'password', autoComplete: 'off' });
+  const { text } = inputs({ d, setD });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate();
@@ -82,6 +78,41 @@ export function ClusterForm(props: { stored?: Cluster; onSaved: () => void }) {
       >
         {(c) => <input {...c} {...text('project')} />}
       </Field>
+      <CredentialFields d={d} setD={setD} err={err} editing={editing} />
+      <div className="actions">
+        <Dialog.Close asChild>
+          <button type="button" className="button ghost">
+            Cancel
+          </button>
+        </Dialog.Close>
+        <button type="submit" className="button primary" disabled={save.isPending}>
+          {editing ? 'Save' : 'Add'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+type Draft = { d: ClusterDraft; setD: (d: ClusterDraft) => void };
+
+function inputs({ d, setD }: Draft) {
+  const text = (k: keyof ClusterDraft) => ({
+    value: d[k] as string,
+    onChange: (e: { target: { value: string } }) => setD({ ...d, [k]: e.target.value }),
+  });
+  return { text, secret: (k: keyof ClusterDraft) => ({ ...text(k), type: 'password', autoComplete: 'off' }) };
+}
+
+/** The credential: its kind, then only that kind's write-only fields. */
+function CredentialFields({
+  d,
+  setD,
+  err,
+  editing,
+}: Draft & { err: (k: keyof typeof CLUSTER_FIELDS) => string[] | undefined; editing: boolean }) {
+  const { text, secret } = inputs({ d, setD });
+  return (
+    <>
       <Field id="cluster-credential" label="Credential" errors={err('credential')}>
         {(c) => (
           <select
@@ -142,17 +173,7 @@ export function ClusterForm(props: { stored?: Cluster; onSaved: () => void }) {
           </label>
         </>
       )}
-      <div className="actions">
-        <Dialog.Close asChild>
-          <button type="button" className="button ghost">
-            Cancel
-          </button>
-        </Dialog.Close>
-        <button type="submit" className="button primary" disabled={save.isPending}>
-          {editing ? 'Save' : 'Add'}
-        </button>
-      </div>
-    </form>
+    </>
   );
 }
 

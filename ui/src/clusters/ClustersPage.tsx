@@ -67,17 +67,19 @@ function ClusterRow({ cluster: c }: { cluster: Cluster }) {
         {c.credentialType ?? 'none'}
         {c.insecure ? ' (insecure)' : ''}
       </td>
-      <td className="row-actions">
-        <ClusterFormDialog stored={c} />
-        <ConfirmDelete
-          title={`Remove the cluster ${label}`}
-          description="Its stored credentials are deleted; Applications deploying there stop syncing."
-          trigger="Remove"
-          triggerLabel={`Remove ${label}`}
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutateAsync()}
-        />
+      <td>
+        <div className="row-actions">
+          <ClusterFormDialog stored={c} />
+          <ConfirmDelete
+            title={`Remove the cluster ${label}`}
+            description="Its stored credentials are deleted; Applications deploying there stop syncing."
+            trigger="Remove"
+            triggerLabel={`Remove ${label}`}
+            pending={remove.isPending}
+            error={remove.error}
+            onConfirm={() => remove.mutateAsync()}
+          />
+        </div>
       </td>
     </tr>
   );
