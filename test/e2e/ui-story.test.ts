@@ -224,6 +224,18 @@ spec:
     await shot(page, 'applications');
   });
 
+  it('shows the Applications as tiles, the choice kept in the URL', async () => {
+    await page.getByRole('group', { name: 'view' }).getByRole('button', { name: 'Tiles' }).click();
+    expect(page.url()).toContain('view=tiles');
+    const tiles = page.getByRole('region', { name: 'applications' });
+    await tiles.getByRole('link', { name: 'guestbook' }).waitFor();
+    await tiles.getByText('team-a', { exact: true }).waitFor();
+    await accessible(page, 'applications (tiles)');
+    await shot(page, 'applications-tiles');
+    await page.getByRole('group', { name: 'view' }).getByRole('button', { name: 'List' }).click();
+    expect(page.url()).not.toContain('view=tiles');
+  });
+
   it("shows guestbook's resource tree as a graph with health and sync badges", async () => {
     await page.getByRole('link', { name: 'guestbook' }).click();
     await page.getByRole('heading', { name: 'guestbook' }).waitFor();
@@ -280,6 +292,20 @@ spec:
     await shot(page, 'identity');
   });
 
+  it('shows the history tab and the delete dialog, both accessible', async () => {
+    await page.getByRole('tab', { name: 'History and rollback' }).click();
+    await page.getByRole('table', { name: /deployments, newest first/ }).waitFor();
+    await page.getByRole('button', { name: 'Rollback' }).first().waitFor();
+    await accessible(page, 'history tab');
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete guestbook' });
+    await dialog.getByRole('radio', { name: /Foreground/ }).waitFor();
+    await accessible(page, 'delete dialog');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('tab', { name: 'Resource tree' }).click();
+  });
+
   it('finds the sync in the audit explorer, with the hash chain verified', async () => {
     await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('heading', { name: 'Audit' }).waitFor();
@@ -320,6 +346,8 @@ spec:
       .getByRole('navigation', { name: 'main' })
       .getByRole('link', { name: 'ApplicationSets' })
       .click();
+    await page.getByRole('link', { name: 'guestbook-envs' }).waitFor();
+    await accessible(page, 'applicationsets');
     await page.getByRole('link', { name: 'guestbook-envs' }).click();
     await page.getByRole('button', { name: 'Preview generate' }).click();
     await page.getByRole('status').getByText('2 Applications; all allowed').waitFor({ timeout: 60_000 });
@@ -330,12 +358,58 @@ spec:
 
   it("shows a project with its parent chain and each link's bounds", async () => {
     await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Projects' }).click();
+    await page.getByRole('link', { name: 'team-a' }).waitFor();
+    await accessible(page, 'projects');
     await page.getByRole('link', { name: 'team-a' }).click();
     const chain = page.getByRole('list', { name: /parent chain/ });
     await chain.getByRole('heading', { name: /team-a/ }).waitFor();
     await chain.getByText(`${NS} → deployer`).waitFor();
+    await page.getByRole('region', { name: 'parent chain graph' }).getByText('this project').waitFor();
     await accessible(page, 'project');
     await shot(page, 'project');
+  });
+
+  it("creates a project from the form: the api's violation shows by its field, then the fix saves", async () => {
+    await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Projects' }).click();
+    await page.getByRole('button', { name: 'New project' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New project' });
+    const name = dialog.getByLabel('Name', { exact: true });
+    await name.fill('Team_C');
+    await dialog.getByLabel('Source repositories').fill(`${git.baseUrl}/team-c/*`);
+    await dialog.getByLabel('Destinations').fill(`${cluster.server},team-c`);
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.getByText(/must be a DNS subdomain/).waitFor();
+    expect(await name.getAttribute('aria-invalid')).toBe('true');
+    await accessible(page, 'new project form with an error');
+    await shot(page, 'project-form');
+    await name.fill('team-c');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'team-c', exact: true }).waitFor();
+    expect(page.url()).toContain('/projects/team-c');
+    await page
+      .getByRole('list', { name: /parent chain/ })
+      .getByText(`${cluster.server} / team-c`)
+      .waitFor();
+    const saved = await as('admin', ['proj', 'get', 'team-c', '-o', 'json']);
+    ok(saved, 'proj get team-c');
+    expect(saved.stdout).toContain('team-c/*');
+  });
+
+  it('lists the clusters and accounts, with their forms accessible', async () => {
+    await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Clusters' }).click();
+    await page.getByRole('cell', { name: cluster.server }).waitFor();
+    await accessible(page, 'clusters');
+    await page.getByRole('button', { name: 'Add cluster' }).click();
+    const add = page.getByRole('dialog', { name: 'Add a cluster' });
+    await add.getByLabel('Bearer token').waitFor();
+    expect(await add.getByLabel('Bearer token').getAttribute('type')).toBe('password');
+    await accessible(page, 'add cluster dialog');
+    await page.keyboard.press('Escape');
+    await add.waitFor({ state: 'detached' });
+    await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('heading', { name: 'user-b' }).waitFor();
+    await accessible(page, 'accounts');
+    await shot(page, 'accounts');
   });
 
   it('shows a tenant of another project a clear denial, not an error', async () => {

@@ -8,7 +8,13 @@ import { Shell } from './Shell';
 import { ApplicationsPage } from '../applications/ApplicationsPage';
 import { NotFound } from './NotFound';
 import { AuditPage } from '../audit/AuditPage';
-import { ApplicationSetPage, ApplicationSetsPage } from '../applicationsets/ApplicationSetsPage';
+import {
+  ApplicationSetPage,
+  ApplicationSetsPage,
+  NewApplicationSetPage,
+} from '../applicationsets/ApplicationSetsPage';
+import { ClustersPage } from '../clusters/ClustersPage';
+import { AccountsPage } from '../accounts/AccountsPage';
 import { ProjectPage, ProjectsPage } from '../projects/ProjectsPage';
 
 const ApplicationPage = lazy(() => import('../applications/ApplicationPage'));
@@ -28,6 +34,9 @@ export function App() {
           <Route path="/audit" component={AuditPage} />
           <Route path="/projects" component={ProjectsPage} />
           <Route path="/applicationsets" component={ApplicationSetsPage} />
+          <Route path="/applicationsets/new" component={NewApplicationSetPage} />
+          <Route path="/clusters" component={ClustersPage} />
+          <Route path="/accounts" component={AccountsPage} />
           <Route path="/applicationsets/:namespace/:name">
             {(p) => <ApplicationSetPage namespace={p.namespace} name={p.name} />}
           </Route>

@@ -5,7 +5,17 @@ import { useLocation, useSearch } from 'wouter';
 import { QueryState } from '../app/QueryState';
 import { useApplications } from './queries';
 import { ApplicationRows } from './ApplicationRows';
-import { FACETS, applyFilters, facetCounts, filtersFromQuery, filtersToQuery, type Filters } from './filters';
+import { ApplicationTiles } from './ApplicationTiles';
+import {
+  FACETS,
+  applyFilters,
+  facetCounts,
+  filtersFromQuery,
+  filtersToQuery,
+  viewFromQuery,
+  type Filters,
+  type View,
+} from './filters';
 import type { Application } from '../api/views';
 
 export function ApplicationsPage() {
@@ -24,10 +34,11 @@ export function ApplicationsView({ apps }: { apps: Application[] }) {
   const search = useSearch();
   const [location, navigate] = useLocation();
   const filters = useMemo(() => filtersFromQuery(search), [search]);
+  const view = viewFromQuery(search);
   const shown = useMemo(() => applyFilters(apps, filters), [apps, filters]);
   const counts = useMemo(() => facetCounts(apps, filters), [apps, filters]);
-  const update = (f: Filters) => {
-    const q = filtersToQuery(f);
+  const update = (f: Filters, v: View = view) => {
+    const q = filtersToQuery(f, v);
     navigate(q ? `${location}?${q}` : location, { replace: true });
   };
   const toggle = (facet: (typeof FACETS)[number], value: string) => {
@@ -66,10 +77,25 @@ export function ApplicationsView({ apps }: { apps: Application[] }) {
         ))}
       </aside>
       <div className="list">
-        <p className="summary" aria-live="polite">
-          {shown.length} of {apps.length} Applications
-        </p>
-        <ApplicationRows apps={shown} />
+        <div className="list-head">
+          <p className="summary" aria-live="polite">
+            {shown.length} of {apps.length} Applications
+          </p>
+          <div className="toggle" role="group" aria-label="view">
+            {(['list', 'tiles'] as const).map((v) => (
+              <button
+                key={v}
+                type="button"
+                className="button ghost"
+                aria-pressed={view === v}
+                onClick={() => update(filters, v)}
+              >
+                {v === 'list' ? 'List' : 'Tiles'}
+              </button>
+            ))}
+          </div>
+        </div>
+        {view === 'tiles' ? <ApplicationTiles apps={shown} /> : <ApplicationRows apps={shown} />}
       </div>
     </div>
   );

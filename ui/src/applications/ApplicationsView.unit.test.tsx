@@ -5,6 +5,7 @@ import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import type { Application } from '../api/views';
 import { ApplicationsView } from './ApplicationsPage';
+import { columnsFor } from './ApplicationTiles';
 
 const many = (n: number): Application[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -57,5 +58,34 @@ describe('ApplicationsView', () => {
   it('starts from the filters of a deep link', () => {
     renderAt(many(100), '/applications?project=team-a&search=app-0001');
     expect(screen.getByText('5 of 100 Applications')).toBeTruthy();
+  });
+});
+
+describe('tiles view', () => {
+  it('switches to tiles from the keyboard, keeps it in the URL with the filters, and stays virtualised', async () => {
+    const user = userEvent.setup();
+    const location = renderAt(many(10_000), '/applications?project=team-a');
+    const tiles = screen.getByRole('button', { name: 'Tiles' });
+    expect(tiles.getAttribute('aria-pressed')).toBe('false');
+    tiles.focus();
+    await user.keyboard('{Enter}');
+    expect(location.history?.at(-1)).toBe('/applications?view=tiles&project=team-a');
+    expect(screen.getByRole('button', { name: 'Tiles' }).getAttribute('aria-pressed')).toBe('true');
+    const region = screen.getByRole('region', { name: 'applications' });
+    expect(region.classList.contains('tiles')).toBe(true);
+    const shown = within(region).getAllByRole('listitem');
+    expect(shown.length).toBeGreaterThan(3);
+    expect(shown.length).toBeLessThan(100);
+    expect(within(shown[0]!).getByRole('link', { name: 'app-00001' })).toBeTruthy();
+    expect(within(shown[0]!).getByText('team-a')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'List' }));
+    expect(location.history?.at(-1)).toBe('/applications?project=team-a');
+  });
+
+  it('opens on tiles from a deep link, and fits as many columns as the width holds', () => {
+    renderAt(many(10), '/applications?view=tiles');
+    expect(screen.getByRole('region', { name: 'applications' }).classList.contains('tiles')).toBe(true);
+    expect(columnsFor(1000)).toBe(3);
+    expect(columnsFor(100)).toBe(1);
   });
 });

@@ -55,9 +55,16 @@ export function facetCounts(apps: readonly Application[], f: Filters): Record<Fa
   return out;
 }
 
-/** The filters as URL search parameters (deep links) and back. */
-export function filtersToQuery(f: Filters): string {
+/** The list's two layouts; the choice is in the URL with the filters. */
+export type View = 'list' | 'tiles';
+
+export const viewFromQuery = (query: string): View =>
+  new URLSearchParams(query).get('view') === 'tiles' ? 'tiles' : 'list';
+
+/** The filters (and a tiles view) as URL search parameters (deep links) and back. */
+export function filtersToQuery(f: Filters, view: View = 'list'): string {
   const q = new URLSearchParams();
+  if (view === 'tiles') q.set('view', 'tiles');
   if (f.search) q.set('search', f.search);
   for (const facet of FACETS) for (const v of [...f[facet]].sort()) q.append(facet, v);
   return q.toString();

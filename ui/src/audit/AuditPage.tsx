@@ -2,7 +2,7 @@
 // the URL, so a view is a deep link), newest first, with the hash chain's verification status and
 // a CSV export of what is shown.
 import { useState, type FormEvent } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useLocation, useSearch } from 'wouter';
 import { api, unwrap } from '../api/client';
 import { QueryState } from '../app/QueryState';
@@ -16,18 +16,29 @@ import {
   type AuditRow,
 } from './audit-query';
 
+export const AUDIT_PAGE = 200;
+
+type AuditPageResult = { rows?: AuditRow[]; nextPageToken?: string };
+
+/** The rows page by page, newest first: the next page is asked with the api's nextPageToken. */
 function useAuditRows(q: AuditQuery) {
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: ['audit', q],
-    queryFn: async () =>
+    initialPageParam: '',
+    queryFn: async ({ pageParam }) =>
       unwrap(
         await api.GET('/api/v1/audit/{table}', {
           params: {
             path: { table: q.table },
-            query: { ...Object.fromEntries(AUDIT_FILTERS.map((f) => [f, q[f]])), limit: 200 },
+            query: {
+              ...Object.fromEntries(AUDIT_FILTERS.map((f) => [f, q[f]])),
+              limit: AUDIT_PAGE,
+              pageToken: pageParam,
+            },
           },
         }),
-      ) as { rows?: AuditRow[]; nextPageToken?: string },
+      ) as AuditPageResult,
+    getNextPageParam: (last) => last.nextPageToken || undefined,
   });
 }
 
@@ -108,8 +119,33 @@ export function AuditPage() {
         </button>
       </form>
       <ChainStatus table={q.table} />
-      <QueryState isPending={rows.isPending} error={rows.error} what={`read the audit table ${q.table}`}>
-        {() => <AuditRows rows={rows.data?.rows ?? []} table={q.table} />}
+      <QueryState
+        isPending={rows.isPending}
+        error={rows.data ? null : rows.error}
+        what={`read the audit table ${q.table}`}
+      >
+        {() => (
+          <>
+            <AuditRows rows={rows.data!.pages.flatMap((p) => p.rows ?? [])} table={q.table} />
+            {rows.hasNextPage && (
+              <p>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={rows.isFetchingNextPage}
+                  onClick={() => void rows.fetchNextPage()}
+                >
+                  {rows.isFetchingNextPage ? 'Loading…' : 'Load older rows'}
+                </button>
+              </p>
+            )}
+            {rows.error && (
+              <p role="alert" className="error">
+                {rows.error.message}
+              </p>
+            )}
+          </>
+        )}
       </QueryState>
     </section>
   );
@@ -138,7 +174,7 @@ function AuditRows({ rows, table }: { rows: AuditRow[]; table: string }) {
   return (
     <>
       <p>
-        {rows.length} rows{' '}
+        {rows.length} rows shown{' '}
         <button
           type="button"
           className="button ghost"

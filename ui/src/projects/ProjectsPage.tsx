@@ -1,23 +1,34 @@
-// Projects the caller may see, and one project with its parent chain: each link's sources,
-// destinations and destinationServiceAccounts side by side (a child can never be wider than a parent:
-// what it may do is the intersection of the chain).
-import { useQuery } from '@tanstack/react-query';
-import { Link } from 'wouter';
+// Projects the caller may see (create one from here), and one project: edit, delete, and its parent
+// chain as a graph and as a list, each link with its own restrictions. What a child may do is the
+// intersection of the chain; the api (libs/policy's chain evaluation) decides it at every use, so
+// the page shows the links and computes no intersection of its own.
+import { lazy, Suspense } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useLocation } from 'wouter';
 import { api, unwrap } from '../api/client';
 import { QueryState } from '../app/QueryState';
+import { ConfirmDelete } from '../forms/ConfirmDelete';
 import { readChain, type Link as ChainLink, type Project } from './chain';
+import { ProjectFormDialog } from './ProjectForm';
+import { Restrictions } from './Restrictions';
+
+const ChainGraph = lazy(() => import('./ChainGraph'));
 
 const getProject = async (name: string) =>
   unwrap(await api.GET('/api/v1/projects/{name}', { params: { path: { name } } })) as Project;
 
 export function ProjectsPage() {
+  const [, navigate] = useLocation();
   const list = useQuery({
     queryKey: ['projects'],
     queryFn: async () => (unwrap(await api.GET('/api/v1/projects')) as { items?: Project[] }).items ?? [],
   });
   return (
     <section className="page">
-      <h1>Projects</h1>
+      <div className="page-head">
+        <h1>Projects</h1>
+        <ProjectFormDialog onSaved={(p) => navigate(`/projects/${p.metadata.name}`)} />
+      </div>
       <QueryState isPending={list.isPending} error={list.error} what="list projects">
         {() => (
           <table className="table">
@@ -48,28 +59,66 @@ export function ProjectsPage() {
 }
 
 export function ProjectPage({ name }: { name: string }) {
+  const qc = useQueryClient();
+  const [, navigate] = useLocation();
   const chain = useQuery({ queryKey: ['project-chain', name], queryFn: () => readChain(name, getProject) });
+  const del = useMutation({
+    mutationFn: async () =>
+      unwrap(await api.DELETE('/api/v1/projects/{name}', { params: { path: { name } } })),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ['projects'] });
+      navigate('/projects');
+    },
+  });
   const first = chain.data?.[0];
   return (
     <section className="page">
       <p>
         <Link href="/projects">Projects</Link> / {name}
       </p>
-      <h1>{name}</h1>
+      <div className="page-head">
+        <h1>{name}</h1>
+        {first?.project && (
+          <>
+            <ProjectFormDialog stored={first.project} />
+            <ConfirmDelete
+              title={`Delete the project ${name}`}
+              description="A project with Applications or child projects cannot be deleted; the api says which."
+              pending={del.isPending}
+              error={del.error}
+              onConfirm={() => del.mutateAsync()}
+            />
+          </>
+        )}
+      </div>
       <QueryState
         isPending={chain.isPending}
         error={chain.error ?? first?.error ?? null}
         what={`get the project ${name}`}
       >
-        {() => (
-          <ol className="chain-list" aria-label="parent chain, this project first">
-            {chain.data!.map((l, i) => (
-              <ChainItem key={l.name} link={l} child={i > 0} />
-            ))}
-          </ol>
-        )}
+        {() => <Chain links={chain.data!} />}
       </QueryState>
     </section>
+  );
+}
+
+function Chain({ links }: { links: ChainLink[] }) {
+  return (
+    <>
+      <h2>Parent chain</h2>
+      <p className="muted">
+        Each project can do only what every link of its chain allows: the api checks every link at each use,
+        and names the link that denies.
+      </p>
+      <Suspense fallback={<p className="loading">Loading the graph…</p>}>
+        <ChainGraph links={links} />
+      </Suspense>
+      <ol className="chain-list" aria-label="parent chain, this project first">
+        {links.map((l, i) => (
+          <ChainItem key={l.name} link={l} child={i > 0} />
+        ))}
+      </ol>
+    </>
   );
 }
 
@@ -82,28 +131,13 @@ function ChainItem({ link, child }: { link: ChainLink; child: boolean }) {
           ↑ bounded by
         </p>
       )}
-      <h2>
+      <h3>
         {link.name} {p && !p.spec.parentProject && <span className="muted">(root)</span>}
-      </h2>
+      </h3>
       {link.error || !p ? (
         <p className="error">Not visible to you: {link.error?.message}</p>
       ) : (
-        <dl className="facts">
-          <dt>Sources</dt>
-          <dd className="mono">{(p.spec.sourceRepos ?? []).join(', ') || '—'}</dd>
-          <dt>Destinations</dt>
-          <dd className="mono">
-            {(p.spec.destinations ?? [])
-              .map((d) => `${d.server ?? d.name ?? ''} / ${d.namespace ?? ''}`)
-              .join(', ') || '—'}
-          </dd>
-          <dt>ServiceAccounts</dt>
-          <dd className="mono">
-            {(p.spec.destinationServiceAccounts ?? [])
-              .map((d) => `${d.server ?? ''} / ${d.namespace ?? ''} → ${d.defaultServiceAccount ?? ''}`)
-              .join(', ') || '—'}
-          </dd>
-        </dl>
+        <Restrictions project={p} />
       )}
     </li>
   );

@@ -1,7 +1,7 @@
 // A project's parent chain (spec.parentProject, nearest parent first), read link by link; bounded so
 // that a cycle or a very deep chain cannot keep the page asking.
 export interface Project {
-  metadata: { name: string };
+  metadata: { name: string; resourceVersion?: string };
   spec: {
     description?: string;
     parentProject?: string;
