@@ -8,7 +8,9 @@ import type { CheckoutCredential, CheckoutStore } from '../checkouts/checkout-st
 import { redactRepoUrl } from '../credentials/repo-url.js';
 import { renderDirectory, type DirectoryOptions } from './directory-source.js';
 import { isHelmChart, renderHelm } from './helm-source.js';
+import type { ChartStore } from '../charts/chart-store.js';
 import {
+  chartVersionConstraint,
   canonicalDigest,
   type DirectorySource,
   type HelmSource,
@@ -29,6 +31,8 @@ export interface ManifestSource {
   directory?: DirectorySource;
   helm?: HelmSource;
   kustomize?: KustomizeSource;
+  /** Argo CD's spec.source.chart: repoURL is a Helm repository or OCI registry, path is not read. */
+  chart?: string;
 }
 
 export type SourceType = 'directory' | 'kustomize' | 'helm';
@@ -55,6 +59,8 @@ export interface ManifestGeneratorOptions {
   renderTimeoutMs: number;
   cacheEntries: number;
   observer?: RenderObserver;
+  /** Pulled charts of chart sources (null/absent when Helm is not configured). */
+  charts?: ChartStore | null;
 }
 
 export class ManifestGenerator {
@@ -69,6 +75,7 @@ export class ManifestGenerator {
   }
 
   async generate(source: ManifestSource, credential: CheckoutCredential | null): Promise<GeneratedManifests> {
+    if (source.chart) return this.generateChart(source, source.chart, credential);
     const req = { url: source.repoURL, revision: source.targetRevision, credential };
     const sha = await this.checkouts.resolveRevision(req);
     const directory: DirectoryOptions = {
@@ -154,6 +161,56 @@ export class ManifestGenerator {
       return result;
     } finally {
       checkout.release();
+    }
+  }
+
+  /**
+   * A chart of a Helm repository or OCI registry: pulled (or reused) for the credential selected,
+   * then `helm template` with the source's options, exactly as a chart in git. The revision is
+   * the chart version pulled, as in Argo CD.
+   */
+  private async generateChart(
+    source: ManifestSource,
+    chart: string,
+    credential: CheckoutCredential | null,
+  ): Promise<GeneratedManifests> {
+    const what = `chart ${chart} of ${redactRepoUrl(source.repoURL)}`;
+    if (!this.opts.helmPath || !this.opts.charts)
+      throw new ToolUnavailableError(`${what}: Helm is not configured on this repo service`);
+    const helm: HelmSource = source.helm ?? {};
+    const pulled = await this.opts.charts.pull({
+      url: source.repoURL,
+      chart,
+      version: chartVersionConstraint(source.targetRevision),
+      credential,
+      passCredentials: Boolean(helm.passCredentials),
+      what,
+    });
+    try {
+      const cacheKey = JSON.stringify([pulled.key, canonicalDigest({ helm })]);
+      const hit = this.cache.get(cacheKey);
+      this.opts.observer?.manifestCache(hit ? 'hit' : 'miss');
+      if (hit) return hit;
+      const renderStarted = performance.now();
+      const objects = await renderHelm({
+        helm: this.opts.helmPath,
+        root: pulled.dir,
+        appDir: pulled.dir,
+        options: helm,
+        scratchHome: this.opts.scratchDir,
+        timeoutMs: this.opts.renderTimeoutMs,
+        what: `${what} ${pulled.version}`,
+      });
+      this.opts.observer?.rendered('helm', (performance.now() - renderStarted) / 1000);
+      const result: GeneratedManifests = Object.freeze({
+        revision: pulled.version,
+        sourceType: 'helm' as const,
+        manifests: Object.freeze(objects.map((o) => JSON.stringify(o))),
+      });
+      this.cache.set(cacheKey, result);
+      return result;
+    } finally {
+      pulled.release();
     }
   }
 

@@ -13,6 +13,7 @@ import { authenticateRepoCall, type CallerIdentity } from './service-identity.js
 import type { RepoMetrics } from '../observability/repo-metrics.js';
 import { FULL_SHA } from '../checkouts/revision.js';
 import { validateRepoUrl } from '../credentials/repo-url.js';
+import { chartRepoUrl, chartSourceIssues } from '@capstan/policy';
 import { sourceOptionsOf } from './source-options.js';
 
 export interface RepoRpcDeps {
@@ -41,6 +42,8 @@ function toCredential(c: CredentialMetadata): repov1.Credential {
     hasPassword: c.hasPassword,
     hasSshPrivateKey: c.hasSshPrivateKey,
     insecure: c.insecure,
+    enableOci: c.enableOci,
+    insecureOciForceHttp: c.insecureOciForceHttp,
     origin: c.origin,
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
@@ -57,6 +60,8 @@ function toInput(i: repov1.CredentialInput | undefined): CredentialInput {
     displayName: i.displayName,
     username: i.username,
     insecure: i.insecure,
+    enableOci: i.enableOci,
+    insecureOciForceHttp: i.insecureOciForceHttp,
     secret: {
       ...(i.password ? { password: i.password } : {}),
       ...(i.sshPrivateKey ? { sshPrivateKey: i.sshPrivateKey } : {}),
@@ -194,6 +199,34 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
       .catch((err: unknown) => deps.logger.warn({ err, repoURL: key.repoURL }, 'cannot record watch'));
   };
 
+  /**
+   * A chart source: the credential is selected for the chart repository's URL as for a git one (one
+   * selection, one audit row); charts are not watched (no commits to poll).
+   */
+  const generateChart = async (
+    source: repov1.ManifestSource,
+    app: repov1.ApplicationRef | undefined,
+    caller: CallerIdentity,
+  ) => {
+    const url = chartRepoUrl(required(source.repoUrl, 'source.repoUrl'));
+    const issues = chartSourceIssues({ ...source, repoURL: url }, 'source').map((i) => ({
+      field: i.path.replace(/\.repoURL$/, '.repoUrl'),
+      description: i.message,
+    }));
+    if (issues.length > 0) throw new ValidationError(issues);
+    validateRepoUrl(url, 'source.repoUrl', { allowOci: true });
+    const options = sourceOptionsOf({ ...source, path: '.' });
+    if (options.helm && !options.helm.releaseName && app?.name)
+      options.helm = { ...options.helm, releaseName: app.name };
+    return withCredential(url, app, caller, async (lookup) => {
+      const out = await deps.generator.generate(
+        { repoURL: url, targetRevision: source.targetRevision, path: '', chart: source.chart, ...options },
+        lookup.credential,
+      );
+      return { revision: out.revision, sourceType: out.sourceType, manifests: [...out.manifests] };
+    });
+  };
+
   return {
     lookupCredential: unary('lookupCredential', async (req: repov1.LookupCredentialRequest, caller) =>
       withCredential(required(req.repoUrl, 'repoUrl'), req.application, caller, async (lookup) => {
@@ -215,6 +248,7 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
     }),
     generateManifests: unary('generateManifests', async (req: repov1.GenerateManifestsRequest, caller) => {
       const source = req.source;
+      if (source?.chart) return generateChart(source, req.application, caller);
       const url = repoUrl(source?.repoUrl, 'source.repoUrl');
       const options = sourceOptionsOf(source);
       // Argo CD: a chart's release name is the Application's name unless the source names one.

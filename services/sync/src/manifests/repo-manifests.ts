@@ -34,9 +34,13 @@ export function repoManifests(options: {
               source: {
                 repoUrl: src.repoURL,
                 // A requested revision (e.g. the SHA an automated sync was triggered by) wins for a single source.
+                // (A chart's version is its targetRevision: a requested revision names a commit.)
                 targetRevision:
-                  (sources.length === 1 ? request.revision : undefined) ?? src.targetRevision ?? 'HEAD',
+                  (sources.length === 1 && !src.chart ? request.revision : undefined) ??
+                  src.targetRevision ??
+                  (src.chart ? '' : 'HEAD'),
                 path: src.path ?? '.',
+                chart: src.chart ?? '',
                 ...sourceOptionsMessage(app, src),
               },
               application: {
