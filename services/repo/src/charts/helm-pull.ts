@@ -162,7 +162,7 @@ export async function pullChart(
       await run(['pull', ref, ...common, ...(repo.auth?.ociPlainHttp ? ['--plain-http'] : [])]);
     } else {
       const name = names.get(repo.url) as string;
-      await run(['repo', 'update', name]);
+      await run(['repo', 'update', name, '--fail-on-repo-update-fail']);
       await run(['pull', `${name}/${chart}`, ...common]);
     }
     return await chartVersionOf(path.join(dest, chart), what);
