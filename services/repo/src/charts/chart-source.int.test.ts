@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, migrateAudit, migrateToLatest, type Kysely } from '@capstan/db';
 import { parseKeyring } from '@capstan/sealing';
 import { createTestDatabase, type TestDatabase } from '@capstan/test/infra';
+import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { CheckoutStore } from '../checkouts/checkout-store.js';
+import { LOCAL_GIT_EGRESS } from '../test-support/egress.js';
 import { DEFAULT_DENIED_NETWORKS, egressPolicy } from '../checkouts/egress.js';
 import { CredentialService } from '../credentials/credential-service.js';
 import type { RepoDatabase } from '../credentials/credential.table.js';
@@ -51,6 +53,8 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
   let registry: OciRegistry;
   let charts: ChartStore;
   let generator: ManifestGenerator;
+  let git: GitServer;
+  let umbrella: TestRepository;
 
   beforeAll(async () => {
     const helm = obtain('obtain-helm.sh');
@@ -95,7 +99,15 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
       maxRepoBytes: 50e6,
       refCacheTtlMs: 60_000,
       gitTimeoutMs: 30_000,
-      egress,
+      // The git server is on loopback: checkouts may reach it, helm (under test) may not.
+      egress: LOCAL_GIT_EGRESS,
+    });
+    git = await startGitServer();
+    umbrella = await git.createRepository('umbrella.git');
+    await umbrella.commit({
+      'umbrella/Chart.yaml': `apiVersion: v2\nname: umbrella\nversion: 0.1.0\ndependencies:\n  - name: web\n    version: 1.0.0\n    repository: ${repo.url}\n`,
+      'umbrella/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-umbrella\n',
+      'escape/Chart.yaml': 'apiVersion: v2\nname: escape\nversion: 0.1.0\ndependencies:\n  - name: x\n    version: 1.0.0\n    repository: file:///etc\n',
     });
     generator = new ManifestGenerator(checkouts, {
       kustomizePath: obtain('obtain-kustomize.sh'),
@@ -127,6 +139,7 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
     }
   }, 900_000);
   afterAll(async () => {
+    await git?.close();
     await repo?.close();
     await registry?.close();
     await db?.destroy();
@@ -214,5 +227,24 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
       repo.redirect('/index.yaml', '');
     }
     expect(hostAddress()).not.toBe('127.0.0.1');
+  });
+
+  it("builds a git chart's dependencies from a Helm repository with the project credential (helm dependency build)", async () => {
+    const renderUmbrella = (project: string, dir = 'umbrella') =>
+      generator.generate(
+        { repoURL: umbrella.url, targetRevision: 'main', path: dir, helm: { releaseName: 'rel' } },
+        null,
+        async (url) => {
+          const lookup = await credentials.lookupForApplication({ url, project, application: 'argocd/u' }, system);
+          await lookup.recorded;
+          return lookup.credential;
+        },
+      );
+    const out = await renderUmbrella('team-a');
+    const names = out.manifests.map((m) => (JSON.parse(m) as Cm).metadata.name).sort();
+    expect(names).toEqual(['rel-umbrella', 'rel-web']);
+    // Another project without a credential for that repository gets no rendering (none was cached).
+    await expect(renderUmbrella('team-c')).rejects.toThrow(/helm dependency build/);
+    await expect(renderUmbrella('team-a', 'escape')).rejects.toThrow(/file:\/\/\/etc\) resolved to outside repository root/);
   });
 });

@@ -51,6 +51,11 @@ export class ChartStore {
     this.cache = new DiskCache(opts.maxCacheBytes);
   }
 
+  /** The helm runner (egress, bounds) chart dependencies are built with too. */
+  get runner(): HelmRunner {
+    return this.opts.runner;
+  }
+
   private keyOf(req: ChartRequest, version: string): string {
     const cred = req.credential ? `${req.credential.id}@${req.credential.version}` : 'anonymous';
     return JSON.stringify([normalizeRepoUrl(req.url), req.chart, version, cred, req.passCredentials]);

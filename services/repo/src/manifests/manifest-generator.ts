@@ -9,6 +9,7 @@ import { redactRepoUrl } from '../credentials/repo-url.js';
 import { renderDirectory, type DirectoryOptions } from './directory-source.js';
 import { isHelmChart, renderHelm } from './helm-source.js';
 import type { ChartStore } from '../charts/chart-store.js';
+import { withDependencies, type DependencyCredentials } from '../charts/chart-dependencies.js';
 import {
   chartVersionConstraint,
   canonicalDigest,
@@ -74,7 +75,12 @@ export class ManifestGenerator {
     this.cache = new LruMap(opts.cacheEntries);
   }
 
-  async generate(source: ManifestSource, credential: CheckoutCredential | null): Promise<GeneratedManifests> {
+  async generate(
+    source: ManifestSource,
+    credential: CheckoutCredential | null,
+    /** Credentials for chart dependencies' repositories (selected for the project); anonymous without. */
+    dependencyCredentials: DependencyCredentials = async () => null,
+  ): Promise<GeneratedManifests> {
     if (source.chart) return this.generateChart(source, source.chart, credential);
     const req = { url: source.repoURL, revision: source.targetRevision, credential };
     const sha = await this.checkouts.resolveRevision(req);
@@ -107,6 +113,7 @@ export class ManifestGenerator {
       const renderStarted = performance.now();
       let sourceType: SourceType;
       let objects;
+      let cacheable = true;
       if (await isKustomization(appDir)) {
         sourceType = 'kustomize';
         const named = kustomize.version ? this.opts.kustomizeVersions?.get(kustomize.version) : undefined;
@@ -130,15 +137,32 @@ export class ManifestGenerator {
             `${what} is a Helm chart, but Helm is not configured on this repo service`,
           );
         sourceType = 'helm';
-        objects = await renderHelm({
-          helm: this.opts.helmPath,
-          root,
-          appDir,
-          options: helm,
-          scratchHome: this.opts.scratchDir,
-          timeoutMs: this.opts.renderTimeoutMs,
-          what,
-        });
+        // Dependencies built with the project's credentials: such a rendering is not cached (its
+        // key would have to name every dependency credential), so projects never share one.
+        const built = this.opts.charts
+          ? await withDependencies({
+              runner: this.opts.charts.runner,
+              root,
+              appDir,
+              credentials: dependencyCredentials,
+              passCredentials: Boolean(helm.passCredentials),
+              what,
+            })
+          : null;
+        cacheable = built === null;
+        try {
+          objects = await renderHelm({
+            helm: this.opts.helmPath,
+            root: built?.root ?? root,
+            appDir: built?.appDir ?? appDir,
+            options: helm,
+            scratchHome: this.opts.scratchDir,
+            timeoutMs: this.opts.renderTimeoutMs,
+            what,
+          });
+        } finally {
+          await built?.remove();
+        }
       } else {
         sourceType = 'directory';
         objects = await renderDirectory(root, appDir, directory, {
@@ -157,7 +181,7 @@ export class ManifestGenerator {
         sourceType,
         manifests: Object.freeze(objects.map((o) => JSON.stringify(o))),
       });
-      this.cache.set(cacheKey, result);
+      if (cacheable) this.cache.set(cacheKey, result);
       return result;
     } finally {
       checkout.release();

@@ -191,6 +191,18 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
     if (result.status === 'rejected') throw result.reason;
     return result.value;
   };
+  /** A chart dependency's repository: the project's credential for it, selected and audited alike. */
+  const dependencyCredential = async (
+    url: string,
+    app: repov1.ApplicationRef | undefined,
+    caller: CallerIdentity,
+  ) => {
+    const { project, application } = applicationOf(app);
+    const lookup = await deps.credentials.lookupForApplication({ url, project, application }, caller);
+    deps.metrics?.credentialLookup(lookup.reason);
+    await lookup.recorded;
+    return lookup.credential;
+  };
   const remember = (key: { repoURL: string; revision: string; project: string }) => {
     // A commit SHA never moves: nothing to watch (syncs of a pinned or announced commit pass one).
     if (FULL_SHA.test(key.revision)) return;
@@ -263,6 +275,7 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
             ...options,
           },
           lookup.credential,
+          (depUrl) => dependencyCredential(depUrl, req.application, caller),
         );
         remember({ repoURL: url, revision: source?.targetRevision || 'HEAD', project });
         return { revision: out.revision, sourceType: out.sourceType, manifests: [...out.manifests] };
