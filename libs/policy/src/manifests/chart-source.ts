@@ -4,6 +4,7 @@
 // Helm reads `--version`. One set of rules for the api (write time) and the repo service (each
 // render request). Every value reaches helm's command line, so none may read as an option.
 import type { PolicyIssue } from '../issues.js';
+import { isSshUrl } from '../repository/repo-url.js';
 
 /** Helm chart names: letters, digits, `.`, `_` and `-`, not beginning with `-` (nor a path). */
 const CHART_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,252}$/;
@@ -19,7 +20,8 @@ export type ChartRepoKind = 'helm' | 'oci';
  */
 export function chartRepoUrl(repoURL: string): string {
   const url = repoURL.trim();
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url === '' ? url : `oci://${url}`;
+  if (url === '' || /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || isSshUrl(url)) return url;
+  return `oci://${url}`;
 }
 
 /** Which kind of chart repository a URL names, or undefined when it cannot hold charts. */
