@@ -64,7 +64,8 @@ export function chartSourceIssues(
   if (!CHART_VERSION.test(version) || version.startsWith('-'))
     issues.push({
       path: `${at}.targetRevision`,
-      message: 'must be a chart version or a semantic-version constraint such as 1.2.3, ^1.2 or >=1.0.0 <2.0.0',
+      message:
+        'must be a chart version or a semantic-version constraint such as 1.2.3, ^1.2 or >=1.0.0 <2.0.0',
     });
   return issues;
 }

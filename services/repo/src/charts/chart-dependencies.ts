@@ -12,7 +12,13 @@ import type { CheckoutCredential } from '../checkouts/checkout-store.js';
 import { linkTree } from '../manifests/kustomize-source.js';
 import { PathEscapeError } from '../manifests/manifest-errors.js';
 import { isInside } from '../manifests/repo-path.js';
-import { helmHome, runHelm, writeHelmCredentials, type ChartRepository, type HelmRunner } from './helm-pull.js';
+import {
+  helmHome,
+  runHelm,
+  writeHelmCredentials,
+  type ChartRepository,
+  type HelmRunner,
+} from './helm-pull.js';
 
 export interface Dependency {
   name: string;
@@ -39,7 +45,9 @@ export async function declaredDependencies(chartDir: string): Promise<Dependency
 /** Whether charts/ lacks a dependency (neither `<name>/` nor `<name>-<version>.tgz`). */
 async function missing(chartDir: string, deps: readonly Dependency[]): Promise<boolean> {
   const vendored = await readdir(path.join(chartDir, 'charts')).catch(() => [] as string[]);
-  return deps.some((d) => !vendored.some((f) => f === d.name || (f.startsWith(`${d.name}-`) && f.endsWith('.tgz'))));
+  return deps.some(
+    (d) => !vendored.some((f) => f === d.name || (f.startsWith(`${d.name}-`) && f.endsWith('.tgz'))),
+  );
 }
 
 /** Refuses a `file://` dependency outside the repository (helm would read any path). */
@@ -47,7 +55,9 @@ async function checkLocal(root: string, chartDir: string, dep: Dependency, what:
   const target = path.resolve(chartDir, dep.repository.slice('file://'.length));
   const real = await realpath(target).catch(() => target);
   if (!isInside(root, real))
-    throw new PathEscapeError(`${what}: dependency ${dep.name} (${dep.repository}) resolved to outside repository root`);
+    throw new PathEscapeError(
+      `${what}: dependency ${dep.name} (${dep.repository}) resolved to outside repository root`,
+    );
 }
 
 /**
@@ -72,7 +82,11 @@ export async function withDependencies(opts: {
     }
     // `@name` / `alias:` refer to repositories of a user's helm configuration: there is none here.
     if (!chartRepoKind(dep.repository) || repos.some((r) => r.url === dep.repository)) continue;
-    repos.push({ url: dep.repository, auth: (await opts.credentials(dep.repository))?.auth ?? null, passCredentials: opts.passCredentials });
+    repos.push({
+      url: dep.repository,
+      auth: (await opts.credentials(dep.repository))?.auth ?? null,
+      passCredentials: opts.passCredentials,
+    });
   }
   const scratch = await mkdtemp(path.join(opts.runner.scratchDir, 'helm-deps-'));
   const home = await helmHome(opts.runner.scratchDir);

@@ -106,8 +106,10 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
     umbrella = await git.createRepository('umbrella.git');
     await umbrella.commit({
       'umbrella/Chart.yaml': `apiVersion: v2\nname: umbrella\nversion: 0.1.0\ndependencies:\n  - name: web\n    version: 1.0.0\n    repository: ${repo.url}\n`,
-      'umbrella/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-umbrella\n',
-      'escape/Chart.yaml': 'apiVersion: v2\nname: escape\nversion: 0.1.0\ndependencies:\n  - name: x\n    version: 1.0.0\n    repository: file:///etc\n',
+      'umbrella/templates/cm.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-umbrella\n',
+      'escape/Chart.yaml':
+        'apiVersion: v2\nname: escape\nversion: 0.1.0\ndependencies:\n  - name: x\n    version: 1.0.0\n    repository: file:///etc\n',
     });
     generator = new ManifestGenerator(checkouts, {
       kustomizePath: obtain('obtain-kustomize.sh'),
@@ -158,7 +160,11 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
       { repoURL: url, targetRevision, path: '', chart, helm: { releaseName: 'rel', values: 'greeting: hi' } },
       lookup.credential,
     );
-    return { ...out, objects: out.manifests.map((m) => JSON.parse(m) as Cm), credentialId: lookup.credentialId };
+    return {
+      ...out,
+      objects: out.manifests.map((m) => JSON.parse(m) as Cm),
+      credentialId: lookup.credentialId,
+    };
   };
 
   it('pulls a chart from a Helm repository with the project credential (basic auth) and renders it', async () => {
@@ -204,9 +210,9 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
       .selectFrom('credential_decisions' as never)
       .selectAll()
       .execute();
-    const lookups = (rows as { operation: string; project: string | null; chosen_id: string | null }[]).filter(
-      (r) => r.operation === 'lookup' && r.chosen_id !== null,
-    );
+    const lookups = (
+      rows as { operation: string; project: string | null; chosen_id: string | null }[]
+    ).filter((r) => r.operation === 'lookup' && r.chosen_id !== null);
     expect(lookups.some((r) => r.project === 'team-b' && r.chosen_id === b.credentialId)).toBe(true);
     expect(lookups.some((r) => r.project === 'team-a' && r.chosen_id === a.credentialId)).toBe(true);
   });
@@ -235,7 +241,10 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
         { repoURL: umbrella.url, targetRevision: 'main', path: dir, helm: { releaseName: 'rel' } },
         null,
         async (url) => {
-          const lookup = await credentials.lookupForApplication({ url, project, application: 'argocd/u' }, system);
+          const lookup = await credentials.lookupForApplication(
+            { url, project, application: 'argocd/u' },
+            system,
+          );
           await lookup.recorded;
           return lookup.credential;
         },
@@ -245,6 +254,8 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
     expect(names).toEqual(['rel-umbrella', 'rel-web']);
     // Another project without a credential for that repository gets no rendering (none was cached).
     await expect(renderUmbrella('team-c')).rejects.toThrow(/helm dependency build/);
-    await expect(renderUmbrella('team-a', 'escape')).rejects.toThrow(/file:\/\/\/etc\) resolved to outside repository root/);
+    await expect(renderUmbrella('team-a', 'escape')).rejects.toThrow(
+      /file:\/\/\/etc\) resolved to outside repository root/,
+    );
   });
 });

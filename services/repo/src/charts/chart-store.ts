@@ -69,7 +69,11 @@ export class ChartStore {
     const resolutionKey = this.keyOf(req, `constraint:${req.version}`);
     const known = this.resolutions.get(resolutionKey);
     const fresh = known && Date.now() - known.at < this.opts.resolutionTtlMs;
-    const exact = isExactChartVersion(req.version) ? req.version.replace(/^v/, '') : fresh ? known.version : null;
+    const exact = isExactChartVersion(req.version)
+      ? req.version.replace(/^v/, '')
+      : fresh
+        ? known.version
+        : null;
     if (exact !== null) {
       const key = this.keyOf(req, exact);
       const hit = await this.lease(key, exact, req.chart);

@@ -38,7 +38,9 @@ interface ProxyState {
 
 function authorised(state: ProxyState, header: string | undefined): boolean {
   const given = Buffer.from(header ?? '');
-  const expected = Buffer.from(`Basic ${Buffer.from(`capstan:${state.token.toString('hex')}`).toString('base64')}`);
+  const expected = Buffer.from(
+    `Basic ${Buffer.from(`capstan:${state.token.toString('hex')}`).toString('base64')}`,
+  );
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 

@@ -60,14 +60,19 @@ const hostOf = (url: string) => new URL(url.replace(/^oci:\/\//i, 'https://')).h
  * Writes the credentials helm reads: repositories.yaml (JSON is YAML) for Helm repositories, named
  * `capstan-<i>`, and the registry config for OCI registries. Returns the repository names by URL.
  */
-export async function writeHelmCredentials(home: HelmHome, repos: readonly ChartRepository[]): Promise<Map<string, string>> {
+export async function writeHelmCredentials(
+  home: HelmHome,
+  repos: readonly ChartRepository[],
+): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   const entries: Record<string, unknown>[] = [];
   const auths: Record<string, { auth: string }> = {};
   repos.forEach((r, i) => {
     if (/^oci:\/\//i.test(r.url)) {
       if (r.auth?.username && r.auth.password)
-        auths[hostOf(r.url)] = { auth: Buffer.from(`${r.auth.username}:${r.auth.password}`).toString('base64') };
+        auths[hostOf(r.url)] = {
+          auth: Buffer.from(`${r.auth.username}:${r.auth.password}`).toString('base64'),
+        };
       return;
     }
     const name = `capstan-${i}`;
@@ -98,7 +103,11 @@ export async function runHelm(
 ): Promise<string> {
   // The hosts named up front are checked before helm starts (a clear error, nothing spawned).
   for (const url of opts.hosts) {
-    await checkedAddresses(runner.egress, new URL(url.replace(/^oci:\/\//i, 'https://')).hostname.replace(/^\[(.*)\]$/, '$1'), opts.what);
+    await checkedAddresses(
+      runner.egress,
+      new URL(url.replace(/^oci:\/\//i, 'https://')).hostname.replace(/^\[(.*)\]$/, '$1'),
+      opts.what,
+    );
   }
   const proxy = await startEgressProxy({ policy: runner.egress, maxBytes: runner.maxBytes, what: opts.what });
   try {
@@ -123,7 +132,9 @@ export async function runHelm(
       if (refusal) throw refusal;
       // helm's message may quote a scratch path; the tenant needs neither it nor the proxy URL.
       if (err instanceof ManifestRenderError)
-        throw new ManifestRenderError(err.message.split(home.dir).join('<scratch>').split(proxy.url).join('<proxy>'));
+        throw new ManifestRenderError(
+          err.message.split(home.dir).join('<scratch>').split(proxy.url).join('<proxy>'),
+        );
       throw err;
     });
   } finally {

@@ -45,7 +45,9 @@ export async function packageChart(helm: string, dir: string, spec: ChartSpec): 
   const out = path.join(dir, 'packages');
   await mkdir(out, { recursive: true });
   const home = await mkdtemp(path.join(dir, 'helm-home-'));
-  await run(helm, ['package', src, '--destination', out], { env: { PATH: process.env.PATH ?? '', HOME: home } });
+  await run(helm, ['package', src, '--destination', out], {
+    env: { PATH: process.env.PATH ?? '', HOME: home },
+  });
   return path.join(out, `${spec.name}-${spec.version}.tgz`);
 }
 
@@ -128,13 +130,20 @@ export async function startOciRegistry(opts: {
   await new Promise((resolve) => probe.close(resolve));
   await mkdir(path.join(opts.dir, 'storage'), { recursive: true });
   const htpasswd = path.join(opts.dir, 'htpasswd');
-  await writeFile(htpasswd, Object.entries(opts.htpasswd).map(([u, h]) => `${u}:${h}\n`).join(''));
+  await writeFile(
+    htpasswd,
+    Object.entries(opts.htpasswd)
+      .map(([u, h]) => `${u}:${h}\n`)
+      .join(''),
+  );
   const config = path.join(opts.dir, 'config.yml');
   await writeFile(
     config,
     `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${opts.dir}/storage\nhttp:\n  addr: 0.0.0.0:${port}\nauth:\n  htpasswd:\n    realm: capstan\n    path: ${htpasswd}\n`,
   );
-  const child: ChildProcess = spawn(opts.registry, ['serve', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(opts.registry, ['serve', config], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let log = '';
   child.stderr?.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
   const host = `${hostAddress()}:${port}`;
