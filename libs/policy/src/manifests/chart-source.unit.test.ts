@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { applicationSourceIssues } from '../project/validate.js';
+import { applicationSourceIssues as validate } from '../project/validate.js';
+import { ApplicationSourceSchema } from './schemas.js';
 import { normalizeRepoUrl, repoEndpoint, repoUrlProblem } from '../repository/repo-url.js';
 import { chartRepoKind, chartRepoUrl, chartVersionConstraint, isExactChartVersion } from './chart-source.js';
+
+const applicationSourceIssues = (source: Record<string, string>, at: string) =>
+  validate(ApplicationSourceSchema.parse(source), at);
 
 describe('chart sources (Argo CD spec.source.chart)', () => {
   it('accepts a Helm repository or an OCI registry, with or without the oci:// scheme', () => {
