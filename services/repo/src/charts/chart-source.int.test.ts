@@ -25,7 +25,7 @@ import {
   startOciRegistry,
   type ChartRepositoryServer,
   type OciRegistry,
-} from '../test-support/chart-servers.js';
+} from '@capstan/test/charts';
 import { ChartStore } from './chart-store.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
