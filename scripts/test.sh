@@ -15,7 +15,7 @@ esac
 if [ "$task" != test:unit ]; then
   bash scripts/ensure-services.sh || exit 1
 fi
-for tool in test/scripts/obtain-kube-binaries.sh test/scripts/obtain-kustomize.sh test/scripts/obtain-helm.sh test/scripts/obtain-jsonnet.sh test/scripts/obtain-nats-server.sh test/scripts/obtain-dex.sh libs/appset/scripts/build-gotemplate.sh test/scripts/obtain-chromium.sh; do
+for tool in test/scripts/obtain-kube-binaries.sh test/scripts/obtain-kustomize.sh test/scripts/obtain-helm.sh test/scripts/obtain-registry.sh test/scripts/obtain-jsonnet.sh test/scripts/obtain-nats-server.sh test/scripts/obtain-dex.sh libs/appset/scripts/build-gotemplate.sh test/scripts/obtain-chromium.sh; do
   if [ -f "$tool" ]; then bash "$tool" || exit 1; fi
 done
 find . -path ./node_modules -prune -o -type d -name .vitest -print0 | xargs -0 rm -rf

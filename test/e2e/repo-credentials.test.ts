@@ -63,12 +63,14 @@ describe('repo service: project-scoped repository credentials', () => {
     password,
     sshPrivateKey: '',
     insecure: false,
+    enableOci: false,
+    insecureOciForceHttp: false,
   });
   const generate = (project: string, app = 'guestbook', url = shared.url) =>
     repo.call(
       repo.client.generateManifests,
       {
-        source: { repoUrl: url, targetRevision: 'main', path: 'guestbook' },
+        source: { repoUrl: url, targetRevision: 'main', path: 'guestbook', chart: '' },
         application: { name: app, namespace: 'argocd', project },
         refSources: [],
       },
@@ -218,7 +220,7 @@ describe('repo service: project-scoped repository credentials', () => {
       repo.call(
         repo.client.generateManifests,
         {
-          source: { repoUrl: shared.url, targetRevision: 'no-such-branch', path: 'guestbook' },
+          source: { repoUrl: shared.url, targetRevision: 'no-such-branch', path: 'guestbook', chart: '' },
           application: { name: 'g', namespace: 'argocd', project: 'team-a' },
           refSources: [],
         },

@@ -3,7 +3,9 @@
 // `--kustomize-image … --nameprefix …` — then syncs them to a real kube-apiserver as the tenant's
 // ServiceAccount. The api, repo (real helm and kustomize) and sync services run as processes on
 // real PostgreSQL, NATS and git. The inline values hold a secret: it reaches the cluster, but no
-// process's command line while the services render.
+// process's command line while the services render. Then a chart from an OCI registry (CNCF
+// Distribution built from its Go module, htpasswd) with a credential scoped to the project, while
+// another project's credential for the same registry (which the registry refuses) is never used.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
+import { startOciRegistry, type OciRegistry } from '@capstan/test/charts';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, type ApiProcess, type CliResult } from './api-harness.js';
@@ -20,6 +23,13 @@ import type { RepoProcess } from './repo-harness.js';
 import type { ServiceProcess } from '../src/infra/index.js';
 
 const NS = 'team-a-prod';
+// bcrypt (cost 10) of the passwords, for the registry's htpasswd.
+const OCI_PASS = 's3cret-oci-pass';
+const OCI_HASH = '$2a$10$Uv4XAiexkMoDVRAWLXG2CuO0IaV1hbPNSTim0sH1RAAMeQay13u6u';
+const obtain = (script: string) =>
+  execFileSync('bash', [path.resolve(import.meta.dirname, '../scripts', script), '--print-path'], {
+    encoding: 'utf8',
+  }).trim();
 const SECRET = `values-secret-${randomBytes(6).toString('hex')}`;
 
 const CHART_TEMPLATE = `apiVersion: v1
@@ -56,6 +66,7 @@ describe('sources story: Helm and kustomize options from the CLI to the cluster'
   let api: ApiProcess;
   let sync: ServiceProcess;
   let config: string;
+  let registry: OciRegistry;
   const as = (args: string[], input?: string) => capstan(config, [...args, '--context', 'admin'], input);
   const ok = (r: CliResult, what: string) =>
     expect(r, `${what}: ${r.stderr}\n${repo?.output() ?? ''}`).toMatchObject({ code: 0 });
@@ -91,6 +102,13 @@ describe('sources story: Helm and kustomize options from the CLI to the cluster'
     bus = await createTestBus('sourcesstory');
     dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-sources-story-'));
     config = path.join(dir, 'contexts');
+    registry = await startOciRegistry({
+      registry: obtain('obtain-registry.sh'),
+      helm: obtain('obtain-helm.sh'),
+      dir: path.join(dir, 'registry'),
+      htpasswd: { 'team-a': OCI_HASH },
+    });
+    await registry.push({ name: 'api', version: '0.3.0' }, 'team-a', OCI_PASS);
     ({ repo, api } = await startRepoAndApi({ databaseUrl: db.url, bus, cacheDir: path.join(dir, 'cache') }));
     sync = await startSyncProcess(syncProcessEnv(db.url, bus, { api, repo }), ['--enable-impersonation']);
     ok(
@@ -119,6 +137,8 @@ describe('sources story: Helm and kustomize options from the CLI to the cluster'
         'team-a',
         '--src',
         `${git.baseUrl}/team-a/*`,
+        '--src',
+        `${registry.url}`,
         '--dest',
         `${cluster.server},team-a-*`,
         '--dest-service-account',
@@ -133,6 +153,7 @@ describe('sources story: Helm and kustomize options from the CLI to the cluster'
     await api?.stop();
     await repo?.stop();
     await git?.close();
+    await registry?.close();
     await bus?.cleanup();
     await db?.drop();
     await cluster?.stop();
@@ -229,5 +250,55 @@ describe('sources story: Helm and kustomize options from the CLI to the cluster'
       .readNamespacedDeployment({ name: 'prod-api', namespace: NS });
     expect(d.spec?.template.spec?.containers[0]?.image).toBe('nginx:1.27');
     expect(d.metadata?.labels).toMatchObject({ team: 'a' });
+  });
+
+  it("syncs a chart from an OCI registry with the project credential, never another project's", async () => {
+    // team-b's credential for the same registry comes first and would be refused by the registry.
+    ok(await as(['proj', 'create', 'team-b', '--src', registry.url]), 'proj create team-b');
+    const addRepo = (project: string, password: string) =>
+      as(
+        [
+          'repo',
+          'add',
+          registry.url.replace(/^oci:\/\//, ''),
+          '--type',
+          'helm',
+          '--enable-oci',
+          '--insecure-oci-force-http',
+          '--project',
+          project,
+          '--username',
+          project,
+          '--password-stdin',
+        ],
+        `${password}\n`,
+      );
+    ok(await addRepo('team-b', 'not-the-registry-password'), 'repo add team-b');
+    ok(await addRepo('team-a', OCI_PASS), 'repo add team-a');
+    ok(
+      await as([
+        'app',
+        'create',
+        'oci-web',
+        '--project',
+        'team-a',
+        '--repo',
+        registry.url,
+        '--helm-chart',
+        'api',
+        '--revision',
+        '0.3.0',
+        '--dest-name',
+        'sources',
+        '--dest-namespace',
+        NS,
+      ]),
+      'app create oci-web',
+    );
+    await syncApp('oci-web');
+    const cm = await cluster.adminKubeconfig
+      .makeApiClient(CoreV1Api)
+      .readNamespacedConfigMap({ name: 'oci-web-api', namespace: NS });
+    expect(cm.data).toEqual({ version: '0.3.0', greeting: 'hello' });
   });
 });

@@ -12,6 +12,7 @@ export interface AppSetFlags extends Partial<SourceFlags> {
   project?: string;
   repo?: string;
   path?: string;
+  helmChart?: string;
   revision?: string;
   destServer?: string;
   destName?: string;
@@ -106,6 +107,7 @@ export function applySetFlags(app: apiv1.Application, o: AppSetFlags): apiv1.App
   const source = { ...(spec.source ?? apiv1.ApplicationSource.fromPartial({})) };
   if (o.repo !== undefined) source.repoUrl = o.repo;
   if (o.path !== undefined) source.path = o.path;
+  if (o.helmChart !== undefined) source.chart = o.helmChart;
   if (o.revision !== undefined) source.targetRevision = o.revision;
   const given = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   const withTools = applySourceFlags(source, { ...NO_SOURCE_FLAGS, ...given });
@@ -145,6 +147,7 @@ export function addSetCommand(app: Command): void {
     .option('--project <name>', 'project')
     .option('--repo <url>', 'repository URL')
     .option('--path <path>', 'path in the repository')
+    .option('--helm-chart <chart>', 'Helm chart name')
     .option('--revision <rev>', 'target revision')
     .option('--dest-server <url>', 'destination cluster URL')
     .option('--dest-name <name>', 'destination cluster name')

@@ -69,7 +69,8 @@ function appFromFlags(name: string, o: AppFlags): apiv1.Application {
       project: o.project,
       source: {
         repoUrl: o.repo,
-        path: o.path,
+        // argocd: a chart source names the chart, its version is the revision, it has no path.
+        ...(o.helmChart ? { chart: o.helmChart } : { path: o.path }),
         targetRevision: o.revision,
       },
       destination: { server: o.destServer, name: o.destName, namespace: o.destNamespace },
@@ -86,6 +87,7 @@ interface AppFlags extends SourceFlags {
   file?: string;
   repo?: string;
   path: string;
+  helmChart?: string;
   revision: string;
   destServer: string;
   destName: string;
@@ -165,7 +167,8 @@ function appCreateCommand(): Command {
     .option('-f, --file <path>', 'Application manifest (YAML or JSON; - for stdin)')
     .option('--repo <url>', 'repository URL')
     .option('--path <path>', 'path in the repository', '')
-    .option('--revision <rev>', 'target revision', 'HEAD')
+    .option('--helm-chart <chart>', 'Helm chart name (--repo is then a Helm repository or oci:// registry)')
+    .option('--revision <rev>', 'target revision (the chart version with --helm-chart)', 'HEAD')
     .option('--dest-server <url>', 'destination cluster URL', '')
     .option('--dest-name <name>', 'destination cluster name', '')
     .option('--dest-namespace <ns>', 'destination namespace', '')

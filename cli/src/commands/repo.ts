@@ -39,6 +39,8 @@ function repoAddCommand(): Command {
     .option('--type <type>', 'git or helm', 'git')
     .option('--name <name>', 'display name', '')
     .option('--insecure-skip-server-verification', 'do not verify the server certificate')
+    .option('--enable-oci', 'the Helm repository is an OCI registry (Argo CD enableOCI)')
+    .option('--insecure-oci-force-http', 'reach the OCI registry over plain HTTP')
     .option('--upsert', 'replace the credential of the same URL and project')
     .addOption(outputOption())
     .action(
@@ -53,6 +55,8 @@ function repoAddCommand(): Command {
           name: string;
           insecureSkipServerVerification?: boolean;
           upsert?: boolean;
+          enableOci?: boolean;
+          insecureOciForceHttp?: boolean;
           output: OutputFormat;
         },
         cmd: Command,
@@ -72,6 +76,8 @@ function repoAddCommand(): Command {
             sshPrivateKey,
             insecure: !!o.insecureSkipServerVerification,
             upsert: !!o.upsert,
+            enableOci: !!o.enableOci,
+            insecureOciForceHttp: !!o.insecureOciForceHttp,
           });
           show(o.output, r);
         }),

@@ -17,6 +17,14 @@ export {
   helmValuesText,
 } from './manifests/source-option-issues.js';
 export {
+  chartRepoKind,
+  chartRepoUrl,
+  chartSourceIssues,
+  chartVersionConstraint,
+  isExactChartVersion,
+  type ChartRepoKind,
+} from './manifests/chart-source.js';
+export {
   parseArgoManifests,
   decodeArgoObject,
   issuesFromZod,

@@ -25,6 +25,7 @@ import { sealedCredentials } from './credentials/credential-seal.js';
 import type { RepoDb } from './credentials/credential.repository.js';
 import type { RepoDatabase } from './credentials/credential.table.js';
 import { ManifestGenerator } from './manifests/manifest-generator.js';
+import { ChartStore } from './charts/chart-store.js';
 import { RepoListing } from './manifests/repo-listing.js';
 import { kustomizeVersionsOf, locateTool } from './manifests/render-tools.js';
 import { repoMigrations } from './migrations/index.js';
@@ -74,6 +75,10 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
   const live = await liveRepoSettings(ctx, db);
   let cacheBytes = () => 0;
   const metrics = new RepoMetrics(ctx.metrics, () => cacheBytes());
+  const egress = egressPolicy({
+    denied: config['egress.denied-networks'],
+    allowed: config['egress.allowed-networks'],
+  });
   const checkouts = await CheckoutStore.create({
     observer: metrics,
     cacheDir: config['cache.dir'],
@@ -82,13 +87,25 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
     refCacheTtlMs: config['revision.cache-ttl-ms'],
     gitTimeoutMs: config['git.timeout-ms'],
     sshKnownHostsFile: config['ssh.known-hosts-file'],
-    egress: egressPolicy({
-      denied: config['egress.denied-networks'],
-      allowed: config['egress.allowed-networks'],
-    }),
+    egress,
   });
   cacheBytes = () => checkouts.usedBytes;
+  const charts = helm
+    ? new ChartStore({
+        runner: {
+          helm,
+          egress,
+          scratchDir: path.join(config['cache.dir'], 'tools', 'scratch'),
+          timeoutMs: config['render.timeout-ms'],
+          maxBytes: config['chart.max-bytes'],
+        },
+        dir: path.join(config['cache.dir'], 'charts'),
+        maxCacheBytes: config['chart.cache-max-bytes'],
+        resolutionTtlMs: config['revision.cache-ttl-ms'],
+      })
+    : null;
   const generator = new ManifestGenerator(checkouts, {
+    charts,
     observer: metrics,
     kustomizePath: kustomize,
     // Read per render: an applied argocd-cm counts from the next one.

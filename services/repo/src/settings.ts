@@ -84,6 +84,17 @@ export const repoSettings = {
     description:
       'helm binary (default: obtain-helm.sh cache, then PATH; Helm charts are refused without one)',
   },
+  'chart.max-bytes': {
+    schema: bytes,
+    default: 100 * 1024 ** 2,
+    description:
+      'bound of what one helm pull or dependency build may download (chart sources and chart dependencies)',
+  },
+  'chart.cache-max-bytes': {
+    schema: bytes,
+    default: 1024 ** 3,
+    description: 'bound of the pulled charts kept on disk; least recently used ones are evicted',
+  },
   'jsonnet.path': {
     schema: z.string().default(''),
     default: '',

@@ -12,6 +12,7 @@ import {
 } from '../manifests/schemas.js';
 import { repoPathProblem } from '../repository/repo-path.js';
 import { REF_NAME, sourceOptionIssues, type RefContext } from '../manifests/source-option-issues.js';
+import { chartRepoUrl, chartSourceIssues } from '../manifests/chart-source.js';
 import { repoUrlProblem, type RepoUrlOptions } from '../repository/repo-url.js';
 import { compileProject } from './compile.js';
 
@@ -36,8 +37,12 @@ export function applicationSourceIssues(
   refs?: RefContext,
 ): PolicyIssue[] {
   const issues: PolicyIssue[] = [];
-  const urlProblem = repoUrlProblem(source.repoURL, opts);
+  // A chart source may name an OCI registry; git never fetches one (chart-source.ts).
+  const isChart = source.chart !== undefined;
+  const url = isChart ? chartRepoUrl(source.repoURL) : source.repoURL;
+  const urlProblem = repoUrlProblem(url, { ...opts, allowOci: isChart });
   if (urlProblem) issues.push({ path: `${at}.repoURL`, message: urlProblem });
+  else issues.push(...chartSourceIssues(source, at));
   const pathProblem = source.path === undefined ? undefined : repoPathProblem(source.path);
   if (pathProblem) issues.push({ path: `${at}.path`, message: pathProblem });
   else issues.push(...sourceOptionIssues(source, at, refs));

@@ -22,6 +22,8 @@ export function isSshUrl(url: string): boolean {
  */
 export function normalizeRepoUrl(url: string): string {
   let repo = url.trim().toLowerCase();
+  // Argo CD names a Helm OCI registry without a scheme; `oci://h/p` and `h/p` are one registry.
+  if (repo.startsWith('oci://')) repo = repo.slice('oci://'.length);
   if (isSshUrl(repo) && !repo.startsWith('ssh://')) {
     // The first ':' of scp-like syntax separates host and path; as a path it cannot pass for a port.
     repo = `ssh://${repo.replace(':', '/')}`;
@@ -50,6 +52,11 @@ export function redactRepoUrl(url: string): string {
 export interface RepoUrlOptions {
   /** `file://` URLs read the service's own disk: only an operator may allow them (default off). */
   allowFileUrls?: boolean;
+  /**
+   * `oci://host/path` registries: Helm chart sources (`chart` set) and helm credentials only; git
+   * never fetches them (default off).
+   */
+  allowOci?: boolean;
 }
 
 const startsWithDash = (part: string) => part.startsWith('-');
@@ -98,6 +105,11 @@ export function repoUrlProblem(url: string, opts: RepoUrlOptions = {}): string |
     if (parsed.host) return 'must be file:///absolute/path';
     return componentProblem({ user: '', host: '', path: parsed.pathname });
   }
+  if (/^oci:\/\//i.test(trimmed)) {
+    if (!opts.allowOci)
+      return 'must not be an oci:// URL here (OCI registries hold Helm charts: name the chart in spec.source.chart)';
+    return ociUrlProblem(trimmed);
+  }
   if (/^(https?|ssh):\/\//i.test(trimmed)) {
     let parsed: URL;
     try {
@@ -129,6 +141,22 @@ export function repoUrlProblem(url: string, opts: RepoUrlOptions = {}): string |
   return `must be an http(s)://, ssh:// or user@host:path URL, got ${redactRepoUrl(trimmed)}`;
 }
 
+/** An `oci://host[:port]/path` registry URL: a host, no userinfo, query or fragment. */
+function ociUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    // WHATWG URL leaves a custom scheme's authority unparsed: read it as https, the transport.
+    parsed = new URL(`https://${url.slice('oci://'.length)}`);
+  } catch {
+    return `is not a valid URL: ${redactRepoUrl(url)}`;
+  }
+  if (parsed.username || parsed.password)
+    return 'must not carry a username or password; store them in the credential instead';
+  if (!parsed.hostname) return 'must name a host';
+  if (parsed.search || parsed.hash) return 'must not have a query or fragment';
+  return componentProblem({ user: '', host: parsed.hostname, path: parsed.pathname });
+}
+
 /** Where git connects for a repository URL: what the repo service's egress check resolves. */
 export interface RepoEndpoint {
   transport: 'http' | 'https' | 'ssh';
@@ -154,6 +182,11 @@ export function repoEndpoint(url: string): RepoEndpoint | undefined {
     const fallback = { http: 80, https: 443, ssh: 22 }[transport];
     const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
     return host ? { transport, host, port: parsed.port ? Number(parsed.port) : fallback } : undefined;
+  }
+  if (/^oci:\/\//i.test(trimmed)) {
+    // helm speaks HTTPS to a registry (plain HTTP only when the credential forces it).
+    const inner = repoEndpoint(`https://${trimmed.slice('oci://'.length)}`);
+    return inner && { ...inner, transport: 'https' };
   }
   if (/^file:/i.test(trimmed)) return undefined;
   const scp = SCP_LIKE.exec(trimmed);

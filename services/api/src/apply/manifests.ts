@@ -38,6 +38,9 @@ export interface RepositoryInput {
   password: string;
   sshPrivateKey: string;
   insecure: boolean;
+  /** Argo CD's enableOCI / insecureOCIForceHttp (Helm charts in an OCI registry). */
+  enableOci?: boolean;
+  insecureOciForceHttp?: boolean;
   /** The declarative Secret as given, when the credential came from one (its name round-trips). */
   secretManifest?: unknown;
 }
@@ -194,6 +197,8 @@ function decodeSecret(obj: unknown, doc: number): ApplyItem {
         password: f.get('password') ?? '',
         sshPrivateKey: f.get('sshPrivateKey') ?? '',
         insecure: (f.get('insecure') ?? '') === 'true',
+        enableOci: (f.get('enableOCI') ?? '') === 'true',
+        insecureOciForceHttp: (f.get('insecureOCIForceHttp') ?? '') === 'true',
         secretManifest: obj,
       },
     };

@@ -28,6 +28,8 @@ function view(c: repov1.Credential | undefined): RepositoryView {
     hasSshPrivateKey: c?.hasSshPrivateKey ?? false,
     insecure: c?.insecure ?? false,
     secretName: c?.name ?? '',
+    enableOci: c?.enableOci ?? false,
+    insecureOciForceHttp: c?.insecureOciForceHttp ?? false,
   };
 }
 
@@ -68,6 +70,8 @@ export class GrpcRepoBackend implements RepoBackend {
           password: input.password,
           sshPrivateKey: input.sshPrivateKey,
           insecure: input.insecure,
+          enableOci: input.enableOci ?? false,
+          insecureOciForceHttp: input.insecureOciForceHttp ?? false,
         },
         upsert,
       }),

@@ -27,6 +27,8 @@ export interface RepositoryView {
   hasSshPrivateKey: boolean;
   insecure: boolean;
   secretName: string;
+  enableOci: boolean;
+  insecureOciForceHttp: boolean;
 }
 
 /** What applying a declarative Secret did, or (dry run) would do, and to which credential. */
@@ -100,7 +102,7 @@ export class RepositoriesService {
   validate(input: RepositoryInput): RepositoryInput {
     if (!input.repo) throw invalid('repo', 'required');
     // The repo service's own check (@capstan/policy), so nothing it would refuse is forwarded.
-    const problem = repoUrlProblem(input.repo);
+    const problem = repoUrlProblem(input.repo, { allowOci: input.type === 'helm' });
     if (problem) throw invalid('repo', problem);
     if (input.password && !input.username) throw invalid('username', 'required with a password');
     return input;

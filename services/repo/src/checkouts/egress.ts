@@ -79,13 +79,7 @@ export function addressAllowed(policy: EgressPolicy, address: string): boolean {
 export async function checkEgress(policy: EgressPolicy, url: string, what: string): Promise<string[]> {
   const endpoint = repoEndpoint(url);
   if (!endpoint) return [];
-  const addresses = await resolve(endpoint, what);
-  const refused = addresses.find((a) => !addressAllowed(policy, a));
-  if (refused !== undefined) {
-    throw new EgressDeniedError(
-      `${what}: host ${endpoint.host} resolves to ${refused}, a network the repo service may not reach (egress.denied-networks)`,
-    );
-  }
+  const addresses = await checkedAddresses(policy, endpoint.host, what);
   if (endpoint.transport === 'ssh') return [];
   const pinned = addresses.map((a) => (isIP(a) === 6 ? `[${a}]` : a)).join(',');
   return [
@@ -96,7 +90,23 @@ export async function checkEgress(policy: EgressPolicy, url: string, what: strin
   ];
 }
 
-async function resolve(endpoint: RepoEndpoint, what: string): Promise<string[]> {
+/**
+ * Every address `host` resolves to, once each is allowed; EgressDeniedError names the host and the
+ * first refused address. Helm's connections go through a proxy that asks this for each one
+ * (charts/egress-proxy.ts).
+ */
+export async function checkedAddresses(policy: EgressPolicy, host: string, what: string): Promise<string[]> {
+  const addresses = await resolve({ host }, what);
+  const refused = addresses.find((a) => !addressAllowed(policy, a));
+  if (refused !== undefined) {
+    throw new EgressDeniedError(
+      `${what}: host ${host} resolves to ${refused}, a network the repo service may not reach (egress.denied-networks)`,
+    );
+  }
+  return addresses;
+}
+
+async function resolve(endpoint: Pick<RepoEndpoint, 'host'>, what: string): Promise<string[]> {
   if (isIP(endpoint.host)) return [endpoint.host];
   try {
     const answers = await lookup(endpoint.host, { all: true, verbatim: true });

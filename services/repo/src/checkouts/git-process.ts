@@ -14,6 +14,8 @@ export interface GitAuth {
   password?: string;
   sshPrivateKey?: string;
   insecure?: boolean;
+  /** Helm only: the credential's OCI registry is reached over plain HTTP (insecureOCIForceHttp). */
+  ociPlainHttp?: boolean;
 }
 
 export interface GitResult {

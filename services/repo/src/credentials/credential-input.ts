@@ -7,13 +7,25 @@ import { validateRepoUrl } from './repo-url.js';
 const PROJECT = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const SECRET_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
-export function validateCredentialInput(input: CredentialInput): CredentialInput {
+/**
+ * The URL a credential is stored under: Argo CD writes a Helm OCI registry without a scheme
+ * (`registry.example.com/charts` with enableOCI), which is `oci://registry.example.com/charts`;
+ * either form selects the credential for a chart source (normalizeRepoUrl drops `oci://`).
+ */
+export function credentialRepoUrl(input: Pick<CredentialInput, 'url' | 'type' | 'enableOci'>): string {
+  const url = input.url.trim();
+  if (input.type !== 'helm' || !input.enableOci || /^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url;
+  return `oci://${url}`;
+}
+
+export function validateCredentialInput(raw: CredentialInput): CredentialInput {
+  const input = { ...raw, url: credentialRepoUrl(raw) };
   const violations: FieldViolation[] = [];
   const check = (ok: boolean, field: string, description: string) => {
     if (!ok) violations.push({ field, description });
   };
   try {
-    validateRepoUrl(input.url, 'url');
+    validateRepoUrl(input.url, 'url', { allowOci: input.type === 'helm' });
   } catch (err) {
     if (err instanceof ValidationError) violations.push(...err.violations);
     else throw err;

@@ -266,7 +266,12 @@ export class CredentialService {
         credential = {
           id: row.id,
           version: String(row.updated_at.getTime()),
-          auth: { username: row.username, ...secret, insecure: row.insecure },
+          auth: {
+            username: row.username,
+            ...secret,
+            insecure: row.insecure,
+            ...(row.insecure_oci_force_http ? { ociPlainHttp: true } : {}),
+          },
         };
       }
     } catch (err) {
@@ -398,6 +403,8 @@ export class CredentialService {
       display_name: input.displayName,
       username: input.username,
       insecure: input.insecure,
+      enable_oci: Boolean(input.enableOci),
+      insecure_oci_force_http: Boolean(input.insecureOciForceHttp),
       has_password: Boolean(input.secret.password),
       has_ssh_private_key: Boolean(input.secret.sshPrivateKey),
       key_id: sealed.keyId,

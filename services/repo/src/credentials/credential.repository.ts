@@ -80,6 +80,8 @@ export function toMetadata(row: CredentialRow): CredentialMetadata {
     hasPassword: row.has_password,
     hasSshPrivateKey: row.has_ssh_private_key,
     insecure: row.insecure,
+    enableOci: row.enable_oci,
+    insecureOciForceHttp: row.insecure_oci_force_http,
     origin: row.origin,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

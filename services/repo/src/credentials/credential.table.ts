@@ -14,6 +14,9 @@ export interface CredentialTable {
   display_name: string;
   username: string;
   insecure: boolean;
+  /** Argo CD's enableOCI / insecureOCIForceHttp (Helm repositories that are OCI registries). */
+  enable_oci: ColumnType<boolean, boolean | undefined, boolean>;
+  insecure_oci_force_http: ColumnType<boolean, boolean | undefined, boolean>;
   has_password: boolean;
   has_ssh_private_key: boolean;
   origin: 'api' | 'declarative';

@@ -19,6 +19,10 @@ export interface CredentialMetadata {
   hasPassword: boolean;
   hasSshPrivateKey: boolean;
   insecure: boolean;
+  /** Argo CD's enableOCI: a Helm repository that is an OCI registry. */
+  enableOci: boolean;
+  /** Argo CD's insecureOCIForceHttp: the OCI registry is reached over plain HTTP. */
+  insecureOciForceHttp: boolean;
   /** `api` when created through the API, `declarative` when applied as an Argo CD Secret. */
   origin: 'api' | 'declarative';
   createdAt: Date;
@@ -39,6 +43,8 @@ export interface CredentialInput {
   displayName: string;
   username: string;
   insecure: boolean;
+  enableOci?: boolean;
+  insecureOciForceHttp?: boolean;
   secret: CredentialSecret;
   /** Explicit name (declarative secrets keep theirs); defaults to the Argo CD-compatible name. */
   name?: string;

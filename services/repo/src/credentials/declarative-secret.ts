@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ValidationError, type FieldViolation } from '@capstan/service';
 import type { CredentialInput } from './credential.js';
 import { validateRepoUrl } from './repo-url.js';
+import { credentialRepoUrl } from './credential-input.js';
 
 export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 
@@ -20,6 +21,8 @@ const FIELDS = [
   'password',
   'sshPrivateKey',
   'insecure',
+  'enableOCI',
+  'insecureOCIForceHttp',
 ] as const;
 
 const secretSchema = z.object({
@@ -84,13 +87,20 @@ export function parseRepositorySecret(manifest: unknown): DeclarativeRepositoryS
 
   const url = values.url;
   if (!url) throw violation('stringData.url', 'is required (in data or stringData)');
-  validateRepoUrl(url.value, url.field);
   const type = values.type?.value ?? 'git';
   if (type !== 'git' && type !== 'helm')
     throw violation(values.type?.field ?? 'stringData.type', 'must be "git" or "helm"');
-  const insecure = values.insecure?.value ?? 'false';
-  if (insecure !== 'true' && insecure !== 'false')
-    throw violation(values.insecure?.field ?? 'stringData.insecure', 'must be "true" or "false"');
+  const flag = (key: 'insecure' | 'enableOCI' | 'insecureOCIForceHttp'): boolean => {
+    const value = values[key]?.value ?? 'false';
+    if (value !== 'true' && value !== 'false')
+      throw violation(values[key]?.field ?? `stringData.${key}`, 'must be "true" or "false"');
+    return value === 'true';
+  };
+  const insecure = flag('insecure');
+  const enableOci = flag('enableOCI');
+  const insecureOciForceHttp = flag('insecureOCIForceHttp');
+  const repoUrl = credentialRepoUrl({ url: url.value, type, enableOci });
+  validateRepoUrl(repoUrl, url.field, { allowOci: type === 'helm' });
   const project = values.project?.value ?? '';
   if (project !== '' && !DNS_SUBDOMAIN.test(project))
     throw violation(values.project?.field ?? 'stringData.project', 'must be a project name');
@@ -101,12 +111,14 @@ export function parseRepositorySecret(manifest: unknown): DeclarativeRepositoryS
     name: secret.metadata.name,
     input: {
       name: secret.metadata.name,
-      url: url.value.trim(),
+      url: repoUrl,
       project,
       type,
       displayName: values.name?.value ?? '',
       username: values.username?.value ?? '',
-      insecure: insecure === 'true',
+      insecure,
+      enableOci,
+      insecureOciForceHttp,
       secret: {
         ...(password ? { password } : {}),
         ...(sshPrivateKey ? { sshPrivateKey } : {}),

@@ -8,7 +8,10 @@ import type { CheckoutCredential, CheckoutStore } from '../checkouts/checkout-st
 import { redactRepoUrl } from '../credentials/repo-url.js';
 import { renderDirectory, type DirectoryOptions } from './directory-source.js';
 import { isHelmChart, renderHelm, type RefCheckout } from './helm-source.js';
+import type { ChartStore } from '../charts/chart-store.js';
+import { withDependencies, type DependencyCredentials } from '../charts/chart-dependencies.js';
 import {
+  chartVersionConstraint,
   canonicalDigest,
   type DirectorySource,
   type HelmSource,
@@ -29,6 +32,8 @@ export interface ManifestSource {
   directory?: DirectorySource;
   helm?: HelmSource;
   kustomize?: KustomizeSource;
+  /** Argo CD's spec.source.chart: repoURL is a Helm repository or OCI registry, path is not read. */
+  chart?: string;
 }
 
 /**
@@ -66,6 +71,8 @@ export interface ManifestGeneratorOptions {
   renderTimeoutMs: number;
   cacheEntries: number;
   observer?: RenderObserver;
+  /** Pulled charts of chart sources (null/absent when Helm is not configured). */
+  charts?: ChartStore | null;
 }
 
 export class ManifestGenerator {
@@ -91,7 +98,10 @@ export class ManifestGenerator {
     source: ManifestSource,
     credential: CheckoutCredential | null,
     refSources: readonly RefSourceCheckout[] = [],
+    /** Credentials for chart dependencies' repositories (selected for the project); anonymous without. */
+    dependencyCredentials: DependencyCredentials = async () => null,
   ): Promise<GeneratedManifests> {
+    if (source.chart) return this.generateChart(source, source.chart, credential);
     const req = { url: source.repoURL, revision: source.targetRevision, credential };
     const sha = await this.checkouts.resolveRevision(req);
     const refs = await Promise.all(
@@ -141,6 +151,7 @@ export class ManifestGenerator {
       const renderStarted = performance.now();
       let sourceType: SourceType;
       let objects;
+      let cacheable = true;
       if (await isKustomization(appDir)) {
         sourceType = 'kustomize';
         const named = kustomize.version ? this.opts.kustomizeVersions?.get(kustomize.version) : undefined;
@@ -164,16 +175,33 @@ export class ManifestGenerator {
             `${what} is a Helm chart, but Helm is not configured on this repo service`,
           );
         sourceType = 'helm';
-        objects = await renderHelm({
-          helm: this.opts.helmPath,
-          root,
-          appDir,
-          options: helm,
-          scratchHome: this.opts.scratchDir,
-          timeoutMs: this.opts.renderTimeoutMs,
-          what,
-          ...(refSources.length > 0 ? { refs: refCheckouts } : {}),
-        });
+        // Dependencies built with the project's credentials: such a rendering is not cached (its
+        // key would have to name every dependency credential), so projects never share one.
+        const built = this.opts.charts
+          ? await withDependencies({
+              runner: this.opts.charts.runner,
+              root,
+              appDir,
+              credentials: dependencyCredentials,
+              passCredentials: Boolean(helm.passCredentials),
+              what,
+            })
+          : null;
+        cacheable = built === null;
+        try {
+          objects = await renderHelm({
+            helm: this.opts.helmPath,
+            root: built?.root ?? root,
+            appDir: built?.appDir ?? appDir,
+            options: helm,
+            scratchHome: this.opts.scratchDir,
+            timeoutMs: this.opts.renderTimeoutMs,
+            what,
+            ...(refSources.length > 0 ? { refs: refCheckouts } : {}),
+          });
+        } finally {
+          await built?.remove();
+        }
       } else {
         sourceType = 'directory';
         objects = await renderDirectory(root, appDir, directory, {
@@ -192,10 +220,60 @@ export class ManifestGenerator {
         sourceType,
         manifests: Object.freeze(objects.map((o) => JSON.stringify(o))),
       });
-      this.cache.set(cacheKey, result);
+      if (cacheable) this.cache.set(cacheKey, result);
       return result;
     } finally {
       for (const lease of leases) lease.release();
+    }
+  }
+
+  /**
+   * A chart of a Helm repository or OCI registry: pulled (or reused) for the credential selected,
+   * then `helm template` with the source's options, exactly as a chart in git. The revision is
+   * the chart version pulled, as in Argo CD.
+   */
+  private async generateChart(
+    source: ManifestSource,
+    chart: string,
+    credential: CheckoutCredential | null,
+  ): Promise<GeneratedManifests> {
+    const what = `chart ${chart} of ${redactRepoUrl(source.repoURL)}`;
+    if (!this.opts.helmPath || !this.opts.charts)
+      throw new ToolUnavailableError(`${what}: Helm is not configured on this repo service`);
+    const helm: HelmSource = source.helm ?? {};
+    const pulled = await this.opts.charts.pull({
+      url: source.repoURL,
+      chart,
+      version: chartVersionConstraint(source.targetRevision),
+      credential,
+      passCredentials: Boolean(helm.passCredentials),
+      what,
+    });
+    try {
+      const cacheKey = JSON.stringify([pulled.key, canonicalDigest({ helm })]);
+      const hit = this.cache.get(cacheKey);
+      this.opts.observer?.manifestCache(hit ? 'hit' : 'miss');
+      if (hit) return hit;
+      const renderStarted = performance.now();
+      const objects = await renderHelm({
+        helm: this.opts.helmPath,
+        root: pulled.dir,
+        appDir: pulled.dir,
+        options: helm,
+        scratchHome: this.opts.scratchDir,
+        timeoutMs: this.opts.renderTimeoutMs,
+        what: `${what} ${pulled.version}`,
+      });
+      this.opts.observer?.rendered('helm', (performance.now() - renderStarted) / 1000);
+      const result: GeneratedManifests = Object.freeze({
+        revision: pulled.version,
+        sourceType: 'helm' as const,
+        manifests: Object.freeze(objects.map((o) => JSON.stringify(o))),
+      });
+      this.cache.set(cacheKey, result);
+      return result;
+    } finally {
+      pulled.release();
     }
   }
 

@@ -13,6 +13,7 @@ import { authenticateRepoCall, type CallerIdentity } from './service-identity.js
 import type { RepoMetrics } from '../observability/repo-metrics.js';
 import { FULL_SHA } from '../checkouts/revision.js';
 import { validateRepoUrl } from '../credentials/repo-url.js';
+import { chartRepoUrl, chartSourceIssues } from '@capstan/policy';
 import { sourceOptionsOf } from './source-options.js';
 import { refSourcesOf, usedRefs, type RefSource } from './ref-sources.js';
 import type { RefSourceCheckout } from '../manifests/manifest-generator.js';
@@ -43,6 +44,8 @@ function toCredential(c: CredentialMetadata): repov1.Credential {
     hasPassword: c.hasPassword,
     hasSshPrivateKey: c.hasSshPrivateKey,
     insecure: c.insecure,
+    enableOci: c.enableOci,
+    insecureOciForceHttp: c.insecureOciForceHttp,
     origin: c.origin,
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
@@ -59,6 +62,8 @@ function toInput(i: repov1.CredentialInput | undefined): CredentialInput {
     displayName: i.displayName,
     username: i.username,
     insecure: i.insecure,
+    enableOci: i.enableOci,
+    insecureOciForceHttp: i.insecureOciForceHttp,
     secret: {
       ...(i.password ? { password: i.password } : {}),
       ...(i.sshPrivateKey ? { sshPrivateKey: i.sshPrivateKey } : {}),
@@ -208,12 +213,52 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
     if (result.status === 'rejected') throw result.reason;
     return result.value;
   };
+  /** A chart dependency's repository: the project's credential for it, selected and audited alike. */
+  const dependencyCredential = async (
+    url: string,
+    app: repov1.ApplicationRef | undefined,
+    caller: CallerIdentity,
+  ) => {
+    const { project, application } = applicationOf(app);
+    const lookup = await deps.credentials.lookupForApplication({ url, project, application }, caller);
+    deps.metrics?.credentialLookup(lookup.reason);
+    await lookup.recorded;
+    return lookup.credential;
+  };
   const remember = (key: { repoURL: string; revision: string; project: string }) => {
     // A commit SHA never moves: nothing to watch (syncs of a pinned or announced commit pass one).
     if (FULL_SHA.test(key.revision)) return;
     deps
       .watch(key)
       .catch((err: unknown) => deps.logger.warn({ err, repoURL: key.repoURL }, 'cannot record watch'));
+  };
+
+  /**
+   * A chart source: the credential is selected for the chart repository's URL as for a git one (one
+   * selection, one audit row); charts are not watched (no commits to poll).
+   */
+  const generateChart = async (
+    source: repov1.ManifestSource,
+    app: repov1.ApplicationRef | undefined,
+    caller: CallerIdentity,
+  ) => {
+    const url = chartRepoUrl(required(source.repoUrl, 'source.repoUrl'));
+    const issues = chartSourceIssues({ ...source, repoURL: url }, 'source').map((i) => ({
+      field: i.path.replace(/\.repoURL$/, '.repoUrl'),
+      description: i.message,
+    }));
+    if (issues.length > 0) throw new ValidationError(issues);
+    validateRepoUrl(url, 'source.repoUrl', { allowOci: true });
+    const options = sourceOptionsOf({ ...source, path: '.' });
+    if (options.helm && !options.helm.releaseName && app?.name)
+      options.helm = { ...options.helm, releaseName: app.name };
+    return withCredential(url, app, caller, async (lookup) => {
+      const out = await deps.generator.generate(
+        { repoURL: url, targetRevision: source.targetRevision, path: '', chart: source.chart, ...options },
+        lookup.credential,
+      );
+      return { revision: out.revision, sourceType: out.sourceType, manifests: [...out.manifests] };
+    });
   };
 
   return {
@@ -237,6 +282,7 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
     }),
     generateManifests: unary('generateManifests', async (req: repov1.GenerateManifestsRequest, caller) => {
       const source = req.source;
+      if (source?.chart) return generateChart(source, req.application, caller);
       const url = repoUrl(source?.repoUrl, 'source.repoUrl');
       const refSources = refSourcesOf(req.refSources);
       const options = sourceOptionsOf(source, refSources.length > 0 ? refSources : undefined);
@@ -257,6 +303,7 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
             },
             lookup.credential,
             refs,
+            (depUrl) => dependencyCredential(depUrl, req.application, caller),
           );
           remember({ repoURL: url, revision: source?.targetRevision || 'HEAD', project });
           for (const r of refs)

@@ -66,6 +66,7 @@ export function repoManifests(options: {
           repoUrl: src.repoURL,
           targetRevision,
           path: src.path ?? '.',
+          chart: src.chart ?? '',
           ...sourceOptionsMessage(app, src),
         },
         application: applicationRef(app),
@@ -80,6 +81,8 @@ export function repoManifests(options: {
     const pinned = request.revisions?.length === sources.length ? request.revisions : undefined;
     const revisions = await Promise.all(
       sources.map(async (src, i) => {
+        // A chart's version is its targetRevision (no commit to resolve in a chart repository).
+        if (src.chart) return src.targetRevision ?? '';
         const res = await call(
           client.resolveRevision.bind(client),
           {
@@ -111,8 +114,12 @@ export function repoManifests(options: {
         throw new ManifestSourceError(`Application ${app.metadata.name} has no source`);
       if (hasMultipleSources(app)) return renderSources(app, request);
       const src = sources[0] as ApplicationSource;
-      // A requested revision (e.g. the SHA an automated sync was triggered by) wins.
-      const res = await generate(app, src, request.revision ?? src.targetRevision ?? 'HEAD', []);
+      // A requested revision (e.g. the SHA an automated sync was triggered by) wins; a chart's
+      // version is its targetRevision (a requested revision names a commit).
+      const revision = src.chart
+        ? (src.targetRevision ?? '')
+        : (request.revision ?? src.targetRevision ?? 'HEAD');
+      const res = await generate(app, src, revision, []);
       return { revision: res.revision, objects: res.manifests.map((doc) => JSON.parse(doc) as KubeObject) };
     },
     close: () => client.close(),

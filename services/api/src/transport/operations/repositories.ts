@@ -19,6 +19,8 @@ export const repositoryOperations = implement<apiv1.RepositoryServiceServer>(api
       sshPrivateKey: str,
       insecure: bool,
       upsert: bool,
+      enableOci: bool,
+      insecureOciForceHttp: bool,
     }),
     request: apiv1.RepoCreateRequest,
     response: apiv1.Repository,

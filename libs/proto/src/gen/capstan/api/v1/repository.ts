@@ -37,6 +37,9 @@ export interface Repository {
   insecure: boolean;
   /** repo-<fnv-1a 32-bit of url+project>, as Argo CD names its secrets. */
   secretName: string;
+  /** Argo CD's enableOCI (a Helm repository that is an OCI registry) and insecureOCIForceHttp. */
+  enableOci: boolean;
+  insecureOciForceHttp: boolean;
 }
 
 export interface RepoCreateRequest {
@@ -49,6 +52,8 @@ export interface RepoCreateRequest {
   sshPrivateKey: string;
   insecure: boolean;
   upsert: boolean;
+  enableOci: boolean;
+  insecureOciForceHttp: boolean;
 }
 
 export interface RepoQuery {
@@ -76,6 +81,8 @@ function createBaseRepository(): Repository {
     hasSshPrivateKey: false,
     insecure: false,
     secretName: "",
+    enableOci: false,
+    insecureOciForceHttp: false,
   };
 }
 
@@ -107,6 +114,12 @@ export const Repository: MessageFns<Repository> = {
     }
     if (message.secretName !== "") {
       writer.uint32(74).string(message.secretName);
+    }
+    if (message.enableOci !== false) {
+      writer.uint32(80).bool(message.enableOci);
+    }
+    if (message.insecureOciForceHttp !== false) {
+      writer.uint32(88).bool(message.insecureOciForceHttp);
     }
     return writer;
   },
@@ -196,6 +209,22 @@ export const Repository: MessageFns<Repository> = {
             message.secretName = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.enableOci = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.insecureOciForceHttp = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -231,6 +260,16 @@ export const Repository: MessageFns<Repository> = {
         : isSet(object.secret_name)
         ? globalThis.String(object.secret_name)
         : "",
+      enableOci: isSet(object.enableOci)
+        ? globalThis.Boolean(object.enableOci)
+        : isSet(object.enable_oci)
+        ? globalThis.Boolean(object.enable_oci)
+        : false,
+      insecureOciForceHttp: isSet(object.insecureOciForceHttp)
+        ? globalThis.Boolean(object.insecureOciForceHttp)
+        : isSet(object.insecure_oci_force_http)
+        ? globalThis.Boolean(object.insecure_oci_force_http)
+        : false,
     };
   },
 
@@ -263,6 +302,12 @@ export const Repository: MessageFns<Repository> = {
     if (message.secretName !== "") {
       obj.secretName = message.secretName;
     }
+    if (message.enableOci !== false) {
+      obj.enableOci = message.enableOci;
+    }
+    if (message.insecureOciForceHttp !== false) {
+      obj.insecureOciForceHttp = message.insecureOciForceHttp;
+    }
     return obj;
   },
 
@@ -280,6 +325,8 @@ export const Repository: MessageFns<Repository> = {
     message.hasSshPrivateKey = object.hasSshPrivateKey ?? false;
     message.insecure = object.insecure ?? false;
     message.secretName = object.secretName ?? "";
+    message.enableOci = object.enableOci ?? false;
+    message.insecureOciForceHttp = object.insecureOciForceHttp ?? false;
     return message;
   },
 };
@@ -295,6 +342,8 @@ function createBaseRepoCreateRequest(): RepoCreateRequest {
     sshPrivateKey: "",
     insecure: false,
     upsert: false,
+    enableOci: false,
+    insecureOciForceHttp: false,
   };
 }
 
@@ -326,6 +375,12 @@ export const RepoCreateRequest: MessageFns<RepoCreateRequest> = {
     }
     if (message.upsert !== false) {
       writer.uint32(72).bool(message.upsert);
+    }
+    if (message.enableOci !== false) {
+      writer.uint32(80).bool(message.enableOci);
+    }
+    if (message.insecureOciForceHttp !== false) {
+      writer.uint32(88).bool(message.insecureOciForceHttp);
     }
     return writer;
   },
@@ -415,6 +470,22 @@ export const RepoCreateRequest: MessageFns<RepoCreateRequest> = {
             message.upsert = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.enableOci = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.insecureOciForceHttp = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -442,6 +513,16 @@ export const RepoCreateRequest: MessageFns<RepoCreateRequest> = {
         : "",
       insecure: isSet(object.insecure) ? globalThis.Boolean(object.insecure) : false,
       upsert: isSet(object.upsert) ? globalThis.Boolean(object.upsert) : false,
+      enableOci: isSet(object.enableOci)
+        ? globalThis.Boolean(object.enableOci)
+        : isSet(object.enable_oci)
+        ? globalThis.Boolean(object.enable_oci)
+        : false,
+      insecureOciForceHttp: isSet(object.insecureOciForceHttp)
+        ? globalThis.Boolean(object.insecureOciForceHttp)
+        : isSet(object.insecure_oci_force_http)
+        ? globalThis.Boolean(object.insecure_oci_force_http)
+        : false,
     };
   },
 
@@ -474,6 +555,12 @@ export const RepoCreateRequest: MessageFns<RepoCreateRequest> = {
     if (message.upsert !== false) {
       obj.upsert = message.upsert;
     }
+    if (message.enableOci !== false) {
+      obj.enableOci = message.enableOci;
+    }
+    if (message.insecureOciForceHttp !== false) {
+      obj.insecureOciForceHttp = message.insecureOciForceHttp;
+    }
     return obj;
   },
 
@@ -491,6 +578,8 @@ export const RepoCreateRequest: MessageFns<RepoCreateRequest> = {
     message.sshPrivateKey = object.sshPrivateKey ?? "";
     message.insecure = object.insecure ?? false;
     message.upsert = object.upsert ?? false;
+    message.enableOci = object.enableOci ?? false;
+    message.insecureOciForceHttp = object.insecureOciForceHttp ?? false;
     return message;
   },
 };

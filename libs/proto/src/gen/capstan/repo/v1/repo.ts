@@ -44,6 +44,10 @@ export interface Credential {
   /** RFC 3339. */
   createdAt: string;
   updatedAt: string;
+  /** Argo CD's enableOCI: a Helm repository that is an OCI registry. */
+  enableOci: boolean;
+  /** Argo CD's insecureOCIForceHttp: reach the OCI registry over plain HTTP. */
+  insecureOciForceHttp: boolean;
 }
 
 export interface CredentialInput {
@@ -55,6 +59,8 @@ export interface CredentialInput {
   password: string;
   sshPrivateKey: string;
   insecure: boolean;
+  enableOci: boolean;
+  insecureOciForceHttp: boolean;
 }
 
 export interface CreateCredentialRequest {
@@ -280,7 +286,14 @@ export interface ManifestSource {
   path: string;
   directory?: DirectorySource | undefined;
   helm?: HelmSource | undefined;
-  kustomize?: KustomizeSource | undefined;
+  kustomize?:
+    | KustomizeSource
+    | undefined;
+  /**
+   * Argo CD's spec.source.chart: a chart of the Helm repository or OCI registry repo_url, at the
+   * version (or semver constraint) target_revision; path is not read.
+   */
+  chart: string;
 }
 
 /**
@@ -308,7 +321,7 @@ export interface GenerateManifestsRequest {
 }
 
 export interface GenerateManifestsResponse {
-  /** The commit SHA rendered. */
+  /** The commit SHA rendered (for a chart source: the chart version pulled). */
   revision: string;
   /** directory, kustomize or helm. */
   sourceType: string;
@@ -366,6 +379,8 @@ function createBaseCredential(): Credential {
     origin: "",
     createdAt: "",
     updatedAt: "",
+    enableOci: false,
+    insecureOciForceHttp: false,
   };
 }
 
@@ -409,6 +424,12 @@ export const Credential: MessageFns<Credential> = {
     }
     if (message.updatedAt !== "") {
       writer.uint32(106).string(message.updatedAt);
+    }
+    if (message.enableOci !== false) {
+      writer.uint32(112).bool(message.enableOci);
+    }
+    if (message.insecureOciForceHttp !== false) {
+      writer.uint32(120).bool(message.insecureOciForceHttp);
     }
     return writer;
   },
@@ -530,6 +551,22 @@ export const Credential: MessageFns<Credential> = {
             message.updatedAt = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.enableOci = reader.bool();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.insecureOciForceHttp = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -577,6 +614,16 @@ export const Credential: MessageFns<Credential> = {
         : isSet(object.updated_at)
         ? globalThis.String(object.updated_at)
         : "",
+      enableOci: isSet(object.enableOci)
+        ? globalThis.Boolean(object.enableOci)
+        : isSet(object.enable_oci)
+        ? globalThis.Boolean(object.enable_oci)
+        : false,
+      insecureOciForceHttp: isSet(object.insecureOciForceHttp)
+        ? globalThis.Boolean(object.insecureOciForceHttp)
+        : isSet(object.insecure_oci_force_http)
+        ? globalThis.Boolean(object.insecure_oci_force_http)
+        : false,
     };
   },
 
@@ -621,6 +668,12 @@ export const Credential: MessageFns<Credential> = {
     if (message.updatedAt !== "") {
       obj.updatedAt = message.updatedAt;
     }
+    if (message.enableOci !== false) {
+      obj.enableOci = message.enableOci;
+    }
+    if (message.insecureOciForceHttp !== false) {
+      obj.insecureOciForceHttp = message.insecureOciForceHttp;
+    }
     return obj;
   },
 
@@ -642,6 +695,8 @@ export const Credential: MessageFns<Credential> = {
     message.origin = object.origin ?? "";
     message.createdAt = object.createdAt ?? "";
     message.updatedAt = object.updatedAt ?? "";
+    message.enableOci = object.enableOci ?? false;
+    message.insecureOciForceHttp = object.insecureOciForceHttp ?? false;
     return message;
   },
 };
@@ -656,6 +711,8 @@ function createBaseCredentialInput(): CredentialInput {
     password: "",
     sshPrivateKey: "",
     insecure: false,
+    enableOci: false,
+    insecureOciForceHttp: false,
   };
 }
 
@@ -684,6 +741,12 @@ export const CredentialInput: MessageFns<CredentialInput> = {
     }
     if (message.insecure !== false) {
       writer.uint32(64).bool(message.insecure);
+    }
+    if (message.enableOci !== false) {
+      writer.uint32(72).bool(message.enableOci);
+    }
+    if (message.insecureOciForceHttp !== false) {
+      writer.uint32(80).bool(message.insecureOciForceHttp);
     }
     return writer;
   },
@@ -765,6 +828,22 @@ export const CredentialInput: MessageFns<CredentialInput> = {
             message.insecure = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.enableOci = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.insecureOciForceHttp = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -795,6 +874,16 @@ export const CredentialInput: MessageFns<CredentialInput> = {
         ? globalThis.String(object.ssh_private_key)
         : "",
       insecure: isSet(object.insecure) ? globalThis.Boolean(object.insecure) : false,
+      enableOci: isSet(object.enableOci)
+        ? globalThis.Boolean(object.enableOci)
+        : isSet(object.enable_oci)
+        ? globalThis.Boolean(object.enable_oci)
+        : false,
+      insecureOciForceHttp: isSet(object.insecureOciForceHttp)
+        ? globalThis.Boolean(object.insecureOciForceHttp)
+        : isSet(object.insecure_oci_force_http)
+        ? globalThis.Boolean(object.insecure_oci_force_http)
+        : false,
     };
   },
 
@@ -824,6 +913,12 @@ export const CredentialInput: MessageFns<CredentialInput> = {
     if (message.insecure !== false) {
       obj.insecure = message.insecure;
     }
+    if (message.enableOci !== false) {
+      obj.enableOci = message.enableOci;
+    }
+    if (message.insecureOciForceHttp !== false) {
+      obj.insecureOciForceHttp = message.insecureOciForceHttp;
+    }
     return obj;
   },
 
@@ -840,6 +935,8 @@ export const CredentialInput: MessageFns<CredentialInput> = {
     message.password = object.password ?? "";
     message.sshPrivateKey = object.sshPrivateKey ?? "";
     message.insecure = object.insecure ?? false;
+    message.enableOci = object.enableOci ?? false;
+    message.insecureOciForceHttp = object.insecureOciForceHttp ?? false;
     return message;
   },
 };
@@ -4271,7 +4368,15 @@ export const KustomizeSource_CommonAnnotationsEntry: MessageFns<KustomizeSource_
 };
 
 function createBaseManifestSource(): ManifestSource {
-  return { repoUrl: "", targetRevision: "", path: "", directory: undefined, helm: undefined, kustomize: undefined };
+  return {
+    repoUrl: "",
+    targetRevision: "",
+    path: "",
+    directory: undefined,
+    helm: undefined,
+    kustomize: undefined,
+    chart: "",
+  };
 }
 
 export const ManifestSource: MessageFns<ManifestSource> = {
@@ -4293,6 +4398,9 @@ export const ManifestSource: MessageFns<ManifestSource> = {
     }
     if (message.kustomize !== undefined) {
       KustomizeSource.encode(message.kustomize, writer.uint32(50).fork()).join();
+    }
+    if (message.chart !== "") {
+      writer.uint32(82).string(message.chart);
     }
     return writer;
   },
@@ -4358,6 +4466,14 @@ export const ManifestSource: MessageFns<ManifestSource> = {
             message.kustomize = KustomizeSource.decode(reader, reader.uint32());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.chart = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4386,6 +4502,7 @@ export const ManifestSource: MessageFns<ManifestSource> = {
       directory: isSet(object.directory) ? DirectorySource.fromJSON(object.directory) : undefined,
       helm: isSet(object.helm) ? HelmSource.fromJSON(object.helm) : undefined,
       kustomize: isSet(object.kustomize) ? KustomizeSource.fromJSON(object.kustomize) : undefined,
+      chart: isSet(object.chart) ? globalThis.String(object.chart) : "",
     };
   },
 
@@ -4409,6 +4526,9 @@ export const ManifestSource: MessageFns<ManifestSource> = {
     if (message.kustomize !== undefined) {
       obj.kustomize = KustomizeSource.toJSON(message.kustomize);
     }
+    if (message.chart !== "") {
+      obj.chart = message.chart;
+    }
     return obj;
   },
 
@@ -4429,6 +4549,7 @@ export const ManifestSource: MessageFns<ManifestSource> = {
     message.kustomize = (object.kustomize !== undefined && object.kustomize !== null)
       ? KustomizeSource.fromPartial(object.kustomize)
       : undefined;
+    message.chart = object.chart ?? "";
     return message;
   },
 };
