@@ -10,6 +10,7 @@ import { NotFound } from './NotFound';
 import { AuditPage } from '../audit/AuditPage';
 import { ApplicationSetPage, ApplicationSetsPage } from '../applicationsets/ApplicationSetsPage';
 import { ProjectPage, ProjectsPage } from '../projects/ProjectsPage';
+import { RepositoriesPage } from '../repositories/RepositoriesPage';
 
 const ApplicationPage = lazy(() => import('../applications/ApplicationPage'));
 
@@ -27,6 +28,7 @@ export function App() {
           <Route path="/applications" component={ApplicationsPage} />
           <Route path="/audit" component={AuditPage} />
           <Route path="/projects" component={ProjectsPage} />
+          <Route path="/repositories" component={RepositoriesPage} />
           <Route path="/applicationsets" component={ApplicationSetsPage} />
           <Route path="/applicationsets/:namespace/:name">
             {(p) => <ApplicationSetPage namespace={p.namespace} name={p.name} />}

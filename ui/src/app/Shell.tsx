@@ -8,6 +8,7 @@ const NAV = [
   { href: '/applications', label: 'Applications' },
   { href: '/applicationsets', label: 'ApplicationSets' },
   { href: '/projects', label: 'Projects' },
+  { href: '/repositories', label: 'Repositories' },
   { href: '/audit', label: 'Audit' },
 ];
 

@@ -9,7 +9,7 @@ import { actorOf } from '../auth/principal.js';
 import type { RequestContext } from '../support/request.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import { type StoredApplication } from './application.repository.js';
-import { findSyncOperation, insertSyncOperation } from './sync-operation.repository.js';
+import { findSyncOperation, insertSyncOperation, type SyncResource } from './sync-operation.repository.js';
 
 export interface SyncRequestOptions {
   revision: string;
@@ -21,6 +21,8 @@ export interface SyncRequestOptions {
   trigger?: 'user' | 'bus' | 'rollback';
   /** What the operation deploys (a rollback's history entry; absent: spec.source), for status.history. */
   source?: unknown;
+  /** Argo CD's selective sync: only these resources (absent or empty: all). */
+  resources?: SyncResource[];
 }
 
 /** Records the operation and its command (the caller has authorised the sync); returns the operation id. */
@@ -51,6 +53,7 @@ export async function recordSyncRequest(
       requestedAt: new Date(),
       trigger,
       source: opts.source ?? app.application.spec.source ?? null,
+      ...(opts.resources?.length ? { syncResources: opts.resources } : {}),
     });
     const command = newEvent(
       syncRequest.type,
@@ -61,6 +64,7 @@ export async function recordSyncRequest(
         ...(opts.revision ? { revision: opts.revision } : {}),
         dryRun: opts.dryRun,
         prune: opts.prune,
+        ...(opts.resources?.length ? { resources: opts.resources } : {}),
         trigger: { kind: trigger, actor },
       },
       {

@@ -27,8 +27,18 @@ export interface SyncOperationRecord {
   attempt: number;
   /** The Application's source the operation deployed (spec.source when it was recorded). */
   source: unknown;
-  /** Its id in status.history: set once it succeeded (not a dry run, not a deletion). */
+  /** Its id in status.history: set once it succeeded (not a dry run, not a deletion, not selective). */
   historyId: number | null;
+  /** A selective sync's resources (Argo CD's SyncOperation.resources); [] for a full sync. */
+  syncResources: SyncResource[];
+}
+
+/** Argo CD's SyncOperationResource: namespace '' matches any namespace. */
+export interface SyncResource {
+  group: string;
+  kind: string;
+  name: string;
+  namespace: string;
 }
 
 export const toOp = (r: Selectable<ApiDatabase['sync_operations']>): SyncOperationRecord => ({
@@ -52,6 +62,7 @@ export const toOp = (r: Selectable<ApiDatabase['sync_operations']>): SyncOperati
   attempt: r.attempt,
   source: r.source ?? null,
   historyId: r.history_id === null ? null : Number(r.history_id),
+  syncResources: Array.isArray(r.sync_resources) ? (r.sync_resources as SyncResource[]) : [],
 });
 
 export async function insertSyncOperation(
@@ -67,8 +78,9 @@ export async function insertSyncOperation(
     | 'attempt'
     | 'source'
     | 'historyId'
+    | 'syncResources'
   > &
-    Partial<Pick<SyncOperationRecord, 'trigger' | 'attempt' | 'source' | 'startedAt'>>,
+    Partial<Pick<SyncOperationRecord, 'trigger' | 'attempt' | 'source' | 'startedAt' | 'syncResources'>>,
 ): Promise<void> {
   await db
     .withSchema('api')
@@ -89,6 +101,7 @@ export async function insertSyncOperation(
       ...(op.attempt ? { attempt: op.attempt } : {}),
       ...(op.source !== undefined ? { source: JSON.stringify(op.source) } : {}),
       ...(op.startedAt ? { started_at: op.startedAt } : {}),
+      ...(op.syncResources?.length ? { sync_resources: JSON.stringify(op.syncResources) } : {}),
     })
     .execute();
   await db

@@ -11,6 +11,7 @@ import { settingsVersions } from './2026_11_26_0101_settings.js';
 import { projectTokens } from './2026_11_27_0101_project_tokens.js';
 import { settingsSecrets } from './2026_11_27_0201_settings_secrets.js';
 import { notifications } from './2026_11_27_0501_notifications.js';
+import { selectiveSync } from './2026_11_28_0101_selective_sync.js';
 
 export const API_SCHEMA = 'api';
 
@@ -26,4 +27,5 @@ export const apiSchemaMigrations: Migrations = {
   '2026_11_27_0101_project_tokens': projectTokens,
   '2026_11_27_0201_settings_secrets': settingsSecrets,
   '2026_11_27_0501_notifications': notifications,
+  '2026_11_28_0101_selective_sync': selectiveSync,
 };

@@ -65,6 +65,7 @@ export function operationView(op: SyncOperationRecord): Json {
     resources: op.resources,
     trigger: op.trigger,
     attempt: op.attempt,
+    syncResources: op.syncResources,
   };
 }
 
@@ -72,7 +73,12 @@ export function operationView(op: SyncOperationRecord): Json {
 export function operationStateView(op: SyncOperationRecord): Json {
   return {
     operation: {
-      sync: { revision: op.revision, prune: op.prune, dryRun: op.dryRun },
+      sync: {
+        revision: op.revision,
+        prune: op.prune,
+        dryRun: op.dryRun,
+        ...(op.syncResources.length > 0 ? { resources: op.syncResources } : {}),
+      },
       initiatedBy: initiatorOf(op),
     },
     phase: op.phase,

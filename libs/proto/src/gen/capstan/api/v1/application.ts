@@ -20,8 +20,10 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { ManagedResourcesResponse, ResourcesQuery } from "./managed_resources.js";
-import { Empty, ObjectMeta } from "./meta.js";
+import { Empty, HealthStatus, ObjectMeta } from "./meta.js";
 import { ApplicationDestination } from "./project.js";
+import { ApplicationResourceEventsQuery, ApplicationTree, EventList } from "./resource_tree.js";
+import { SyncExplanation } from "./sync_explanation.js";
 
 export const protobufPackage = "capstan.api.v1";
 
@@ -263,6 +265,8 @@ export interface SyncOperation {
   trigger: string;
   /** The sync service's attempt (syncPolicy.retry), 1 for the first. */
   attempt: number;
+  /** A selective sync: only these resources were synced (empty: all). */
+  syncResources: SyncOperationResource[];
 }
 
 /** ApplicationCondition is Argo CD's: DeletionError, SharedResourceWarning, ... */
@@ -290,12 +294,6 @@ export interface SyncStatus {
   revision: string;
 }
 
-/** HealthStatus is Argo CD's: Healthy, Progressing, Degraded, Suspended, Missing, Unknown. */
-export interface HealthStatus {
-  status: string;
-  message: string;
-}
-
 /** ResourceStatus is Argo CD's status.resources[] entry. */
 export interface ResourceStatus {
   group: string;
@@ -318,10 +316,20 @@ export interface OperationInitiator {
   automated: boolean;
 }
 
+/** Argo CD's SyncOperationResource: one resource of a selective sync (namespace empty: any). */
+export interface SyncOperationResource {
+  group: string;
+  kind: string;
+  name: string;
+  namespace: string;
+}
+
 export interface SyncOperationParams {
   revision: string;
   prune: boolean;
   dryRun: boolean;
+  /** A selective sync: only these resources (empty: all). */
+  resources: SyncOperationResource[];
 }
 
 export interface Operation {
@@ -444,6 +452,11 @@ export interface ApplicationSyncRequest {
   revision: string;
   dryRun: boolean;
   prune: boolean;
+  /**
+   * Argo CD's selective sync: only these resources are applied, and prune deletes only those of
+   * them git no longer declares; hooks do not run. Empty: every resource.
+   */
+  resources: SyncOperationResource[];
 }
 
 export interface ApplicationSyncResponse {
@@ -4114,6 +4127,7 @@ function createBaseSyncOperation(): SyncOperation {
     resources: [],
     trigger: "",
     attempt: 0,
+    syncResources: [],
   };
 }
 
@@ -4166,6 +4180,9 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     }
     if (message.attempt !== 0) {
       writer.uint32(128).int32(message.attempt);
+    }
+    for (const v of message.syncResources) {
+      SyncOperationResource.encode(v!, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -4311,6 +4328,14 @@ export const SyncOperation: MessageFns<SyncOperation> = {
             message.attempt = reader.int32();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.syncResources.push(SyncOperationResource.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4359,6 +4384,11 @@ export const SyncOperation: MessageFns<SyncOperation> = {
         : [],
       trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : "",
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      syncResources: globalThis.Array.isArray(object?.syncResources)
+        ? object.syncResources.map((e: any) => SyncOperationResource.fromJSON(e))
+        : globalThis.Array.isArray(object?.sync_resources)
+        ? object.sync_resources.map((e: any) => SyncOperationResource.fromJSON(e))
+        : [],
     };
   },
 
@@ -4412,6 +4442,9 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     if (message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
     }
+    if (message.syncResources?.length) {
+      obj.syncResources = message.syncResources.map((e) => SyncOperationResource.toJSON(e));
+    }
     return obj;
   },
 
@@ -4436,6 +4469,7 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     message.resources = object.resources?.map((e) => ResourceResult.fromPartial(e)) || [];
     message.trigger = object.trigger ?? "";
     message.attempt = object.attempt ?? 0;
+    message.syncResources = object.syncResources?.map((e) => SyncOperationResource.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4737,91 +4771,6 @@ export const SyncStatus: MessageFns<SyncStatus> = {
       ? ComparedTo.fromPartial(object.comparedTo)
       : undefined;
     message.revision = object.revision ?? "";
-    return message;
-  },
-};
-
-function createBaseHealthStatus(): HealthStatus {
-  return { status: "", message: "" };
-}
-
-export const HealthStatus: MessageFns<HealthStatus> = {
-  encode(message: HealthStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.status !== "") {
-      writer.uint32(10).string(message.status);
-    }
-    if (message.message !== "") {
-      writer.uint32(18).string(message.message);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): HealthStatus {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseHealthStatus();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.status = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.message = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): HealthStatus {
-    return {
-      status: isSet(object.status) ? globalThis.String(object.status) : "",
-      message: isSet(object.message) ? globalThis.String(object.message) : "",
-    };
-  },
-
-  toJSON(message: HealthStatus): unknown {
-    const obj: any = {};
-    if (message.status !== "") {
-      obj.status = message.status;
-    }
-    if (message.message !== "") {
-      obj.message = message.message;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<HealthStatus>, I>>(base?: I): HealthStatus {
-    return HealthStatus.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<HealthStatus>, I>>(object: I): HealthStatus {
-    const message = createBaseHealthStatus();
-    message.status = object.status ?? "";
-    message.message = object.message ?? "";
     return message;
   },
 };
@@ -5141,8 +5090,125 @@ export const OperationInitiator: MessageFns<OperationInitiator> = {
   },
 };
 
+function createBaseSyncOperationResource(): SyncOperationResource {
+  return { group: "", kind: "", name: "", namespace: "" };
+}
+
+export const SyncOperationResource: MessageFns<SyncOperationResource> = {
+  encode(message: SyncOperationResource, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.group !== "") {
+      writer.uint32(10).string(message.group);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(34).string(message.namespace);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncOperationResource {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncOperationResource();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.group = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncOperationResource {
+    return {
+      group: isSet(object.group) ? globalThis.String(object.group) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+    };
+  },
+
+  toJSON(message: SyncOperationResource): unknown {
+    const obj: any = {};
+    if (message.group !== "") {
+      obj.group = message.group;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncOperationResource>, I>>(base?: I): SyncOperationResource {
+    return SyncOperationResource.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncOperationResource>, I>>(object: I): SyncOperationResource {
+    const message = createBaseSyncOperationResource();
+    message.group = object.group ?? "";
+    message.kind = object.kind ?? "";
+    message.name = object.name ?? "";
+    message.namespace = object.namespace ?? "";
+    return message;
+  },
+};
+
 function createBaseSyncOperationParams(): SyncOperationParams {
-  return { revision: "", prune: false, dryRun: false };
+  return { revision: "", prune: false, dryRun: false, resources: [] };
 }
 
 export const SyncOperationParams: MessageFns<SyncOperationParams> = {
@@ -5155,6 +5221,9 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
     }
     if (message.dryRun !== false) {
       writer.uint32(24).bool(message.dryRun);
+    }
+    for (const v of message.resources) {
+      SyncOperationResource.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -5196,6 +5265,14 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
             message.dryRun = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.resources.push(SyncOperationResource.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5217,6 +5294,9 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
         : isSet(object.dry_run)
         ? globalThis.Boolean(object.dry_run)
         : false,
+      resources: globalThis.Array.isArray(object?.resources)
+        ? object.resources.map((e: any) => SyncOperationResource.fromJSON(e))
+        : [],
     };
   },
 
@@ -5231,6 +5311,9 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
     if (message.dryRun !== false) {
       obj.dryRun = message.dryRun;
     }
+    if (message.resources?.length) {
+      obj.resources = message.resources.map((e) => SyncOperationResource.toJSON(e));
+    }
     return obj;
   },
 
@@ -5242,6 +5325,7 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
     message.revision = object.revision ?? "";
     message.prune = object.prune ?? false;
     message.dryRun = object.dryRun ?? false;
+    message.resources = object.resources?.map((e) => SyncOperationResource.fromPartial(e)) || [];
     return message;
   },
 };
@@ -6812,7 +6896,7 @@ export const ApplicationDeleteRequest: MessageFns<ApplicationDeleteRequest> = {
 };
 
 function createBaseApplicationSyncRequest(): ApplicationSyncRequest {
-  return { name: "", appNamespace: "", revision: "", dryRun: false, prune: false };
+  return { name: "", appNamespace: "", revision: "", dryRun: false, prune: false, resources: [] };
 }
 
 export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
@@ -6831,6 +6915,9 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
     }
     if (message.prune !== false) {
       writer.uint32(40).bool(message.prune);
+    }
+    for (const v of message.resources) {
+      SyncOperationResource.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -6888,6 +6975,14 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
             message.prune = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.resources.push(SyncOperationResource.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6915,6 +7010,9 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
         ? globalThis.Boolean(object.dry_run)
         : false,
       prune: isSet(object.prune) ? globalThis.Boolean(object.prune) : false,
+      resources: globalThis.Array.isArray(object?.resources)
+        ? object.resources.map((e: any) => SyncOperationResource.fromJSON(e))
+        : [],
     };
   },
 
@@ -6935,6 +7033,9 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
     if (message.prune !== false) {
       obj.prune = message.prune;
     }
+    if (message.resources?.length) {
+      obj.resources = message.resources.map((e) => SyncOperationResource.toJSON(e));
+    }
     return obj;
   },
 
@@ -6948,6 +7049,7 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
     message.revision = object.revision ?? "";
     message.dryRun = object.dryRun ?? false;
     message.prune = object.prune ?? false;
+    message.resources = object.resources?.map((e) => SyncOperationResource.fromPartial(e)) || [];
     return message;
   },
 };
@@ -7491,6 +7593,46 @@ export const ApplicationServiceService = {
       Buffer.from(ApplicationSyncResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplicationSyncResponse => ApplicationSyncResponse.decode(value),
   },
+  /**
+   * Argo CD's ResourceTree: the Application's objects and the objects they own (ReplicaSets, Pods,
+   * ...; followed by ownerReferences), read by the sync service as the Application's ServiceAccount.
+   */
+  resourceTree: {
+    path: "/capstan.api.v1.ApplicationService/ResourceTree" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResourcesQuery): Buffer => Buffer.from(ResourcesQuery.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResourcesQuery => ResourcesQuery.decode(value),
+    responseSerialize: (value: ApplicationTree): Buffer => Buffer.from(ApplicationTree.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplicationTree => ApplicationTree.decode(value),
+  },
+  /**
+   * Argo CD's ListResourceEvents: the Kubernetes events of one resource of the Application's tree,
+   * listed as the Application's ServiceAccount.
+   */
+  listResourceEvents: {
+    path: "/capstan.api.v1.ApplicationService/ListResourceEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplicationResourceEventsQuery): Buffer =>
+      Buffer.from(ApplicationResourceEventsQuery.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplicationResourceEventsQuery => ApplicationResourceEventsQuery.decode(value),
+    responseSerialize: (value: EventList): Buffer => Buffer.from(EventList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EventList => EventList.decode(value),
+  },
+  /**
+   * Who a sync of the Application would write as now, and why (a Capstan addition): the sync
+   * service's explainSync on what it holds now, the function `capstan sync explain` runs.
+   */
+  explainSync: {
+    path: "/capstan.api.v1.ApplicationService/ExplainSync" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplicationQuery): Buffer => Buffer.from(ApplicationQuery.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplicationQuery => ApplicationQuery.decode(value),
+    responseSerialize: (value: SyncExplanation): Buffer => Buffer.from(SyncExplanation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SyncExplanation => SyncExplanation.decode(value),
+  },
 } as const;
 
 export interface ApplicationServiceServer extends UntypedServiceImplementation {
@@ -7517,6 +7659,21 @@ export interface ApplicationServiceServer extends UntypedServiceImplementation {
    * revision; spec.targetRevision is unchanged). Refused while automated sync is enabled.
    */
   rollback: handleUnaryCall<ApplicationRollbackRequest, ApplicationSyncResponse>;
+  /**
+   * Argo CD's ResourceTree: the Application's objects and the objects they own (ReplicaSets, Pods,
+   * ...; followed by ownerReferences), read by the sync service as the Application's ServiceAccount.
+   */
+  resourceTree: handleUnaryCall<ResourcesQuery, ApplicationTree>;
+  /**
+   * Argo CD's ListResourceEvents: the Kubernetes events of one resource of the Application's tree,
+   * listed as the Application's ServiceAccount.
+   */
+  listResourceEvents: handleUnaryCall<ApplicationResourceEventsQuery, EventList>;
+  /**
+   * Who a sync of the Application would write as now, and why (a Capstan addition): the sync
+   * service's explainSync on what it holds now, the function `capstan sync explain` runs.
+   */
+  explainSync: handleUnaryCall<ApplicationQuery, SyncExplanation>;
 }
 
 export interface ApplicationServiceClient extends Client {
@@ -7682,6 +7839,63 @@ export interface ApplicationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplicationSyncResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Argo CD's ResourceTree: the Application's objects and the objects they own (ReplicaSets, Pods,
+   * ...; followed by ownerReferences), read by the sync service as the Application's ServiceAccount.
+   */
+  resourceTree(
+    request: ResourcesQuery,
+    callback: (error: ServiceError | null, response: ApplicationTree) => void,
+  ): ClientUnaryCall;
+  resourceTree(
+    request: ResourcesQuery,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplicationTree) => void,
+  ): ClientUnaryCall;
+  resourceTree(
+    request: ResourcesQuery,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplicationTree) => void,
+  ): ClientUnaryCall;
+  /**
+   * Argo CD's ListResourceEvents: the Kubernetes events of one resource of the Application's tree,
+   * listed as the Application's ServiceAccount.
+   */
+  listResourceEvents(
+    request: ApplicationResourceEventsQuery,
+    callback: (error: ServiceError | null, response: EventList) => void,
+  ): ClientUnaryCall;
+  listResourceEvents(
+    request: ApplicationResourceEventsQuery,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EventList) => void,
+  ): ClientUnaryCall;
+  listResourceEvents(
+    request: ApplicationResourceEventsQuery,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EventList) => void,
+  ): ClientUnaryCall;
+  /**
+   * Who a sync of the Application would write as now, and why (a Capstan addition): the sync
+   * service's explainSync on what it holds now, the function `capstan sync explain` runs.
+   */
+  explainSync(
+    request: ApplicationQuery,
+    callback: (error: ServiceError | null, response: SyncExplanation) => void,
+  ): ClientUnaryCall;
+  explainSync(
+    request: ApplicationQuery,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SyncExplanation) => void,
+  ): ClientUnaryCall;
+  explainSync(
+    request: ApplicationQuery,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SyncExplanation) => void,
   ): ClientUnaryCall;
 }
 

@@ -37,6 +37,11 @@ export interface Repository {
   insecure: boolean;
   /** repo-<fnv-1a 32-bit of url+project>, as Argo CD names its secrets. */
   secretName: string;
+  /**
+   * In a list (a Capstan addition): the projects, of those the caller may get, whose Applications
+   * of this URL resolve to this credential, and so share one checkout of it.
+   */
+  sharedCheckoutProjects: string[];
 }
 
 export interface RepoCreateRequest {
@@ -76,6 +81,7 @@ function createBaseRepository(): Repository {
     hasSshPrivateKey: false,
     insecure: false,
     secretName: "",
+    sharedCheckoutProjects: [],
   };
 }
 
@@ -107,6 +113,9 @@ export const Repository: MessageFns<Repository> = {
     }
     if (message.secretName !== "") {
       writer.uint32(74).string(message.secretName);
+    }
+    for (const v of message.sharedCheckoutProjects) {
+      writer.uint32(82).string(v!);
     }
     return writer;
   },
@@ -196,6 +205,14 @@ export const Repository: MessageFns<Repository> = {
             message.secretName = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.sharedCheckoutProjects.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -231,6 +248,11 @@ export const Repository: MessageFns<Repository> = {
         : isSet(object.secret_name)
         ? globalThis.String(object.secret_name)
         : "",
+      sharedCheckoutProjects: globalThis.Array.isArray(object?.sharedCheckoutProjects)
+        ? object.sharedCheckoutProjects.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.shared_checkout_projects)
+        ? object.shared_checkout_projects.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -263,6 +285,9 @@ export const Repository: MessageFns<Repository> = {
     if (message.secretName !== "") {
       obj.secretName = message.secretName;
     }
+    if (message.sharedCheckoutProjects?.length) {
+      obj.sharedCheckoutProjects = message.sharedCheckoutProjects;
+    }
     return obj;
   },
 
@@ -280,6 +305,7 @@ export const Repository: MessageFns<Repository> = {
     message.hasSshPrivateKey = object.hasSshPrivateKey ?? false;
     message.insecure = object.insecure ?? false;
     message.secretName = object.secretName ?? "";
+    message.sharedCheckoutProjects = object.sharedCheckoutProjects?.map((e) => e) || [];
     return message;
   },
 };
