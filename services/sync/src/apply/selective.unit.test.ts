@@ -20,7 +20,9 @@ describe("selective sync (Argo CD's SyncOperation.resources)", () => {
     expect(hasIdentity(r, { group: '', kind: 'Deployment', name: 'web', namespace: 'a' })).toBe(false);
     expect(hasIdentity(r, { group: 'apps', kind: 'Deployment', name: 'web2' })).toBe(false);
     const scoped = { ...r, namespace: 'a' };
-    expect(hasIdentity(scoped, { group: 'apps', kind: 'Deployment', name: 'web', namespace: 'b' })).toBe(false);
+    expect(hasIdentity(scoped, { group: 'apps', kind: 'Deployment', name: 'web', namespace: 'b' })).toBe(
+      false,
+    );
     // No wildcards here: the CLI expands `*` against the Application's resources before asking.
     expect(hasIdentity({ ...r, name: '*' }, { group: 'apps', kind: 'Deployment', name: 'web' })).toBe(false);
   });
@@ -38,7 +40,9 @@ describe("selective sync (Argo CD's SyncOperation.resources)", () => {
     expect(one.objects(objects).map((o) => o.metadata.name)).toEqual(['config']);
     const withHook = Selection.of([{ group: 'batch', kind: 'Job', name: 'migrate', namespace: 'a' }]);
     expect(withHook.objects(objects)).toEqual([]);
-    expect(one.includesRef({ apiVersion: 'v1', kind: 'ConfigMap', name: 'config', namespace: 'a' })).toBe(true);
+    expect(one.includesRef({ apiVersion: 'v1', kind: 'ConfigMap', name: 'config', namespace: 'a' })).toBe(
+      true,
+    );
     expect(one.includesRef({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'a' })).toBe(
       false,
     );

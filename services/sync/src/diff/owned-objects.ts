@@ -60,7 +60,10 @@ export function refOfLive(o: LiveObject): apiv1.ResourceRef {
 /** The containers' images of a Pod or of a workload's pod template (Argo CD's node images). */
 export function imagesOf(o: LiveObject): string[] {
   const spec = o.spec as
-    | { containers?: Array<{ image?: string }>; template?: { spec?: { containers?: Array<{ image?: string }> } } }
+    | {
+        containers?: Array<{ image?: string }>;
+        template?: { spec?: { containers?: Array<{ image?: string }> } };
+      }
     | undefined;
   const containers = spec?.containers ?? spec?.template?.spec?.containers ?? [];
   return [...new Set(containers.map((c) => c.image ?? '').filter(Boolean))];

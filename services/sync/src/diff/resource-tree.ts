@@ -179,7 +179,9 @@ export async function resourceEvents(
 
 interface KubeEvent {
   metadata?: { name?: string; namespace?: string; uid?: string; creationTimestamp?: string };
-  involvedObject?: Partial<Record<'kind' | 'namespace' | 'name' | 'uid' | 'apiVersion' | 'fieldPath', string>>;
+  involvedObject?: Partial<
+    Record<'kind' | 'namespace' | 'name' | 'uid' | 'apiVersion' | 'fieldPath', string>
+  >;
   reason?: string;
   message?: string;
   source?: { component?: string; host?: string };
