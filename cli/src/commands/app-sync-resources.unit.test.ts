@@ -25,7 +25,7 @@ describe("app sync --resource (Argo CD's GROUP:KIND:NAME)", () => {
     );
   });
 
-  it('matches against the Application\'s resources: wildcards, exclusions, exact list sent', () => {
+  it("matches against the Application's resources: wildcards, exclusions, exact list sent", () => {
     expect(selectedResources([':ConfigMap:config'], resources)).toEqual([resources[0]]);
     expect(selectedResources(['*:*:web'], resources)).toEqual([resources[1], resources[2]]);
     expect(selectedResources(['!apps:Deployment:web'], resources)).toEqual([resources[0], resources[2]]);

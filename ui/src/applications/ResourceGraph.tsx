@@ -88,25 +88,25 @@ export default function ResourceGraph({
   }, [app, live.data, onOpen]);
   return (
     <>
-    <div className="graph" role="region" aria-label="resource tree">
-      <ReactFlow
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={nodeTypes}
-        fitView
-        fitViewOptions={{ maxZoom: 1 }}
-        nodesConnectable={false}
-        // A click handler gives the nodes pointer events (React Flow leaves static nodes without).
-        onNodeClick={(_e, n) => n.data.resource && onOpen(n.data.resource)}
-        nodesFocusable={false}
-        edgesFocusable={false}
-        proOptions={{ hideAttribution: true }}
-        colorMode="system"
-      >
-        <Background />
-        <Controls showInteractive={false} />
-      </ReactFlow>
-    </div>
+      <div className="graph" role="region" aria-label="resource tree">
+        <ReactFlow
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={nodeTypes}
+          fitView
+          fitViewOptions={{ maxZoom: 1 }}
+          nodesConnectable={false}
+          // A click handler gives the nodes pointer events (React Flow leaves static nodes without).
+          onNodeClick={(_e, n) => n.data.resource && onOpen(n.data.resource)}
+          nodesFocusable={false}
+          edgesFocusable={false}
+          proOptions={{ hideAttribution: true }}
+          colorMode="system"
+        >
+          <Background />
+          <Controls showInteractive={false} />
+        </ReactFlow>
+      </div>
       <TreeNotes tree={live.data} error={live.error} />
     </>
   );

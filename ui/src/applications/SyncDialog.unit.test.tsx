@@ -41,7 +41,8 @@ describe('sync and delete dialogs', () => {
     wrap(<SyncDialog app={{ ...app, status: { resources } }} />);
     await user.click(screen.getByRole('button', { name: 'Sync' }));
     const group = screen.getByRole('group', { name: 'Resources' });
-    const boxes = () => screen.getAllByRole('checkbox').filter((b) => group.contains(b)) as HTMLInputElement[];
+    const boxes = () =>
+      screen.getAllByRole('checkbox').filter((b) => group.contains(b)) as HTMLInputElement[];
     expect(boxes().map((b) => b.checked)).toEqual([true, true]);
     expect(screen.queryByRole('note')).toBeNull();
     await user.click(screen.getByRole('checkbox', { name: 'Deployment team-a/guestbook-ui' }));

@@ -54,7 +54,11 @@ export function SyncResourcePicker(props: {
           return (
             <li key={id}>
               <label className="check">
-                <input type="checkbox" checked={ticked.has(id)} onChange={(e) => toggle(id, e.target.checked)} />{' '}
+                <input
+                  type="checkbox"
+                  checked={ticked.has(id)}
+                  onChange={(e) => toggle(id, e.target.checked)}
+                />{' '}
                 {r.kind} {r.namespace ? `${r.namespace}/` : ''}
                 {r.name}
               </label>
@@ -64,8 +68,8 @@ export function SyncResourcePicker(props: {
       </ul>
       {partial && (
         <p className="muted" role="note">
-          Selective sync: only the ticked resources are synced and pruned; hooks do not run, and the
-          sync is not added to the history.
+          Selective sync: only the ticked resources are synced and pruned; hooks do not run, and the sync is
+          not added to the history.
         </p>
       )}
     </fieldset>

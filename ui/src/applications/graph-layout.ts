@@ -102,7 +102,7 @@ function ownedNodes(tree: ApplicationTree | undefined, drawn: Set<string>) {
   const pending = (tree?.nodes ?? []).filter((n) => (n.parentRefs ?? []).length > 0);
   const out: { id: string; n: ResourceNode; parents: string[] }[] = [];
   // Parents come before their children in the api's answer, but do not rely on it: repeat until stable.
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const n of [...pending]) {
       const parents = (n.parentRefs ?? []).map(resourceId).filter((p) => drawn.has(p));

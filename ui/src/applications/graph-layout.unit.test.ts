@@ -50,8 +50,22 @@ describe('resource tree with owned objects', () => {
         resources: [{ group: 'apps', kind: 'Deployment', name: 'web', namespace: 'a', status: 'Synced' }],
       },
     };
-    const deploy = { group: 'apps', version: 'v1', kind: 'Deployment', namespace: 'a', name: 'web', uid: 'd1' };
-    const rs = { group: 'apps', version: 'v1', kind: 'ReplicaSet', namespace: 'a', name: 'web-5d9', uid: 'r1' };
+    const deploy = {
+      group: 'apps',
+      version: 'v1',
+      kind: 'Deployment',
+      namespace: 'a',
+      name: 'web',
+      uid: 'd1',
+    };
+    const rs = {
+      group: 'apps',
+      version: 'v1',
+      kind: 'ReplicaSet',
+      namespace: 'a',
+      name: 'web-5d9',
+      uid: 'r1',
+    };
     const { nodes, edges } = treeOf(app, {
       nodes: [
         // The Pod first: the order of the answer does not matter.

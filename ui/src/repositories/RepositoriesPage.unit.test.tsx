@@ -9,7 +9,13 @@ describe('repository credentials per project', () => {
     render(
       <RepositoryGroups
         items={[
-          { repo: URL, project: '', username: 'ci', hasPassword: true, sharedCheckoutProjects: ['team-a', 'team-c'] },
+          {
+            repo: URL,
+            project: '',
+            username: 'ci',
+            hasPassword: true,
+            sharedCheckoutProjects: ['team-a', 'team-c'],
+          },
           { repo: URL, project: 'team-b', hasSshPrivateKey: true, sharedCheckoutProjects: ['team-b'] },
         ]}
       />,

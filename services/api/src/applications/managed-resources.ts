@@ -75,7 +75,10 @@ export class GrpcSyncBackend implements SyncBackend {
   }
 
   resourceTree(app: AppRef): Promise<apiv1.ApplicationTree> {
-    return this.ask(this.client.resourceTree.bind(this.client), syncv1.ManagedResourcesRequest.fromPartial(app));
+    return this.ask(
+      this.client.resourceTree.bind(this.client),
+      syncv1.ManagedResourcesRequest.fromPartial(app),
+    );
   }
 
   resourceEvents(app: AppRef, target: ResourceEventsTarget): Promise<apiv1.EventList> {
@@ -86,7 +89,10 @@ export class GrpcSyncBackend implements SyncBackend {
   }
 
   explainSync(app: AppRef): Promise<apiv1.SyncExplanation> {
-    return this.ask(this.client.explainSync.bind(this.client), syncv1.ManagedResourcesRequest.fromPartial(app));
+    return this.ask(
+      this.client.explainSync.bind(this.client),
+      syncv1.ManagedResourcesRequest.fromPartial(app),
+    );
   }
 
   settings(showSource: boolean): Promise<apiv1.SettingEntry[]> {

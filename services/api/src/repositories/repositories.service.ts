@@ -211,8 +211,7 @@ export class RepositoriesService {
     const visible = all
       .filter(
         (r) =>
-          this.deps.authz.decide(ctx.principal, 'repositories', 'get', repoObject(r.project, r.repo))
-            .allowed,
+          this.deps.authz.decide(ctx.principal, 'repositories', 'get', repoObject(r.project, r.repo)).allowed,
       )
       .map((r) => {
         const at = everything.findIndex((e) => e.secretName === r.secretName);

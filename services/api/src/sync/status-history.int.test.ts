@@ -379,7 +379,14 @@ describe('api: live status, history and rollback', () => {
       const picked = { group: 'apps', kind: 'Deployment', name: 'guestbook-ui', namespace: 'team-a-prod' };
       const res = await unary(
         c.applications.sync.bind(c.applications),
-        { name: 'guestbook', appNamespace: '', revision: '', dryRun: false, prune: true, resources: [picked] },
+        {
+          name: 'guestbook',
+          appNamespace: '',
+          revision: '',
+          dryRun: false,
+          prune: true,
+          resources: [picked],
+        },
         { metadata: bearer(admin) },
       );
       await h.api.flushOutbox();

@@ -270,7 +270,7 @@ export const applicationOperations = implement<apiv1.ApplicationServiceServer>(
       http: { method: 'GET', path: '/api/v1/applications/:name/sync-explanation' },
       auth: 'user',
       summary:
-        'who a sync of the Application would write as now, and why: the sync service\'s explainSync (`capstan sync explain`), rules of projects the caller may not get withheld',
+        "who a sync of the Application would write as now, and why: the sync service's explainSync (`capstan sync explain`), rules of projects the caller may not get withheld",
       input: appQuery,
       request: apiv1.ApplicationQuery,
       response: apiv1.SyncExplanation,
