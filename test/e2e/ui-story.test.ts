@@ -319,14 +319,16 @@ spec:
     const tree = page.getByRole('region', { name: 'resource tree' });
     const rs = tree.getByRole('button', { name: /^ReplicaSet guestbook-ui-/ });
     const pod = tree.getByRole('button', { name: /^Pod guestbook-ui-/ });
-    try {
-      await pod.waitFor({ timeout: 30_000 });
-    } catch {
-      // The stand-in may make them after the tree was last read: read the page afresh.
+    // The tree is read again when the Application's state moves on; the stand-in may make the
+    // objects (and write the ReplicaSet's status) after that: then the page is read afresh once.
+    const shown = async () => {
+      await pod.waitFor({ timeout: 20_000 });
+      await rs.getByText('Healthy').waitFor({ timeout: 20_000 });
+    };
+    await shown().catch(async () => {
       await page.reload();
-      await pod.waitFor({ timeout: 60_000 });
-    }
-    await rs.getByText('Healthy').waitFor({ timeout: 60_000 });
+      await shown();
+    });
     // The ServiceAccount may not list EndpointSlices: said under the graph, not read otherwise.
     await page
       .getByRole('list', { name: 'resource tree notes' })
