@@ -327,7 +327,12 @@ spec:
     };
     await shown().catch(async () => {
       await page.reload();
-      await shown();
+      await shown().catch(async (err: Error) => {
+        // Say what the page shows instead: the tree's nodes and its notes (a refusal, an error).
+        const labels = await tree.getByRole('button').evaluateAll((bs) => bs.map((b) => b.ariaLabel));
+        const notes = await page.locator('ul.notes').allInnerTexts();
+        throw new Error(`${err.message}\nnodes: ${labels.join(', ')}\nnotes: ${notes.join(' | ')}`);
+      });
     });
     // The ServiceAccount may not list EndpointSlices: said under the graph, not read otherwise.
     await page
