@@ -120,7 +120,12 @@ async function listChildren(
   try {
     const page = await cluster.list(child.apiVersion, child.kind, namespace, { limit: MAX_TREE_NODES });
     if (page.more) state.truncated = true;
-    return plain(page.items) as LiveObject[];
+    // A list's items carry no apiVersion and kind (the list has them): give each its own.
+    return (plain(page.items) as LiveObject[]).map((o) => ({
+      ...o,
+      apiVersion: child.apiVersion,
+      kind: child.kind,
+    }));
   } catch (err) {
     // A kind the cluster does not serve (no EndpointSlices on an old cluster) has nothing to show.
     if (httpStatusOf(err) === 404) return [];
