@@ -2,8 +2,13 @@
 // control plane as processes (startControlPlane) on real PostgreSQL, NATS, git and kube-apiserver.
 // An administrator logs in (the session is an HttpOnly cookie no script can read), finds guestbook,
 // sees its resource tree, syncs it and watches the progress arrive over the stream (no polling),
-// opens a resource's diff; a tenant of another project is shown a clear denial. axe-core checks
-// every page (no serious or critical violation). With CAPSTAN_UI_SCREENSHOTS=<dir> the pages are
+// opens a resource's diff; a tenant of another project is shown a clear denial. Before the first sync
+// the Identity panel already says who the sync will write as; a selective sync of one resource
+// leaves the others alone; the Deployment's ReplicaSet and Pod (made by the workload stand-in, as
+// the controllers would) hang under it in the tree; their events are refused to a ServiceAccount that
+// may not list them, and the panel says so; an Application aimed at kube-system that its project no
+// longer allows is shown refused with the reason; the Repositories page says who shares a checkout.
+// axe-core checks every page (no serious or critical violation). With CAPSTAN_UI_SCREENSHOTS=<dir> the pages are
 // saved there as PNGs (docs/ui.md uses them).
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,7 +18,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
-import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
+import {
+  seedTenant,
+  startCluster,
+  startWorkloadControllers,
+  type KubeCluster,
+  type WorkloadControllers,
+} from '@capstan/test/kube';
 import { capstan, type CliResult } from './api-harness.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { launchChromium, seriousViolations } from './browser.js';
@@ -57,6 +68,7 @@ spec:
 
 describe('ui story: the web UI drives the control plane in a real browser', () => {
   let cluster: KubeCluster;
+  let controllers: WorkloadControllers;
   let git: GitServer;
   let apps: TestRepository;
   let db: TestDatabase;
@@ -108,8 +120,12 @@ describe('ui story: the web UI drives the control plane in a real browser', () =
           resources: ['services', 'configmaps'],
           verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
         },
+        // The tree reads the objects the Deployment owns; events are not granted (the panel says so).
+        { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
       ],
     });
+    controllers = await startWorkloadControllers(cluster.adminKubeconfig, { ownedObjects: true });
     git = await startGitServer();
     apps = await git.createRepository('team-a/apps.git', {
       credentials: [{ username: 'git', password: GIT_PASSWORD }],
@@ -193,6 +209,7 @@ spec:
 
   afterAll(async () => {
     await browser?.close();
+    await controllers?.stop();
     await plane?.stop();
     await git?.close();
     await bus?.cleanup();
@@ -248,6 +265,47 @@ spec:
     await accessible(page, 'application');
   });
 
+  it('says who the first sync will write as before there is any, and that none was recorded yet', async () => {
+    await page.getByRole('tab', { name: 'Identity' }).click();
+    const next = page.getByRole('region', { name: 'Who the next sync will write as' });
+    await next.getByText(/Will write as/).waitFor({ timeout: 30_000 });
+    await next.getByText(`system:serviceaccount:${NS}:deployer`).waitFor();
+    await next
+      .getByRole('table', { name: /rules of the chain/ })
+      .getByText('✔ first match')
+      .waitFor();
+    await page.getByText('No sync yet: the decision is made and recorded at the first sync.').waitFor();
+    await accessible(page, 'identity panel before the first sync');
+    await page.getByRole('tab', { name: 'Resource tree' }).click();
+  });
+
+  it('syncs one selected resource only (a selective sync), leaving the others out of sync', async () => {
+    await page.getByRole('button', { name: 'Sync' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Sync guestbook' });
+    await dialog.getByRole('button', { name: 'None' }).click();
+    await dialog.getByRole('checkbox', { name: `ConfigMap ${NS}/guestbook-config` }).check();
+    await dialog
+      .getByRole('note')
+      .getByText(/Selective sync/)
+      .waitFor();
+    await accessible(page, 'sync dialog with a resource picked');
+    await dialog.getByRole('button', { name: 'Synchronize' }).click();
+    await page.getByRole('status').getByText('Succeeded').waitFor({ timeout: 120_000 });
+    const tree = page.getByRole('region', { name: 'resource tree' });
+    await tree
+      .getByRole('button', { name: 'ConfigMap guestbook-config' })
+      .getByText('Synced')
+      .waitFor({ timeout: 60_000 });
+    await tree.getByRole('button', { name: 'Deployment guestbook-ui' }).getByText('OutOfSync').waitFor();
+    const op = await as('admin', ['app', 'get', 'guestbook', '-o', 'json']);
+    ok(op, 'app get');
+    const state = (JSON.parse(op.stdout) as { status: { operationState: { operation: unknown } } }).status
+      .operationState;
+    expect(state.operation).toMatchObject({
+      sync: { resources: [{ kind: 'ConfigMap', name: 'guestbook-config', namespace: NS }] },
+    });
+  });
+
   it('syncs and shows the progress as the stream brings it, without polling', async () => {
     const reads: string[] = [];
     page.on('request', (r) => {
@@ -261,12 +319,50 @@ spec:
     await dialog.getByRole('button', { name: 'Synchronize' }).click();
     await page.getByRole('status').getByText('Succeeded').waitFor({ timeout: 120_000 });
     const tree = page.getByRole('region', { name: 'resource tree' });
+    // Only the full sync applies the Deployment.
     await tree
-      .getByRole('button', { name: 'ConfigMap guestbook-config' })
+      .getByRole('button', { name: 'Deployment guestbook-ui' })
       .getByText('Synced')
       .waitFor({ timeout: 60_000 });
     expect(reads, 'the page learnt the outcome from the stream, not by asking again').toEqual([]);
+  });
+
+  it("shows the Deployment's ReplicaSet and Pod under it, with health, read as the ServiceAccount", async () => {
+    const tree = page.getByRole('region', { name: 'resource tree' });
+    const rs = tree.getByRole('button', { name: /^ReplicaSet guestbook-ui-/ });
+    const pod = tree.getByRole('button', { name: /^Pod guestbook-ui-/ });
+    // The tree is read again when the Application's state moves on; the stand-in may make the
+    // objects (and write the ReplicaSet's status) after that: then the page is read afresh once.
+    const shown = async () => {
+      await pod.waitFor({ timeout: 20_000 });
+      await rs.getByText('Healthy').waitFor({ timeout: 20_000 });
+    };
+    await shown().catch(async () => {
+      await page.reload();
+      await shown().catch(async (err: Error) => {
+        // Say what the page shows instead: the tree's nodes and its notes (a refusal, an error).
+        const labels = await tree.getByRole('button').evaluateAll((bs) => bs.map((b) => b.ariaLabel));
+        const notes = await page.locator('ul.notes').allInnerTexts();
+        throw new Error(`${err.message}\nnodes: ${labels.join(', ')}\nnotes: ${notes.join(' | ')}`);
+      });
+    });
+    // The ServiceAccount may not list EndpointSlices: said under the graph, not read otherwise.
+    await page
+      .getByRole('list', { name: 'resource tree notes' })
+      .getByText(/may not list EndpointSlices/)
+      .waitFor();
+    await accessible(page, 'application with owned objects');
     await shot(page, 'application');
+    await pod.click();
+    const panel = page.getByRole('dialog', { name: /^Pod guestbook-ui-/ });
+    await panel
+      .getByText(`Events cannot be shown: system:serviceaccount:${NS}:deployer may not list events`, {
+        exact: false,
+      })
+      .waitFor({ timeout: 60_000 });
+    await accessible(page, 'owned object panel');
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
   });
 
   it("opens a resource's panel: desired and live manifests and their diff", async () => {
@@ -410,6 +506,62 @@ spec:
     await page.getByRole('heading', { name: 'user-b' }).waitFor();
     await accessible(page, 'accounts');
     await shot(page, 'accounts');
+  });
+
+  it('shows the kube-system Application its project no longer allows as refused, with the reason', async () => {
+    const addons = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: { name: kube-addons, namespace: argocd }
+spec:
+  project: addons
+  source: { repoURL: '${apps.url}', targetRevision: main, path: guestbook }
+  destination: { name: ui, namespace: kube-system }
+`;
+    for (const [args, what] of [
+      [
+        [
+          'proj',
+          'create',
+          'addons',
+          '--src',
+          `${git.baseUrl}/team-a/*`,
+          '--dest',
+          `${cluster.server},kube-system`,
+        ],
+        'proj',
+      ],
+      [['apply', '-f', await file('addons.yaml', addons)], 'apply kube-addons'],
+      [['proj', 'remove-destination', 'addons', cluster.server, 'kube-system'], 'remove kube-system'],
+    ] as const)
+      ok(await as('admin', [...args]), what);
+    const next = page.getByRole('region', { name: 'Who the next sync will write as' });
+    // The sync service learns of the project's change from the bus: open the page until it has.
+    for (let attempt = 1; ; attempt++) {
+      await page.goto(`${plane.api.httpUrl}/applications/argocd/kube-addons`);
+      await page.getByRole('tab', { name: 'Identity' }).click();
+      try {
+        await next.getByText(/Would be refused/).waitFor({ timeout: 10_000 });
+        break;
+      } catch (err) {
+        if (attempt >= 6) throw err;
+      }
+    }
+    const denies = next.getByRole('list', { name: 'what denies' });
+    await denies.getByText(/kube-system/).waitFor();
+    await denies.getByText(/project addons/).waitFor();
+    await accessible(page, 'identity panel of a refused Application');
+    await shot(page, 'identity-denied');
+  });
+
+  it('lists repository credentials per project, with the projects that share a checkout', async () => {
+    await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Repositories' }).click();
+    const table = page.getByRole('table', { name: 'Project team-a' });
+    await table.getByRole('cell', { name: apps.url }).waitFor();
+    await table.getByRole('cell', { name: 'username git and password' }).waitFor();
+    await table.getByRole('cell', { name: 'only team-a' }).waitFor();
+    expect(await page.content()).not.toContain(GIT_PASSWORD);
+    await accessible(page, 'repositories');
+    await shot(page, 'repositories');
   });
 
   it('shows a tenant of another project a clear denial, not an error', async () => {

@@ -5,6 +5,7 @@ import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
 import { CliError } from '../errors.js';
 import { syncWindowLine } from './proj-windows.js';
+import { selectedResources } from './app-sync-resources.js';
 import { printApplication } from './app-status.js';
 import { addHistoryCommand, addRollbackCommand } from './app-rollback.js';
 import { readManifestObject } from '../input/manifest-files.js';
@@ -115,17 +116,34 @@ const syncAction =
       async?: boolean;
       timeout: string;
       output: OutputFormat;
+      resource?: string[];
     },
     cmd: Command,
   ) =>
     withConnection(cmd, async (c) => {
       const dryRun = dryRunOnly || !!o.dryRun;
+      const patterns = o.resource ?? [];
+      // As Argo CD's CLI: the patterns are matched against the Application's resources first.
+      const resources =
+        patterns.length === 0
+          ? []
+          : selectedResources(
+              patterns,
+              (
+                await c.call(c.applications.get.bind(c.applications), {
+                  name,
+                  appNamespace: o.appNamespace,
+                  project: '',
+                })
+              ).status?.resources ?? [],
+            );
       const res = await c.call(c.applications.sync.bind(c.applications), {
         name,
         appNamespace: o.appNamespace,
         revision: o.revision,
         dryRun,
         prune: !!o.prune,
+        resources,
       });
       if (o.async) {
         process.stdout.write(`${res.operationId}\n`);
@@ -289,6 +307,11 @@ function appSyncCommand(): Command {
     .option('--prune', 'delete resources the Application no longer declares')
     .option('--async', 'print the operation id and return')
     .option('--timeout <seconds>', 'give up waiting after this long', '300')
+    .option(
+      '--resource <GROUP:KIND:NAME>',
+      "Sync only specific resources as GROUP:KIND:NAME or !GROUP:KIND:NAME. Fields may be blank and '*' can be used. This option may be specified repeatedly",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .addOption(outputOption())
     .action(syncAction(false));
 }

@@ -52,6 +52,15 @@ export {
 } from './repository/repo-url.js';
 export { repoPathProblem } from './repository/repo-path.js';
 export {
+  findForMutation,
+  resolveForApi,
+  selectForProject,
+  type ApiResolution,
+  type Candidate,
+  type LookupDecision,
+  type LookupReason,
+} from './repository/credential-selection.js';
+export {
   validateAppProject,
   validateApplication,
   appProjectIssues,

@@ -30,6 +30,7 @@ import { ProjectTokensService } from './projects/project-tokens.service.js';
 import { SsoService } from './sso/sso.service.js';
 import { ApplicationsService } from './applications/applications.service.js';
 import { ManagedResourcesService } from './applications/managed-resources.js';
+import { repositoryUses } from './repositories/shared-checkouts.js';
 import { ClustersService } from './clusters/clusters.service.js';
 import { RepositoriesService } from './repositories/repositories.service.js';
 import { connectPeers, type PeerBackends } from './peers.js';
@@ -288,7 +289,11 @@ function createServices(
     controlNamespace: config.controlNamespace ?? DEFAULT_CONTROL_NAMESPACE,
   });
   const clusters = new ClustersService({ db, authz, keyring, credentialReaders: config.credentialReaders });
-  const repositories = new RepositoriesService({ authz, backend: peers.repo });
+  const repositories = new RepositoriesService({
+    authz,
+    backend: peers.repo,
+    uses: () => repositoryUses(db),
+  });
   const throttle: LoginThrottleSettings = { ...DEFAULT_LOGIN_THROTTLE, ...config.loginThrottle };
   const accounts = new AccountsService({
     db,
@@ -373,7 +378,7 @@ function createServices(
       applicationSets,
       deliverers,
     }),
-    managedResources: new ManagedResourcesService({ applications, backend: peers.sync }),
+    managedResources: new ManagedResourcesService({ applications, backend: peers.sync, authz }),
     changes: new ApplicationChanges(),
     webhooks: new WebhookService({
       db,

@@ -59,7 +59,7 @@ describe('api: sync, clusters, apply and projections', () => {
     try {
       const res = await unary(
         c.applications.sync.bind(c.applications),
-        { name: 'guestbook', appNamespace: '', revision: '', dryRun: true, prune: false },
+        { name: 'guestbook', appNamespace: '', revision: '', dryRun: true, prune: false, resources: [] },
         { metadata: bearer(tenant) },
       );
       expect(res.operationId).toBeTruthy();

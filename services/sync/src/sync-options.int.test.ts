@@ -68,9 +68,20 @@ const app = (name: string, syncPolicy: Record<string, unknown> = {}, namespace =
 async function sync(
   name: string,
   objects: unknown[],
-  options: { prune?: boolean; expect?: 'succeeded' | 'failed' } = {},
+  options: {
+    prune?: boolean;
+    expect?: 'succeeded' | 'failed';
+    resources?: { group: string; kind: string; name: string; namespace: string }[];
+  } = {},
 ) {
-  const op = await h.requestSync({ namespace: 'argocd', name }, { objects, prune: options.prune ?? false });
+  const op = await h.requestSync(
+    { namespace: 'argocd', name },
+    {
+      objects,
+      prune: options.prune ?? false,
+      ...(options.resources ? { resources: options.resources } : {}),
+    },
+  );
   const terminal = await h.waitForTerminal(op);
   expect(terminal.status, terminal.reason ?? '').toBe(options.expect ?? 'succeeded');
   return { op, terminal, events: (await h.eventsOf(op)).map((e) => ({ type: e.type, ...e.data })) };
@@ -100,6 +111,41 @@ describe('sync options', () => {
     // Still this Application's: the next prune sees it again (Argo shows it as requiring pruning).
     const again = await sync('keeper', [], { prune: true });
     expect(again.events).toContainEqual(expect.objectContaining({ name: 'keep-me', status: 'PruneSkipped' }));
+  });
+
+  it("given a selective sync (Argo CD's resources), then only the named objects are applied and pruned, no hook runs, and the others stay the Application's", async () => {
+    await h.putApplication(app('picker'));
+    await sync('picker', [cm('pick-a'), cm('pick-b'), cm('pick-c'), cm('pick-d')]);
+    const data = async (name: string) =>
+      (await core().readNamespacedConfigMap({ name, namespace: 'team-a' })).data?.key;
+    const changed = (name: string) => ({ ...cm(name), data: { key: `${name}-2` } });
+    const hook = {
+      ...cm('pick-hook'),
+      metadata: { name: 'pick-hook', annotations: { 'argocd.argoproj.io/hook': 'PreSync' } },
+    };
+    const named = (name: string, namespace = '') => ({ group: '', kind: 'ConfigMap', name, namespace });
+    // git now: a and b changed, c and d gone; the sync names a, c and the hook.
+    const picked = await sync('picker', [changed('pick-a'), changed('pick-b'), hook], {
+      prune: true,
+      resources: [named('pick-a', 'team-a'), named('pick-c'), named('pick-hook')],
+    });
+    expect(await data('pick-a')).toBe('pick-a-2');
+    expect(await data('pick-b')).toBe('pick-b');
+    const left = await configMapsIn(a, 'team-a');
+    expect(left).not.toContain('pick-c');
+    expect(left).toContain('pick-d');
+    expect(left).not.toContain('pick-hook');
+    const touched = (picked.events as Array<Record<string, unknown>>)
+      .filter((e) => e.type === 'io.capstan.sync.resource-synced.v1')
+      .map((e) => e.name);
+    expect(touched).toEqual(expect.arrayContaining(['pick-a', 'pick-c']));
+    expect(touched).not.toContain('pick-b');
+    expect(touched).not.toContain('pick-d');
+    expect(touched).not.toContain('pick-hook');
+    // d is still this Application's: a full sync with prune deletes it, and applies b.
+    await sync('picker', [changed('pick-a'), changed('pick-b')], { prune: true });
+    expect(await configMapsIn(a, 'team-a')).not.toContain('pick-d');
+    expect(await data('pick-b')).toBe('pick-b-2');
   });
 
   it('given Prune=confirm, when pruned without confirmation then with the deletion-approved annotation, then it waits first and is pruned after', async () => {

@@ -104,7 +104,7 @@ export async function startSync(
   // The internal gRPC server (ManagedResources for `capstan app diff`), when callers are configured.
   const grpcPort = await startSyncGrpcServer(
     ctx,
-    { db, credentials, manifests, clusters },
+    { db, credentials, manifests, clusters, health: settings.health },
     settings.decision,
     (showSource) =>
       effectiveSettings(

@@ -17,6 +17,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { controllerStatus, statusChanged, type Workload } from './workload-status.js';
+import { ensureOwnedObjects, replicaSetStatus } from './owned-workloads.js';
 
 export interface WorkloadControllers {
   /** Status writes so far (for tests that wait for the stand-in to have acted). */
@@ -35,12 +36,24 @@ interface KindWatch {
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-function kindWatches(kc: KubeConfig): KindWatch[] {
+function kindWatches(kc: KubeConfig, ownedObjects: boolean): KindWatch[] {
   const apps = kc.makeApiClient(AppsV1Api);
   const batch = kc.makeApiClient(BatchV1Api);
   const core = kc.makeApiClient(CoreV1Api);
   const list = (p: Promise<unknown>) => p as Promise<KubernetesListObject<KubernetesObject>>;
+  const replicaSets: KindWatch[] = ownedObjects
+    ? [
+        {
+          kind: 'ReplicaSet',
+          path: '/apis/apps/v1/replicasets',
+          list: () => list(apps.listReplicaSetForAllNamespaces()),
+          patch: (name, namespace, status) =>
+            apps.patchNamespacedReplicaSetStatus({ name, namespace, body: { status } }, mergePatch),
+        },
+      ]
+    : [];
   return [
+    ...replicaSets,
     {
       kind: 'Deployment',
       path: '/apis/apps/v1/deployments',
@@ -85,7 +98,11 @@ function kindWatches(kc: KubeConfig): KindWatch[] {
  */
 export async function startWorkloadControllers(
   kc: KubeConfig,
-  options: { log?: (line: string) => void } = {},
+  options: {
+    log?: (line: string) => void;
+    /** Also make each Deployment's ReplicaSet and Pods, owned as the controllers own them (owned-workloads.ts). */
+    ownedObjects?: boolean;
+  } = {},
 ): Promise<WorkloadControllers> {
   const firstSeen = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
@@ -103,7 +120,14 @@ export async function startWorkloadControllers(
     const key = `${watch.kind}/${w.metadata.namespace}/${w.metadata.name}@${w.metadata.generation ?? 0}`;
     const now = Date.now();
     if (!firstSeen.has(key)) firstSeen.set(key, now);
-    const next = controllerStatus(w, { firstSeen: firstSeen.get(key)!, now });
+    if (options.ownedObjects && watch.kind === 'Deployment')
+      await ensureOwnedObjects(kc, w).catch((err: unknown) =>
+        options.log?.(`workload controllers: objects of ${key} not made: ${(err as Error).message}`),
+      );
+    const next =
+      watch.kind === 'ReplicaSet'
+        ? replicaSetStatus(w)
+        : controllerStatus(w, { firstSeen: firstSeen.get(key)!, now });
     if (!next) return;
     scheduleDeadline(watch, w, firstSeen.get(key)!);
     if (!statusChanged(w.status, next)) return;
@@ -129,7 +153,7 @@ export async function startWorkloadControllers(
     timers.add(timer);
   };
 
-  for (const watch of kindWatches(kc)) {
+  for (const watch of kindWatches(kc, options.ownedObjects === true)) {
     const informer = makeInformer(kc, watch.path, watch.list);
     informer.on('add', (o) => void reconcile(watch, o));
     informer.on('update', (o) => void reconcile(watch, o));

@@ -16,6 +16,7 @@ import {
 import { ClustersPage } from '../clusters/ClustersPage';
 import { AccountsPage } from '../accounts/AccountsPage';
 import { ProjectPage, ProjectsPage } from '../projects/ProjectsPage';
+import { RepositoriesPage } from '../repositories/RepositoriesPage';
 
 const ApplicationPage = lazy(() => import('../applications/ApplicationPage'));
 
@@ -33,6 +34,7 @@ export function App() {
           <Route path="/applications" component={ApplicationsPage} />
           <Route path="/audit" component={AuditPage} />
           <Route path="/projects" component={ProjectsPage} />
+          <Route path="/repositories" component={RepositoriesPage} />
           <Route path="/applicationsets" component={ApplicationSetsPage} />
           <Route path="/applicationsets/new" component={NewApplicationSetPage} />
           <Route path="/clusters" component={ClustersPage} />

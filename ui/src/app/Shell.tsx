@@ -10,6 +10,7 @@ const NAV = [
   { href: '/applications', label: 'Applications' },
   { href: '/applicationsets', label: 'ApplicationSets' },
   { href: '/projects', label: 'Projects' },
+  { href: '/repositories', label: 'Repositories' },
   { href: '/clusters', label: 'Clusters' },
   { href: '/accounts', label: 'Accounts' },
   { href: '/audit', label: 'Audit' },

@@ -3,7 +3,8 @@
 import { useCallback, useState } from 'react';
 import { Tabs } from 'radix-ui';
 import { Link } from 'wouter';
-import type { Application, ResourceStatus } from '../api/views';
+import type { Application } from '../api/views';
+import type { PanelTarget } from './graph-layout';
 import { QueryState } from '../app/QueryState';
 import { useApplication } from './queries';
 import { useApplicationStream } from './useApplicationStream';
@@ -41,8 +42,8 @@ function Progress({ app }: { app: Application }) {
 }
 
 function ApplicationView({ app, live }: { app: Application; live: string }) {
-  const [open, setOpen] = useState<ResourceStatus | undefined>();
-  const onOpen = useCallback((r: ResourceStatus) => setOpen(r), []);
+  const [open, setOpen] = useState<PanelTarget | undefined>();
+  const onOpen = useCallback((r: PanelTarget) => setOpen(r), []);
   const { name, namespace = '' } = app.metadata;
   return (
     <>

@@ -1,11 +1,14 @@
-// Who this Application's sync writes as, and why: the sync service's decision as the audit trail
-// recorded it (the same facts `capstan sync explain` prints: the destinationServiceAccounts rules
-// considered and which matched, the project chain, the ServiceAccount or the refusal and its reason).
+// Who this Application's sync writes as, and why: first the decision the sync service makes now
+// for the next sync (SyncExplanationView: explainSync, what `capstan sync explain` prints), then the
+// decision the audit trail recorded at the last sync (the destinationServiceAccounts rules considered
+// and which matched, the project chain, the ServiceAccount or the refusal and its reason).
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { QueryState } from '../app/QueryState';
 import type { Application } from '../api/views';
 import type { AuditRow } from '../audit/audit-query';
+import type { SyncExplanation } from '../api/live-views';
+import { SyncExplanationView } from './SyncExplanationView';
 
 interface Rule {
   index: number;
@@ -35,6 +38,28 @@ interface Decision {
 }
 
 export function IdentityTab({ app }: { app: Application }) {
+  const { name, namespace = '' } = app.metadata;
+  const next = useQuery({
+    queryKey: ['explain', namespace, name, app.spec],
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/v1/applications/{name}/sync-explanation', {
+          params: { path: { name }, query: { appNamespace: namespace } },
+        }),
+      ) as SyncExplanation,
+  });
+  return (
+    <>
+      <QueryState isPending={next.isPending} error={next.error} what="explain this Application's next sync">
+        {() => <SyncExplanationView e={next.data!} />}
+      </QueryState>
+      <h2>Last recorded decision</h2>
+      <RecordedDecision app={app} />
+    </>
+  );
+}
+
+function RecordedDecision({ app }: { app: Application }) {
   const { name, namespace = '' } = app.metadata;
   const rows = useQuery({
     queryKey: ['identity', namespace, name],

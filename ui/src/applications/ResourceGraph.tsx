@@ -1,13 +1,35 @@
 // The resource tree drawn by React Flow from the dagre layout; each node is a button (keyboard:
-// Tab to it, Enter to open its panel) with its health and sync badges.
+// Tab to it, Enter to open its panel) with its health and sync badges. The managed objects come
+// with the Application (status.resources); the objects they own from the api's resource-tree, asked
+// again when the Application's state changes (a reconcile, an operation's end) as the stream tells,
+// never on a timer.
 import { ReactFlow, Background, Controls, Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useMemo } from 'react';
-import type { Application, ResourceStatus } from '../api/views';
-import { treeOf, type TreeNode } from './graph-layout';
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import type { Application } from '../api/views';
+import type { ApplicationTree } from '../api/live-views';
+import { treeOf, type PanelTarget, type TreeNode } from './graph-layout';
 import { HealthBadge, SyncBadge } from './Badges';
 
-type Data = TreeNode & { onOpen?: (r: ResourceStatus) => void };
+type Data = TreeNode & { onOpen?: (r: PanelTarget) => void };
+
+/** The live tree, fetched again when the Application's reconcile or operation moves on. */
+export function useResourceTree(app: Application) {
+  const { name, namespace = '' } = app.metadata;
+  const op = app.status?.operationState;
+  return useQuery({
+    queryKey: ['tree', namespace, name, app.status?.reconciledAt, op?.phase, op?.finishedAt],
+    placeholderData: (previous) => previous,
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/v1/applications/{applicationName}/resource-tree', {
+          params: { path: { applicationName: name }, query: { appNamespace: namespace } },
+        }),
+      ) as ApplicationTree,
+  });
+}
 
 function ResourceNode({ data }: NodeProps<Node<Data>>) {
   const body = (
@@ -47,10 +69,11 @@ export default function ResourceGraph({
   onOpen,
 }: {
   app: Application;
-  onOpen: (r: ResourceStatus) => void;
+  onOpen: (r: PanelTarget) => void;
 }) {
+  const live = useResourceTree(app);
   const { nodes, edges } = useMemo(() => {
-    const t = treeOf(app);
+    const t = treeOf(app, live.data);
     return {
       nodes: t.nodes.map<Node<Data>>((n) => ({
         id: n.id,
@@ -62,26 +85,48 @@ export default function ResourceGraph({
       })),
       edges: t.edges,
     };
-  }, [app, onOpen]);
+  }, [app, live.data, onOpen]);
   return (
-    <div className="graph" role="region" aria-label="resource tree">
-      <ReactFlow
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={nodeTypes}
-        fitView
-        fitViewOptions={{ maxZoom: 1 }}
-        nodesConnectable={false}
-        // A click handler gives the nodes pointer events (React Flow leaves static nodes without).
-        onNodeClick={(_e, n) => n.data.resource && onOpen(n.data.resource)}
-        nodesFocusable={false}
-        edgesFocusable={false}
-        proOptions={{ hideAttribution: true }}
-        colorMode="system"
-      >
-        <Background />
-        <Controls showInteractive={false} />
-      </ReactFlow>
-    </div>
+    <>
+      <div className="graph" role="region" aria-label="resource tree">
+        <ReactFlow
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={nodeTypes}
+          fitView
+          fitViewOptions={{ maxZoom: 1 }}
+          nodesConnectable={false}
+          // A click handler gives the nodes pointer events (React Flow leaves static nodes without).
+          onNodeClick={(_e, n) => n.data.resource && onOpen(n.data.resource)}
+          nodesFocusable={false}
+          edgesFocusable={false}
+          proOptions={{ hideAttribution: true }}
+          colorMode="system"
+        >
+          <Background />
+          <Controls showInteractive={false} />
+        </ReactFlow>
+      </div>
+      <TreeNotes tree={live.data} error={live.error} />
+    </>
+  );
+}
+
+/** What the live tree could not show: a refused list, the node limit, or the api's error. */
+function TreeNotes({ tree, error }: { tree: ApplicationTree | undefined; error: Error | null }) {
+  const notes = [
+    ...(error ? [`Owned objects are not shown: ${error.message}`] : []),
+    ...(tree?.warnings ?? []),
+    ...(tree?.truncated ? ['The tree is cut short at its node limit.'] : []),
+  ];
+  if (notes.length === 0) return null;
+  return (
+    <ul className="notes" aria-label="resource tree notes">
+      {notes.map((n) => (
+        <li key={n} className="muted">
+          {n}
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -1,9 +1,13 @@
 // One resource: its status, and git's (desired) manifest against the live one with their diff,
-// from the api's ManagedResources (read as the Application's ServiceAccount; Secrets masked there).
+// from the api's ManagedResources (read as the Application's ServiceAccount; Secrets masked there),
+// and its events. An object the managed ones own (a ReplicaSet, a Pod) has no manifest in git: its
+// panel shows its events.
+import type { ReactNode } from 'react';
 import { Dialog, Tabs } from 'radix-ui';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
-import type { ResourceStatus } from '../api/views';
+import type { PanelTarget } from './graph-layout';
+import { ResourceEvents } from './ResourceEvents';
 import { QueryState } from '../app/QueryState';
 import { lineDiff, pretty } from './diff';
 import { HealthBadge, SyncBadge } from './Badges';
@@ -21,12 +25,12 @@ interface ManagedResource {
 export function ResourcePanel(props: {
   appName: string;
   appNamespace: string;
-  resource: ResourceStatus | undefined;
+  resource: PanelTarget | undefined;
   onClose: () => void;
 }) {
   const r = props.resource;
   const managed = useQuery({
-    enabled: r !== undefined,
+    enabled: r !== undefined && !r.owned,
     queryKey: ['managed', props.appNamespace, props.appName, r?.group, r?.kind, r?.namespace, r?.name],
     queryFn: async () => {
       const res = unwrap(
@@ -59,9 +63,20 @@ export function ResourcePanel(props: {
             {r?.health?.status && <HealthBadge status={r.health.status} />}{' '}
             {r?.status && <SyncBadge status={r.status} />}
           </Dialog.Description>
-          <QueryState isPending={managed.isPending} error={managed.error} what="read this resource">
-            {() => <Manifests m={managed.data!} />}
-          </QueryState>
+          {r?.owned ? (
+            <ResourceEvents appName={props.appName} appNamespace={props.appNamespace} resource={r} />
+          ) : (
+            <QueryState isPending={managed.isPending} error={managed.error} what="read this resource">
+              {() => (
+                <Manifests
+                  m={managed.data!}
+                  events={
+                    <ResourceEvents appName={props.appName} appNamespace={props.appNamespace} resource={r!} />
+                  }
+                />
+              )}
+            </QueryState>
+          )}
           <Dialog.Close asChild>
             <button type="button" className="button ghost">
               Close
@@ -73,7 +88,7 @@ export function ResourcePanel(props: {
   );
 }
 
-function Manifests({ m }: { m: ManagedResource }) {
+function Manifests({ m, events }: { m: ManagedResource; events: ReactNode }) {
   const desired = pretty(m.targetState);
   const live = pretty(m.normalizedLiveState || m.liveState);
   return (
@@ -82,6 +97,7 @@ function Manifests({ m }: { m: ManagedResource }) {
         <Tabs.Trigger value="diff">Diff</Tabs.Trigger>
         <Tabs.Trigger value="desired">Desired</Tabs.Trigger>
         <Tabs.Trigger value="live">Live</Tabs.Trigger>
+        <Tabs.Trigger value="events">Events</Tabs.Trigger>
       </Tabs.List>
       <Tabs.Content value="diff">
         <pre className="code diff" tabIndex={0} aria-label="diff, desired against live">
@@ -103,6 +119,7 @@ function Manifests({ m }: { m: ManagedResource }) {
           {live || '(not in the cluster)'}
         </pre>
       </Tabs.Content>
+      <Tabs.Content value="events">{events}</Tabs.Content>
     </Tabs.Root>
   );
 }

@@ -1,11 +1,14 @@
-// Sync with options (Argo CD's sync panel): revision, prune, dry run. Radix Dialog gives the focus
-// trap, Escape and the labelled dialog role.
+// Sync with options (Argo CD's sync panel): revision, prune, dry run, and which resources
+// (SyncResourcePicker: a selective sync). Radix Dialog gives the focus trap, Escape and the
+// labelled dialog role.
 import { useState, type FormEvent } from 'react';
 import { Dialog } from 'radix-ui';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import type { Application } from '../api/views';
 import { applicationKey } from './queries';
+import { resourceId } from './graph-layout';
+import { selectedForSync, SyncResourcePicker } from './SyncResourcePicker';
 
 export function SyncDialog({ app }: { app: Application }) {
   const qc = useQueryClient();
@@ -13,13 +16,27 @@ export function SyncDialog({ app }: { app: Application }) {
   const [revision, setRevision] = useState('');
   const [prune, setPrune] = useState(false);
   const [dryRun, setDryRun] = useState(false);
+  const resources = app.status?.resources ?? [];
+  const [ticked, setTicked] = useState<Set<string>>(new Set());
   const { name, namespace = '' } = app.metadata;
+  const openWith = (o: boolean) => {
+    // Each opening starts from a full sync: every resource ticked.
+    if (o) setTicked(new Set(resources.map(resourceId)));
+    setOpen(o);
+  };
   const sync = useMutation({
     mutationFn: async () =>
       unwrap(
         await api.POST('/api/v1/applications/{name}/sync', {
           params: { path: { name } },
-          body: { name, appNamespace: namespace, revision, prune, dryRun },
+          body: {
+            name,
+            appNamespace: namespace,
+            revision,
+            prune,
+            dryRun,
+            resources: selectedForSync(resources, ticked),
+          },
         }),
       ) as { operationId?: string; application?: Application },
     onSuccess: (r) => {
@@ -32,7 +49,7 @@ export function SyncDialog({ app }: { app: Application }) {
     sync.mutate();
   };
   return (
-    <Dialog.Root open={open} onOpenChange={setOpen}>
+    <Dialog.Root open={open} onOpenChange={openWith}>
       <Dialog.Trigger asChild>
         <button type="button" className="button primary">
           Sync
@@ -59,6 +76,7 @@ export function SyncDialog({ app }: { app: Application }) {
             <label className="check">
               <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} /> Dry run
             </label>
+            <SyncResourcePicker resources={resources} ticked={ticked} onChange={setTicked} />
             {sync.error && (
               <p role="alert" className="error">
                 {sync.error.message}
@@ -70,7 +88,11 @@ export function SyncDialog({ app }: { app: Application }) {
                   Cancel
                 </button>
               </Dialog.Close>
-              <button type="submit" className="button primary" disabled={sync.isPending}>
+              <button
+                type="submit"
+                className="button primary"
+                disabled={sync.isPending || (resources.length > 0 && ticked.size === 0)}
+              >
                 {sync.isPending ? 'Syncing…' : 'Synchronize'}
               </button>
             </div>

@@ -11,6 +11,17 @@ const applicationRef = z.object({ name: z.string().min(1), namespace: z.string()
 /** Argo CD's revisions of a multi-source Application: one per source, in spec.sources order. */
 const revisionList = z.array(z.string().max(255)).max(100);
 
+/** How many resources one selective sync may name (a request is bounded like every tenant input). */
+export const MAX_SYNC_RESOURCES = 500;
+
+/** Argo CD's SyncOperationResource: group, kind and name match exactly; namespace '' matches any. */
+export const syncResource = z.strictObject({
+  group: z.string().max(253),
+  kind: z.string().min(1).max(63),
+  name: z.string().min(1).max(253),
+  namespace: z.string().max(63),
+});
+
 /**
  * What started a sync, as `capstan app history` shows it: a user (through the api), another system
  * (an ext sync request, authorised as its account), automation (a new revision or a new Application),
@@ -37,6 +48,11 @@ export const syncRequest = defineEvent({
     revisions: revisionList.optional(),
     dryRun: z.boolean().default(false),
     prune: z.boolean().default(false),
+    /**
+     * Argo CD's selective sync: only these resources are applied, prune deletes only those of them
+     * git no longer declares, and hooks do not run. Absent: every resource.
+     */
+    resources: z.array(syncResource).min(1).max(MAX_SYNC_RESOURCES).optional(),
     /** Who asked (user, bus, rollback); absent: a user, the envelope's actor. */
     trigger: syncTrigger.optional(),
   }),

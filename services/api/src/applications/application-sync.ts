@@ -11,7 +11,7 @@ import { API_SCHEMA } from '../migrations/index.js';
 import { type StoredApplication } from './application.repository.js';
 import { hasMultipleSources } from '@capstan/policy';
 import { ValidationError } from '@capstan/service';
-import { findSyncOperation, insertSyncOperation } from './sync-operation.repository.js';
+import { findSyncOperation, insertSyncOperation, type SyncResource } from './sync-operation.repository.js';
 
 export interface SyncRequestOptions {
   revision: string;
@@ -27,6 +27,8 @@ export interface SyncRequestOptions {
   revisions?: readonly string[];
   /** A multi-source Application's sources deployed (a rollback's entry; absent: spec.sources). */
   sources?: unknown[];
+  /** Argo CD's selective sync: only these resources (absent or empty: all). */
+  resources?: SyncResource[];
 }
 
 /** Records the operation and its command (the caller has authorised the sync); returns the operation id. */
@@ -70,6 +72,7 @@ export async function recordSyncRequest(
         ? { source: null, sources: opts.sources ?? app.application.spec.sources ?? [] }
         : { source: opts.source ?? app.application.spec.source ?? null }),
       ...(opts.revisions ? { revisions: [...opts.revisions] } : {}),
+      ...(opts.resources?.length ? { syncResources: opts.resources } : {}),
     });
     const command = newEvent(
       syncRequest.type,
@@ -81,6 +84,7 @@ export async function recordSyncRequest(
         ...(opts.revisions && opts.revisions.length > 0 ? { revisions: [...opts.revisions] } : {}),
         dryRun: opts.dryRun,
         prune: opts.prune,
+        ...(opts.resources?.length ? { resources: opts.resources } : {}),
         trigger: { kind: trigger, actor },
       },
       {

@@ -30,8 +30,18 @@ export interface SyncOperationRecord {
   /** A multi-source Application's: the sources deployed (spec.sources) and the revision of each. */
   sources: unknown[] | null;
   revisions: string[];
-  /** Its id in status.history: set once it succeeded (not a dry run, not a deletion). */
+  /** Its id in status.history: set once it succeeded (not a dry run, not a deletion, not selective). */
   historyId: number | null;
+  /** A selective sync's resources (Argo CD's SyncOperation.resources); [] for a full sync. */
+  syncResources: SyncResource[];
+}
+
+/** Argo CD's SyncOperationResource: namespace '' matches any namespace. */
+export interface SyncResource {
+  group: string;
+  kind: string;
+  name: string;
+  namespace: string;
 }
 
 export const toOp = (r: Selectable<ApiDatabase['sync_operations']>): SyncOperationRecord => ({
@@ -57,6 +67,7 @@ export const toOp = (r: Selectable<ApiDatabase['sync_operations']>): SyncOperati
   sources: Array.isArray(r.sources) ? (r.sources as unknown[]) : null,
   revisions: Array.isArray(r.revisions) ? (r.revisions as string[]) : [],
   historyId: r.history_id === null ? null : Number(r.history_id),
+  syncResources: Array.isArray(r.sync_resources) ? (r.sync_resources as SyncResource[]) : [],
 });
 
 export async function insertSyncOperation(
@@ -74,9 +85,13 @@ export async function insertSyncOperation(
     | 'sources'
     | 'revisions'
     | 'historyId'
+    | 'syncResources'
   > &
     Partial<
-      Pick<SyncOperationRecord, 'trigger' | 'attempt' | 'source' | 'sources' | 'revisions' | 'startedAt'>
+      Pick<
+        SyncOperationRecord,
+        'trigger' | 'attempt' | 'source' | 'sources' | 'revisions' | 'startedAt' | 'syncResources'
+      >
     >,
 ): Promise<void> {
   await db
@@ -100,6 +115,7 @@ export async function insertSyncOperation(
       ...(op.sources ? { sources: JSON.stringify(op.sources) } : {}),
       ...(op.revisions && op.revisions.length > 0 ? { revisions: JSON.stringify(op.revisions) } : {}),
       ...(op.startedAt ? { started_at: op.startedAt } : {}),
+      ...(op.syncResources?.length ? { sync_resources: JSON.stringify(op.syncResources) } : {}),
     })
     .execute();
   await db

@@ -16,6 +16,7 @@ import type { RequestContext } from '../support/request.js';
 import type { Principal } from '../auth/principal.js';
 import { invalid } from '../support/validation.js';
 import type { RepositoryInput } from '../apply/manifests.js';
+import { sharedCheckouts, type RepositoryUse } from './shared-checkouts.js';
 
 export interface RepositoryView {
   repo: string;
@@ -29,6 +30,11 @@ export interface RepositoryView {
   secretName: string;
   enableOci: boolean;
   insecureOciForceHttp: boolean;
+  /**
+   * In a list: the projects (that the caller may get) whose Applications of this URL resolve to this
+   * credential, and so share one checkout.
+   */
+  sharedCheckoutProjects?: string[];
 }
 
 /** What applying a declarative Secret did, or (dry run) would do, and to which credential. */
@@ -90,7 +96,14 @@ export class UnconfiguredRepoBackend implements RepoBackend {
 export const repoObject = (project: string, repo: string) => (project ? `${project}/${repo}` : repo);
 
 export class RepositoriesService {
-  constructor(private readonly deps: { authz: Authorizer; backend: RepoBackend }) {}
+  constructor(
+    private readonly deps: {
+      authz: Authorizer;
+      backend: RepoBackend;
+      /** The (project, URL) pairs the Applications use; absent: no checkout sharing is reported. */
+      uses?: () => Promise<RepositoryUse[]>;
+    },
+  ) {}
 
   /** Refuses up front when repository calls cannot succeed (so an apply writes nothing). */
   requireBackend(): void {
@@ -192,10 +205,20 @@ export class RepositoriesService {
 
   async list(ctx: RequestContext, project: string): Promise<RepositoryView[]> {
     const all = await this.deps.backend.list(ctx.principal, project);
-    const visible = all.filter(
-      (r) =>
-        this.deps.authz.decide(ctx.principal, 'repositories', 'get', repoObject(r.project, r.repo)).allowed,
-    );
+    // Resolution needs every credential of each URL (a project's own one, even one the caller may
+    // not see, keeps it off the unscoped checkout); only visible credentials and projects are told.
+    const everything = project ? await this.deps.backend.list(ctx.principal, '') : all;
+    const shared = this.deps.uses ? sharedCheckouts(everything, await this.deps.uses()) : [];
+    const mayGetProject = (p: string) => this.deps.authz.decide(ctx.principal, 'projects', 'get', p).allowed;
+    const visible = all
+      .filter(
+        (r) =>
+          this.deps.authz.decide(ctx.principal, 'repositories', 'get', repoObject(r.project, r.repo)).allowed,
+      )
+      .map((r) => {
+        const at = everything.findIndex((e) => e.secretName === r.secretName);
+        return { ...r, sharedCheckoutProjects: (shared[at] ?? []).filter(mayGetProject) };
+      });
     await this.deps.authz.record(
       ctx.principal,
       'repositories',

@@ -64,6 +64,8 @@ export interface SyncOperationsTable {
   sources: Generated<unknown>;
   /** Its id in status.history once it succeeded (not a dry run, not a deletion). */
   history_id: Generated<string | null>;
+  /** A selective sync's resources (Argo CD's SyncOperationResource list); [] for a full sync. */
+  sync_resources: Generated<unknown>;
 }
 
 export interface NotificationStateTable {

@@ -333,13 +333,13 @@ describe('api: live status, history and rollback', () => {
     // A user's sync through the api: its trigger is the default, user.
     const requested = await unary(
       c.applications.sync.bind(c.applications),
-      { name: 'guestbook', appNamespace: '', revision: '', dryRun: false, prune: false },
+      { name: 'guestbook', appNamespace: '', revision: '', dryRun: false, prune: false, resources: [] },
       { metadata: bearer(admin) },
     );
     await runOperation(requested.operationId, { revision: 'rev-0000002', outcome: 'succeeded' });
     const dry = await unary(
       c.applications.sync.bind(c.applications),
-      { name: 'guestbook', appNamespace: '', revision: '', dryRun: true, prune: false },
+      { name: 'guestbook', appNamespace: '', revision: '', dryRun: true, prune: false, resources: [] },
       { metadata: bearer(admin) },
     );
     await runOperation(dry.operationId, { revision: 'rev-0000002', outcome: 'succeeded', dryRun: true });
@@ -370,6 +370,67 @@ describe('api: live status, history and rollback', () => {
     });
     expect(a.status?.sync?.status).toBe('OutOfSync');
     expect(a.status?.health?.status).toBe('Progressing');
+  });
+
+  it("carries a selective sync's resources to the sync service, and leaves it out of status.history as Argo CD", async () => {
+    const before = (await get()).status?.history.length ?? 0;
+    const nc = await h.bus.connect('admin');
+    try {
+      const picked = { group: 'apps', kind: 'Deployment', name: 'guestbook-ui', namespace: 'team-a-prod' };
+      const res = await unary(
+        c.applications.sync.bind(c.applications),
+        {
+          name: 'guestbook',
+          appNamespace: '',
+          revision: '',
+          dryRun: false,
+          prune: true,
+          resources: [picked],
+        },
+        { metadata: bearer(admin) },
+      );
+      await h.api.flushOutbox();
+      const subject = `${h.bus.namespace}.cmd.sync.request`;
+      const jsm = await nc.jetstreamManager();
+      const stream = await jsm.streams.find(subject);
+      const consumer = await jsm.consumers.add(stream, {
+        ack_policy: AckPolicy.None,
+        filter_subject: subject,
+        deliver_policy: DeliverPolicy.All,
+      });
+      const messages = await (
+        await nc.jetstream().consumers.get(stream, consumer.name)
+      ).fetch({ max_messages: 20, expires: 3000 });
+      const requests: { data: { operationId: string } }[] = [];
+      for await (const m of messages) requests.push(m.json());
+      expect(requests.find((r) => r.data.operationId === res.operationId)).toMatchObject({
+        data: { prune: true, resources: [picked] },
+      });
+      await runOperation(res.operationId, { revision: 'rev-0000003', outcome: 'succeeded' });
+      const a = await get();
+      expect(a.status?.operationState?.operation?.sync?.resources).toEqual([picked]);
+      expect(a.status?.history.length).toBe(before);
+      expect((await operations()).items[0]).toMatchObject({ id: res.operationId, syncResources: [picked] });
+    } finally {
+      await nc.close();
+    }
+    // Bad input: a clear error with the field path.
+    const bad = await grpcError(
+      unary(
+        c.applications.sync.bind(c.applications),
+        {
+          name: 'guestbook',
+          appNamespace: '',
+          revision: '',
+          dryRun: true,
+          prune: false,
+          resources: [{ group: 'apps', kind: '', name: 'x', namespace: '' }],
+        },
+        { metadata: bearer(admin) },
+      ),
+    );
+    expect(bad.code).toBe(grpcStatus.INVALID_ARGUMENT);
+    expect(bad.details).toContain('resources[0].kind');
   });
 
   it('rolls back to a history entry as a sync of its revision with the trigger rollback, refused as Argo CD refuses it', async () => {

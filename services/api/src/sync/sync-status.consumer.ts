@@ -226,7 +226,10 @@ async function applyPatch(trx: Transaction<ApiDatabase>, operationId: string, p:
     })
     .where('id', '=', operationId)
     .execute();
-  if (terminal && p.phase === 'Succeeded' && !op.dry_run && !p.deletion) await assignHistoryId(trx, op);
+  // Argo CD records full syncs only: a selective one is no deployment to roll back to.
+  const selective = Array.isArray(op.sync_resources) && op.sync_resources.length > 0;
+  if (terminal && p.phase === 'Succeeded' && !op.dry_run && !p.deletion && !selective)
+    await assignHistoryId(trx, op);
 }
 
 export async function applySyncEvent(db: Kysely<ApiDatabase>, event: SyncStatusEvent): Promise<void> {

@@ -80,6 +80,7 @@ export function operationView(op: SyncOperationRecord): Json {
     resources: op.resources,
     trigger: op.trigger,
     attempt: op.attempt,
+    syncResources: op.syncResources,
   };
 }
 
@@ -87,7 +88,12 @@ export function operationView(op: SyncOperationRecord): Json {
 export function operationStateView(op: SyncOperationRecord): Json {
   return {
     operation: {
-      sync: { ...revisionsOf(op), prune: op.prune, dryRun: op.dryRun },
+      sync: {
+        ...revisionsOf(op),
+        prune: op.prune,
+        dryRun: op.dryRun,
+        ...(op.syncResources.length > 0 ? { resources: op.syncResources } : {}),
+      },
       initiatedBy: initiatorOf(op),
     },
     phase: op.phase,

@@ -21,6 +21,7 @@ import {
   type RenderedManifests,
 } from '../manifests/manifest-source.js';
 import { objectProblems } from '../apply/plan.js';
+import type { SyncResource } from '../apply/selective.js';
 
 export interface DecisionSettings {
   impersonation: boolean;
@@ -50,6 +51,8 @@ export interface SyncRequestData {
    * with manualSync do not let it through.
    */
   automated?: boolean | undefined;
+  /** Argo CD's selective sync (apply/selective.ts): only these resources; absent: all. */
+  resources?: SyncResource[] | undefined;
 }
 
 /** A refusal before any decision could be computed (missing or invalid inputs). */
@@ -92,23 +95,61 @@ export async function decideSync(
     const application = applicationOf(inputs, request);
     const rendered = await renderFor(application, request, manifests);
     const clusters = new ClusterDirectory(inputs.clusters, { inCluster: false });
-    const explainInput: ExplainSyncInput = {
-      application,
-      projects: projectLookup(inputs),
-      clusters,
-      impersonation: settings.impersonation,
-      strict: settings.strict,
-      controlNamespace: settings.controlNamespace,
-      requireRegisteredCluster: true,
+    const explainInput = explainInputOf(inputs, application, clusters, settings, {
       // The projects' syncWindows (a cascade deletion is not a sync they govern, as in Argo CD).
-      ...(request.cascadeDelete || options.windows === false
-        ? {}
-        : { now: new Date(), manual: request.automated !== true }),
-    };
+      windows: !request.cascadeDelete && options.windows !== false,
+      manual: request.automated !== true,
+    });
     const deliveredProjects = deliveredProjectsOf(rendered, application);
     try {
       const decision = explainSync({ ...explainInput, deliveredProjects });
       return { decision, application, rendered, clusters, explainInput };
+    } catch (err) {
+      if (err instanceof InvalidProjectError) throw new Refused(err.message, application);
+      throw err;
+    }
+  } catch (err) {
+    if (err instanceof Refused) return { allowed: false, reason: err.reason, application: err.application };
+    throw err;
+  }
+}
+
+function explainInputOf(
+  inputs: SyncInputs,
+  application: Application,
+  clusters: ClusterDirectory,
+  settings: DecisionSettings,
+  when: { windows: boolean; manual: boolean },
+): ExplainSyncInput {
+  return {
+    application,
+    projects: projectLookup(inputs),
+    clusters,
+    impersonation: settings.impersonation,
+    strict: settings.strict,
+    controlNamespace: settings.controlNamespace,
+    requireRegisteredCluster: true,
+    ...(when.windows ? { now: new Date(), manual: when.manual } : {}),
+  };
+}
+
+/**
+ * Who a manual sync started now would write as, and why: the same inputs and explainSync as
+ * decideSync, before rendering (the objects' own checks come at sync time, after discovery).
+ */
+export function explainNow(
+  inputs: SyncInputs,
+  app: { namespace: string; name: string },
+  settings: DecisionSettings,
+): SyncDecision | EarlyRefusal {
+  const request = { operationId: 'explain', application: app, dryRun: true, prune: false };
+  try {
+    const application = applicationOf(inputs, request);
+    const clusters = new ClusterDirectory(inputs.clusters, { inCluster: false });
+    try {
+      return explainSync(
+        explainInputOf(inputs, application, clusters, settings, { windows: true, manual: true }),
+      );
     } catch (err) {
       if (err instanceof InvalidProjectError) throw new Refused(err.message, application);
       throw err;

@@ -54,10 +54,15 @@ function identityDecision(decided: Decided) {
   return explainSync(withoutWindows);
 }
 
-export async function managedResources(
-  deps: ManagedResourcesDeps,
+/**
+ * What reading an Application's objects needs (ManagedResources, the resource tree, events): its
+ * objects rendered and the identity decided as a sync would, the cluster connected as that
+ * identity, and the work list (declared objects, then those it still tracks).
+ */
+export async function managedRead(
+  deps: Omit<ManagedResourcesDeps, 'logger'>,
   app: { namespace: string; name: string },
-): Promise<ManagedResource[]> {
+) {
   const inputs = await loadSyncInputs(deps.db, app);
   const request = { operationId: `diff-${randomUUID()}`, application: app, dryRun: true, prune: false };
   const decided = await decideSync(inputs, request, deps.manifests, deps.settings);
@@ -66,7 +71,7 @@ export async function managedResources(
     throw new FailedPreconditionError(decided.reason);
   }
   const { cluster, clusterRef, server, destNamespace } = await connectAs(deps, decided);
-  // Capstan's own objects (argoproj.io) live in the control plane, not on the cluster: not compared here.
+  // Capstan's own objects (argoproj.io) live in the control plane, not on the cluster: not read here.
   const filtered = { filter: deps.settings.resourceFilter, server };
   const parts = partitionObjects(decided.rendered.objects, filtered);
   const found = await discover(cluster, parts.cluster, {
@@ -75,13 +80,20 @@ export async function managedResources(
   });
   if (found.problems.length > 0) throw new FailedPreconditionError(found.problems.join('; '));
   const tracking = trackingContext(app, deps.settings.controlNamespace, destNamespace);
+  const applied = (inputs.applied.get(server) ?? []).filter((r) => !isExcludedRef(r, filtered));
+  return { decided, cluster, tracking, work: workItems(found.objects, tracking, applied) };
+}
+
+export async function managedResources(
+  deps: ManagedResourcesDeps,
+  app: { namespace: string; name: string },
+): Promise<ManagedResource[]> {
+  const { decided, cluster, tracking, work } = await managedRead(deps, app);
   const spec = decided.application.spec as { ignoreDifferences?: IgnoreDifference[] };
   const ignore = await compileIgnoreDifferences([
     ...(deps.systemIgnoreDifferences ?? deps.settings.systemIgnoreDifferences ?? []),
     ...(spec.ignoreDifferences ?? []),
   ]);
-  const applied = (inputs.applied.get(server) ?? []).filter((r) => !isExcludedRef(r, filtered));
-  const work = workItems(found.objects, tracking, applied);
   const compare = (w: WorkItem) => compareOne(cluster, w, { tracking, ignore });
   const out: ManagedResource[] = [];
   for (let i = 0; i < work.length; i += READ_CONCURRENCY) {
@@ -92,13 +104,13 @@ export async function managedResources(
 }
 
 /** The destination cluster, as the identity a sync would use (the same decision). */
-async function connectAs(deps: ManagedResourcesDeps, decided: Decided) {
+async function connectAs(deps: Pick<ManagedResourcesDeps, 'clusters' | 'credentials'>, decided: Decided) {
   const decision = identityDecision(decided);
   if (!decision.allowed) throw new FailedPreconditionError(decision.reason);
   return connectToDestination(deps, decided, decision);
 }
 
-interface WorkItem {
+export interface WorkItem {
   ref: ObjectRef;
   /** The desired object with its tracking id; absent: applied before, no longer declared. */
   target?: KubeObjectLike;
@@ -171,7 +183,7 @@ async function compareOne(
   };
 }
 
-async function readLive(cluster: TargetCluster, ref: ObjectRef): Promise<KubeObjectLike | undefined> {
+export async function readLive(cluster: TargetCluster, ref: ObjectRef): Promise<KubeObjectLike | undefined> {
   const live = await cluster.read(ref);
   // The client's typed objects (Dates, class instances) as the plain JSON the API server sent.
   return live === undefined ? undefined : (JSON.parse(JSON.stringify(live)) as KubeObjectLike);

@@ -5,12 +5,13 @@ import { syncv1 } from '@capstan/proto';
 import type { EffectiveSetting, ServiceContext } from '@capstan/service';
 import { internalServerAuthenticator, requireTls, serverCredentials } from '@capstan/service-identity';
 import type { SyncConfig } from '../sync-service.js';
+import type { HealthAssessor } from '@capstan/health';
 import type { ManagedResourcesDeps } from './managed-resources.js';
 import { syncServiceImplementation } from './sync-rpc.js';
 
 export async function startSyncGrpcServer(
   ctx: ServiceContext<SyncConfig>,
-  deps: Omit<ManagedResourcesDeps, 'settings' | 'logger'>,
+  deps: Omit<ManagedResourcesDeps, 'settings' | 'logger'> & { health: HealthAssessor },
   /** The decision settings in force (live: read at every call). */
   settings: ManagedResourcesDeps['settings'],
   effectiveSettings: (showSource: boolean) => EffectiveSetting[],

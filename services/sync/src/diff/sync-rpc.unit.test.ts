@@ -25,15 +25,23 @@ const implementation = () =>
     ...({} as ManagedResourcesDeps),
     auth: { tokens: new ServiceTokens(`api=${API},repo=${REPO}`), requireCertificate: false },
     logger: silent,
+    health: { assess: () => undefined },
     effectiveSettings: (showSource) => [{ ...SETTING, source: showSource ? 'default value' : 'default' }],
   });
 
-function call(token: string | undefined, request = { namespace: '', name: 'guestbook' }) {
-  const impl = implementation();
+function call(
+  token: string | undefined,
+  request = { namespace: '', name: 'guestbook' },
+  method: 'managedResources' | 'resourceTree' | 'resourceEvents' | 'explainSync' = 'managedResources',
+) {
+  const impl = implementation() as unknown as Record<
+    string,
+    (call: never, cb: (err: unknown) => void) => void
+  >;
   const metadata = new Metadata();
   if (token) metadata.set('authorization', `Bearer ${token}`);
   return new Promise<Partial<ServiceError> | null>((resolve) => {
-    impl.managedResources({ metadata, request, getAuthContext: () => ({}) } as never, (err) =>
+    impl[method]!({ metadata, request, getAuthContext: () => ({}) } as never, (err) =>
       resolve(err as Partial<ServiceError> | null),
     );
   });
@@ -50,6 +58,16 @@ describe('SyncService.ManagedResources callers', () => {
   });
   it('accepts the api, and then wants an Application name', async () => {
     expect((await call(API, { namespace: '', name: '' }))?.code).toBe(status.INVALID_ARGUMENT);
+  });
+  it('guards ResourceTree, ResourceEvents and ExplainSync the same way', async () => {
+    for (const method of ['resourceTree', 'resourceEvents', 'explainSync'] as const) {
+      expect((await call(undefined, undefined, method))?.code, method).toBe(status.UNAUTHENTICATED);
+      const err = await call(REPO, undefined, method);
+      expect(err?.code, method).toBe(status.PERMISSION_DENIED);
+      expect((await call(API, { namespace: '', name: '' }, method))?.code, method).toBe(
+        status.INVALID_ARGUMENT,
+      );
+    }
   });
 });
 

@@ -330,6 +330,34 @@ export class TargetCluster {
     }
   }
 
+  /**
+   * One page of a kind in a namespace ('' for all, or cluster-scoped), at most `limit` items: a
+   * tree or an event list is read in bounded memory. `more` says the server had more.
+   */
+  async list(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    options: { limit: number; fieldSelector?: string },
+  ): Promise<{ items: KubernetesObject[]; more: boolean }> {
+    const page = await this.bounded(
+      `list of ${kind}${namespace ? ` in ${namespace}` : ''}`,
+      this.api.list(
+        apiVersion,
+        kind,
+        namespace || undefined,
+        undefined,
+        undefined,
+        undefined,
+        options.fieldSelector,
+        undefined,
+        options.limit,
+      ),
+      { verb: 'List', kind, namespace: namespace || undefined },
+    );
+    return { items: page.items, more: Boolean(page.metadata?._continue) };
+  }
+
   /** Deletes with `propagationPolicy` (default Background: dependents are collected afterwards). */
   async delete(
     ref: ObjectRef,

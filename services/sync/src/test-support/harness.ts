@@ -59,7 +59,14 @@ export interface SyncHarness {
   requestSync(
     app: { namespace: string; name: string },
     /** objects: what the Application's source renders to for this operation (the repo's stand-in). */
-    options?: { operationId?: string; objects?: unknown[]; prune?: boolean; dryRun?: boolean },
+    options?: {
+      operationId?: string;
+      objects?: unknown[];
+      prune?: boolean;
+      dryRun?: boolean;
+      /** A selective sync (Argo CD's SyncOperation.resources). */
+      resources?: { group: string; kind: string; name: string; namespace: string }[];
+    },
   ): Promise<string>;
   waitForTerminal(
     operationId: string,
@@ -292,6 +299,7 @@ export async function startSyncHarness(
             application: app,
             dryRun: o.dryRun ?? false,
             prune: o.prune ?? false,
+            ...(o.resources ? { resources: o.resources } : {}),
           },
           meta(`applications/${app.namespace}/${app.name}`),
         ),

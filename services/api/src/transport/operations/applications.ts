@@ -14,6 +14,7 @@ import { versionOf } from './projects.js';
 import { encodedApplicationList } from '../application-list-encoding.js';
 import { revisionHistory } from '../../applications/revision-history.js';
 import { historyLimitOf, rollback } from '../../applications/rollback.js';
+import { MAX_SYNC_RESOURCES } from '@capstan/events';
 
 /** Over gRPC, the stored application's fields that the message cannot carry are kept (see unrepresentable.ts). */
 async function complete(
@@ -50,6 +51,19 @@ export async function applicationGetView(
 }
 
 const appQuery = z.strictObject({ name: z.string().min(1, 'required'), appNamespace: str, project: str });
+
+/** Argo CD's SyncOperationResource list (a selective sync), bounded as the sync request is. */
+const syncResources = z
+  .array(
+    z.strictObject({
+      group: str,
+      kind: z.string().min(1, 'required'),
+      name: z.string().min(1, 'required'),
+      namespace: str,
+    }),
+  )
+  .max(MAX_SYNC_RESOURCES, `at most ${MAX_SYNC_RESOURCES} resources`)
+  .default([]);
 
 export const applicationOperations = implement<apiv1.ApplicationServiceServer>(
   apiv1.ApplicationServiceService,
@@ -129,13 +143,15 @@ export const applicationOperations = implement<apiv1.ApplicationServiceServer>(
     sync: op({
       http: { method: 'POST', path: '/api/v1/applications/:name/sync' },
       auth: 'user',
-      summary: 'ask the sync service to sync (or dry-run) an Application; returns the operation id',
+      summary:
+        "ask the sync service to sync (or dry-run) an Application, or only some of its resources (Argo CD's selective sync); returns the operation id",
       input: z.strictObject({
         name: z.string().min(1, 'required'),
         appNamespace: str,
         revision: str,
         dryRun: bool,
         prune: bool,
+        resources: syncResources,
       }),
       request: apiv1.ApplicationSyncRequest,
       response: apiv1.ApplicationSyncResponse,
@@ -144,6 +160,7 @@ export const applicationOperations = implement<apiv1.ApplicationServiceServer>(
           revision: i.revision,
           dryRun: i.dryRun,
           prune: i.prune,
+          resources: i.resources,
         });
         return { operationId: r.operationId, application: applicationView(r.application) };
       },
@@ -212,6 +229,52 @@ export const applicationOperations = implement<apiv1.ApplicationServiceServer>(
       request: apiv1.ResourcesQuery,
       response: apiv1.ManagedResourcesResponse,
       run: (s, ctx, i) => s.managedResources.list(ctx, i),
+    }),
+    resourceTree: op({
+      http: { method: 'GET', path: '/api/v1/applications/:applicationName/resource-tree' },
+      auth: 'user',
+      summary:
+        "Argo CD's ResourceTree: the Application's live objects and the objects they own (ownerReferences), with health, read as its ServiceAccount; bounded (truncated says when cut)",
+      input: z.strictObject({
+        applicationName: z.string().min(1, 'required'),
+        appNamespace: str,
+        project: str,
+        namespace: str,
+        name: str,
+        version: str,
+        group: str,
+        kind: str,
+      }),
+      request: apiv1.ResourcesQuery,
+      response: apiv1.ApplicationTree,
+      run: (s, ctx, i) => s.managedResources.tree(ctx, i),
+    }),
+    listResourceEvents: op({
+      http: { method: 'GET', path: '/api/v1/applications/:name/events' },
+      auth: 'user',
+      summary:
+        "Argo CD's ListResourceEvents: the Kubernetes events of one object of the Application's tree, listed as its ServiceAccount (error says when it may not)",
+      input: z.strictObject({
+        name: z.string().min(1, 'required'),
+        resourceNamespace: str,
+        resourceName: str,
+        resourceUID: str,
+        appNamespace: str,
+        project: str,
+      }),
+      request: apiv1.ApplicationResourceEventsQuery,
+      response: apiv1.EventList,
+      run: (s, ctx, i) => s.managedResources.events(ctx, { ...i, resourceUid: i.resourceUID }),
+    }),
+    explainSync: op({
+      http: { method: 'GET', path: '/api/v1/applications/:name/sync-explanation' },
+      auth: 'user',
+      summary:
+        "who a sync of the Application would write as now, and why: the sync service's explainSync (`capstan sync explain`), rules of projects the caller may not get withheld",
+      input: appQuery,
+      request: apiv1.ApplicationQuery,
+      response: apiv1.SyncExplanation,
+      run: (s, ctx, i) => s.managedResources.explain(ctx, i),
     }),
   },
 );

@@ -10,6 +10,7 @@ import { discover, managedNamespace } from '../../apply/discover.js';
 import { groupOf } from '../../apply/plan.js';
 import { parseAppSyncOptions, type AppSyncOptions } from '../../apply/sync-options.js';
 import { controlPlaneResources, partitionObjects } from '../../delivery/control-plane-objects.js';
+import { Selection } from '../../apply/selective.js';
 import { StepFailed, type SyncAttempt } from '../sync-attempt.js';
 import type { Resolved } from './resolve-inputs.js';
 
@@ -20,6 +21,8 @@ export interface Connected extends Resolved {
   /** The cluster's objects, namespaces filled in. */
   objects: KubeObject[];
   delivered: ReturnType<typeof controlPlaneResources>;
+  /** Argo CD's selective sync: what the request named (everything when it named nothing). */
+  selection: Selection;
   /** CreateNamespace=true: the destination namespace to create first (with managedNamespaceMetadata). */
   createNamespace: KubeObject | undefined;
   syncPolicy: Application['spec']['syncPolicy'];
@@ -39,7 +42,11 @@ export async function connect(a: SyncAttempt, resolved: Resolved): Promise<Conne
   const delivered = controlPlaneResources(parts.controlPlane, destNamespace);
   const problems = [...found.problems, ...delivered.problems];
   if (problems.length > 0) return new StepFailed('decision', problems.join('; '));
-  const resources = [...found.resources, ...delivered.resources];
+  // A selective sync writes (and so is checked for) only what it names; hooks do not run.
+  const selection = Selection.of(a.request.resources);
+  found.objects = selection.objects(found.objects);
+  delivered.objects = selection.objects(delivered.objects);
+  const resources = [...found.resources, ...delivered.resources].filter((r) => selection.includes(r));
 
   const syncPolicy = decided.application.spec.syncPolicy;
   const options = parseAppSyncOptions(syncPolicy?.syncOptions);
@@ -95,6 +102,7 @@ export async function connect(a: SyncAttempt, resolved: Resolved): Promise<Conne
     destNamespace,
     objects: found.objects,
     delivered,
+    selection,
     createNamespace,
     syncPolicy,
     options,

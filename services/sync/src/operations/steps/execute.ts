@@ -15,14 +15,17 @@ export interface Executed extends Planned {
 export async function executeOperation(a: SyncAttempt, p: Planned): Promise<Executed | StepFailed> {
   const { deps, request, app, op } = a;
   let deliveredCounts = { delivered: 0, pruned: 0 };
-  if (p.delivered.objects.length > 0 || (p.prune && p.previouslyApplied.some(isControlPlaneRef))) {
+  // The api prunes what a delivery leaves out: a selective sync, which names only some objects,
+  // never asks it to prune (Capstan's own objects are pruned by a full sync).
+  const pruneDelivered = p.prune && !p.selection.selective;
+  if (p.delivered.objects.length > 0 || (pruneDelivered && p.previouslyApplied.some(isControlPlaneRef))) {
     const delivery = await deliverControlPlane(
       deps.delivery,
       {
         application: app,
         operationId: op.operationId,
         objects: p.delivered.objects,
-        prune: p.prune,
+        prune: pruneDelivered,
         dryRun: request.dryRun,
         cascadeDelete: request.cascadeDelete !== undefined,
       },

@@ -45,7 +45,9 @@ export async function planOperation(a: SyncAttempt, c: Connected): Promise<Plann
     previouslyApplied.filter(
       (r) =>
         !isControlPlaneRef(r) &&
-        !isExcludedRef(r, { filter: a.deps.settings.resourceFilter, server: c.server }),
+        !isExcludedRef(r, { filter: a.deps.settings.resourceFilter, server: c.server }) &&
+        // A selective sync prunes only the resources it names (Argo CD's resources filter).
+        c.selection.includesRef(r),
     ),
     plan,
   );

@@ -33,13 +33,23 @@ export async function recordSuccess(a: SyncAttempt, x: Executed): Promise<Outcom
   // is asked to prune only when this record says something was delivered); so do cluster objects
   // left in place (no prune asked, Prune=false, Prune=confirm not confirmed): they still require pruning.
   const deliveredNow = x.delivered.objects.map(refOf);
-  const notPruned = prune
-    ? []
-    : previouslyApplied.filter(
-        (r) => isControlPlaneRef(r) && !deliveredNow.some((d) => refKey(d) === refKey(r)),
-      );
+  const selective = x.selection.selective;
+  const notPruned =
+    prune && !selective
+      ? []
+      : previouslyApplied.filter(
+          (r) => isControlPlaneRef(r) && !deliveredNow.some((d) => refKey(d) === refKey(r)),
+        );
   const left = prune ? outcome.kept : x.stale;
-  const applied = [...x.plan.resources.map((o) => o.ref), ...deliveredNow, ...notPruned, ...left];
+  // A selective sync leaves what it did not name on record as it was (still the Application's).
+  const untouched = selective ? previouslyApplied.filter((r) => !x.selection.includesRef(r)) : [];
+  const applied = uniqueRefs([
+    ...x.plan.resources.map((o) => o.ref),
+    ...deliveredNow,
+    ...notPruned,
+    ...left,
+    ...untouched,
+  ]);
   const warnings = x.options.warnings.length;
   const finished = await a.finish(
     'succeeded',
@@ -62,6 +72,11 @@ export async function recordSuccess(a: SyncAttempt, x: Executed): Promise<Outcom
     'sync succeeded',
   );
   return finished ? 'succeeded' : 'lost';
+}
+
+function uniqueRefs(refs: readonly ObjectRef[]): ObjectRef[] {
+  const seen = new Set<string>();
+  return refs.filter((r) => !seen.has(refKey(r)) && (seen.add(refKey(r)), true));
 }
 
 function sameRefs(a: readonly ObjectRef[], b: readonly ObjectRef[]): boolean {

@@ -20,8 +20,10 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { ManagedResourcesResponse, ResourcesQuery } from "./managed_resources.js";
-import { Empty, ObjectMeta } from "./meta.js";
+import { Empty, HealthStatus, ObjectMeta } from "./meta.js";
 import { ApplicationDestination } from "./project.js";
+import { ApplicationResourceEventsQuery, ApplicationTree, EventList } from "./resource_tree.js";
+import { SyncExplanation } from "./sync_explanation.js";
 
 export const protobufPackage = "capstan.api.v1";
 
@@ -278,6 +280,8 @@ export interface SyncOperation {
   attempt: number;
   /** A multi-source Application's: one revision per source (revision is then empty), as Argo CD. */
   revisions: string[];
+  /** A selective sync: only these resources were synced (empty: all). */
+  syncResources: SyncOperationResource[];
 }
 
 /** ApplicationCondition is Argo CD's: DeletionError, SharedResourceWarning, ... */
@@ -311,12 +315,6 @@ export interface SyncStatus {
   revisions: string[];
 }
 
-/** HealthStatus is Argo CD's: Healthy, Progressing, Degraded, Suspended, Missing, Unknown. */
-export interface HealthStatus {
-  status: string;
-  message: string;
-}
-
 /** ResourceStatus is Argo CD's status.resources[] entry. */
 export interface ResourceStatus {
   group: string;
@@ -339,12 +337,22 @@ export interface OperationInitiator {
   automated: boolean;
 }
 
+/** Argo CD's SyncOperationResource: one resource of a selective sync (namespace empty: any). */
+export interface SyncOperationResource {
+  group: string;
+  kind: string;
+  name: string;
+  namespace: string;
+}
+
 export interface SyncOperationParams {
   revision: string;
   prune: boolean;
   dryRun: boolean;
   /** A multi-source Application's: one revision per source (Argo CD's operation.sync.revisions). */
   revisions: string[];
+  /** A selective sync: only these resources (empty: all). */
+  resources: SyncOperationResource[];
 }
 
 export interface Operation {
@@ -475,6 +483,11 @@ export interface ApplicationSyncRequest {
   revision: string;
   dryRun: boolean;
   prune: boolean;
+  /**
+   * Argo CD's selective sync: only these resources are applied, and prune deletes only those of
+   * them git no longer declares; hooks do not run. Empty: every resource.
+   */
+  resources: SyncOperationResource[];
 }
 
 export interface ApplicationSyncResponse {
@@ -4199,6 +4212,7 @@ function createBaseSyncOperation(): SyncOperation {
     trigger: "",
     attempt: 0,
     revisions: [],
+    syncResources: [],
   };
 }
 
@@ -4254,6 +4268,9 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     }
     for (const v of message.revisions) {
       writer.uint32(138).string(v!);
+    }
+    for (const v of message.syncResources) {
+      SyncOperationResource.encode(v!, writer.uint32(146).fork()).join();
     }
     return writer;
   },
@@ -4407,6 +4424,14 @@ export const SyncOperation: MessageFns<SyncOperation> = {
             message.revisions.push(reader.string());
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.syncResources.push(SyncOperationResource.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4457,6 +4482,11 @@ export const SyncOperation: MessageFns<SyncOperation> = {
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
       revisions: globalThis.Array.isArray(object?.revisions)
         ? object.revisions.map((e: any) => globalThis.String(e))
+        : [],
+      syncResources: globalThis.Array.isArray(object?.syncResources)
+        ? object.syncResources.map((e: any) => SyncOperationResource.fromJSON(e))
+        : globalThis.Array.isArray(object?.sync_resources)
+        ? object.sync_resources.map((e: any) => SyncOperationResource.fromJSON(e))
         : [],
     };
   },
@@ -4514,6 +4544,9 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     if (message.revisions?.length) {
       obj.revisions = message.revisions;
     }
+    if (message.syncResources?.length) {
+      obj.syncResources = message.syncResources.map((e) => SyncOperationResource.toJSON(e));
+    }
     return obj;
   },
 
@@ -4539,6 +4572,7 @@ export const SyncOperation: MessageFns<SyncOperation> = {
     message.trigger = object.trigger ?? "";
     message.attempt = object.attempt ?? 0;
     message.revisions = object.revisions?.map((e) => e) || [];
+    message.syncResources = object.syncResources?.map((e) => SyncOperationResource.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4880,91 +4914,6 @@ export const SyncStatus: MessageFns<SyncStatus> = {
   },
 };
 
-function createBaseHealthStatus(): HealthStatus {
-  return { status: "", message: "" };
-}
-
-export const HealthStatus: MessageFns<HealthStatus> = {
-  encode(message: HealthStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.status !== "") {
-      writer.uint32(10).string(message.status);
-    }
-    if (message.message !== "") {
-      writer.uint32(18).string(message.message);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): HealthStatus {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseHealthStatus();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.status = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.message = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): HealthStatus {
-    return {
-      status: isSet(object.status) ? globalThis.String(object.status) : "",
-      message: isSet(object.message) ? globalThis.String(object.message) : "",
-    };
-  },
-
-  toJSON(message: HealthStatus): unknown {
-    const obj: any = {};
-    if (message.status !== "") {
-      obj.status = message.status;
-    }
-    if (message.message !== "") {
-      obj.message = message.message;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<HealthStatus>, I>>(base?: I): HealthStatus {
-    return HealthStatus.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<HealthStatus>, I>>(object: I): HealthStatus {
-    const message = createBaseHealthStatus();
-    message.status = object.status ?? "";
-    message.message = object.message ?? "";
-    return message;
-  },
-};
-
 function createBaseResourceStatus(): ResourceStatus {
   return {
     group: "",
@@ -5280,8 +5229,125 @@ export const OperationInitiator: MessageFns<OperationInitiator> = {
   },
 };
 
+function createBaseSyncOperationResource(): SyncOperationResource {
+  return { group: "", kind: "", name: "", namespace: "" };
+}
+
+export const SyncOperationResource: MessageFns<SyncOperationResource> = {
+  encode(message: SyncOperationResource, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.group !== "") {
+      writer.uint32(10).string(message.group);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(34).string(message.namespace);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncOperationResource {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncOperationResource();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.group = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncOperationResource {
+    return {
+      group: isSet(object.group) ? globalThis.String(object.group) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+    };
+  },
+
+  toJSON(message: SyncOperationResource): unknown {
+    const obj: any = {};
+    if (message.group !== "") {
+      obj.group = message.group;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncOperationResource>, I>>(base?: I): SyncOperationResource {
+    return SyncOperationResource.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncOperationResource>, I>>(object: I): SyncOperationResource {
+    const message = createBaseSyncOperationResource();
+    message.group = object.group ?? "";
+    message.kind = object.kind ?? "";
+    message.name = object.name ?? "";
+    message.namespace = object.namespace ?? "";
+    return message;
+  },
+};
+
 function createBaseSyncOperationParams(): SyncOperationParams {
-  return { revision: "", prune: false, dryRun: false, revisions: [] };
+  return { revision: "", prune: false, dryRun: false, revisions: [], resources: [] };
 }
 
 export const SyncOperationParams: MessageFns<SyncOperationParams> = {
@@ -5297,6 +5363,9 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
     }
     for (const v of message.revisions) {
       writer.uint32(34).string(v!);
+    }
+    for (const v of message.resources) {
+      SyncOperationResource.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -5346,6 +5415,14 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
             message.revisions.push(reader.string());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.resources.push(SyncOperationResource.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5370,6 +5447,9 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
       revisions: globalThis.Array.isArray(object?.revisions)
         ? object.revisions.map((e: any) => globalThis.String(e))
         : [],
+      resources: globalThis.Array.isArray(object?.resources)
+        ? object.resources.map((e: any) => SyncOperationResource.fromJSON(e))
+        : [],
     };
   },
 
@@ -5387,6 +5467,9 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
     if (message.revisions?.length) {
       obj.revisions = message.revisions;
     }
+    if (message.resources?.length) {
+      obj.resources = message.resources.map((e) => SyncOperationResource.toJSON(e));
+    }
     return obj;
   },
 
@@ -5399,6 +5482,7 @@ export const SyncOperationParams: MessageFns<SyncOperationParams> = {
     message.prune = object.prune ?? false;
     message.dryRun = object.dryRun ?? false;
     message.revisions = object.revisions?.map((e) => e) || [];
+    message.resources = object.resources?.map((e) => SyncOperationResource.fromPartial(e)) || [];
     return message;
   },
 };
@@ -7043,7 +7127,7 @@ export const ApplicationDeleteRequest: MessageFns<ApplicationDeleteRequest> = {
 };
 
 function createBaseApplicationSyncRequest(): ApplicationSyncRequest {
-  return { name: "", appNamespace: "", revision: "", dryRun: false, prune: false };
+  return { name: "", appNamespace: "", revision: "", dryRun: false, prune: false, resources: [] };
 }
 
 export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
@@ -7062,6 +7146,9 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
     }
     if (message.prune !== false) {
       writer.uint32(40).bool(message.prune);
+    }
+    for (const v of message.resources) {
+      SyncOperationResource.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -7119,6 +7206,14 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
             message.prune = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.resources.push(SyncOperationResource.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7146,6 +7241,9 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
         ? globalThis.Boolean(object.dry_run)
         : false,
       prune: isSet(object.prune) ? globalThis.Boolean(object.prune) : false,
+      resources: globalThis.Array.isArray(object?.resources)
+        ? object.resources.map((e: any) => SyncOperationResource.fromJSON(e))
+        : [],
     };
   },
 
@@ -7166,6 +7264,9 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
     if (message.prune !== false) {
       obj.prune = message.prune;
     }
+    if (message.resources?.length) {
+      obj.resources = message.resources.map((e) => SyncOperationResource.toJSON(e));
+    }
     return obj;
   },
 
@@ -7179,6 +7280,7 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
     message.revision = object.revision ?? "";
     message.dryRun = object.dryRun ?? false;
     message.prune = object.prune ?? false;
+    message.resources = object.resources?.map((e) => SyncOperationResource.fromPartial(e)) || [];
     return message;
   },
 };
@@ -7722,6 +7824,46 @@ export const ApplicationServiceService = {
       Buffer.from(ApplicationSyncResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplicationSyncResponse => ApplicationSyncResponse.decode(value),
   },
+  /**
+   * Argo CD's ResourceTree: the Application's objects and the objects they own (ReplicaSets, Pods,
+   * ...; followed by ownerReferences), read by the sync service as the Application's ServiceAccount.
+   */
+  resourceTree: {
+    path: "/capstan.api.v1.ApplicationService/ResourceTree" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResourcesQuery): Buffer => Buffer.from(ResourcesQuery.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResourcesQuery => ResourcesQuery.decode(value),
+    responseSerialize: (value: ApplicationTree): Buffer => Buffer.from(ApplicationTree.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplicationTree => ApplicationTree.decode(value),
+  },
+  /**
+   * Argo CD's ListResourceEvents: the Kubernetes events of one resource of the Application's tree,
+   * listed as the Application's ServiceAccount.
+   */
+  listResourceEvents: {
+    path: "/capstan.api.v1.ApplicationService/ListResourceEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplicationResourceEventsQuery): Buffer =>
+      Buffer.from(ApplicationResourceEventsQuery.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplicationResourceEventsQuery => ApplicationResourceEventsQuery.decode(value),
+    responseSerialize: (value: EventList): Buffer => Buffer.from(EventList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EventList => EventList.decode(value),
+  },
+  /**
+   * Who a sync of the Application would write as now, and why (a Capstan addition): the sync
+   * service's explainSync on what it holds now, the function `capstan sync explain` runs.
+   */
+  explainSync: {
+    path: "/capstan.api.v1.ApplicationService/ExplainSync" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplicationQuery): Buffer => Buffer.from(ApplicationQuery.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplicationQuery => ApplicationQuery.decode(value),
+    responseSerialize: (value: SyncExplanation): Buffer => Buffer.from(SyncExplanation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SyncExplanation => SyncExplanation.decode(value),
+  },
 } as const;
 
 export interface ApplicationServiceServer extends UntypedServiceImplementation {
@@ -7748,6 +7890,21 @@ export interface ApplicationServiceServer extends UntypedServiceImplementation {
    * revision; spec.targetRevision is unchanged). Refused while automated sync is enabled.
    */
   rollback: handleUnaryCall<ApplicationRollbackRequest, ApplicationSyncResponse>;
+  /**
+   * Argo CD's ResourceTree: the Application's objects and the objects they own (ReplicaSets, Pods,
+   * ...; followed by ownerReferences), read by the sync service as the Application's ServiceAccount.
+   */
+  resourceTree: handleUnaryCall<ResourcesQuery, ApplicationTree>;
+  /**
+   * Argo CD's ListResourceEvents: the Kubernetes events of one resource of the Application's tree,
+   * listed as the Application's ServiceAccount.
+   */
+  listResourceEvents: handleUnaryCall<ApplicationResourceEventsQuery, EventList>;
+  /**
+   * Who a sync of the Application would write as now, and why (a Capstan addition): the sync
+   * service's explainSync on what it holds now, the function `capstan sync explain` runs.
+   */
+  explainSync: handleUnaryCall<ApplicationQuery, SyncExplanation>;
 }
 
 export interface ApplicationServiceClient extends Client {
@@ -7913,6 +8070,63 @@ export interface ApplicationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplicationSyncResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Argo CD's ResourceTree: the Application's objects and the objects they own (ReplicaSets, Pods,
+   * ...; followed by ownerReferences), read by the sync service as the Application's ServiceAccount.
+   */
+  resourceTree(
+    request: ResourcesQuery,
+    callback: (error: ServiceError | null, response: ApplicationTree) => void,
+  ): ClientUnaryCall;
+  resourceTree(
+    request: ResourcesQuery,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplicationTree) => void,
+  ): ClientUnaryCall;
+  resourceTree(
+    request: ResourcesQuery,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplicationTree) => void,
+  ): ClientUnaryCall;
+  /**
+   * Argo CD's ListResourceEvents: the Kubernetes events of one resource of the Application's tree,
+   * listed as the Application's ServiceAccount.
+   */
+  listResourceEvents(
+    request: ApplicationResourceEventsQuery,
+    callback: (error: ServiceError | null, response: EventList) => void,
+  ): ClientUnaryCall;
+  listResourceEvents(
+    request: ApplicationResourceEventsQuery,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EventList) => void,
+  ): ClientUnaryCall;
+  listResourceEvents(
+    request: ApplicationResourceEventsQuery,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EventList) => void,
+  ): ClientUnaryCall;
+  /**
+   * Who a sync of the Application would write as now, and why (a Capstan addition): the sync
+   * service's explainSync on what it holds now, the function `capstan sync explain` runs.
+   */
+  explainSync(
+    request: ApplicationQuery,
+    callback: (error: ServiceError | null, response: SyncExplanation) => void,
+  ): ClientUnaryCall;
+  explainSync(
+    request: ApplicationQuery,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SyncExplanation) => void,
+  ): ClientUnaryCall;
+  explainSync(
+    request: ApplicationQuery,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SyncExplanation) => void,
   ): ClientUnaryCall;
 }
 

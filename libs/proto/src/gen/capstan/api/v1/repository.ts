@@ -40,6 +40,11 @@ export interface Repository {
   /** Argo CD's enableOCI (a Helm repository that is an OCI registry) and insecureOCIForceHttp. */
   enableOci: boolean;
   insecureOciForceHttp: boolean;
+  /**
+   * In a list (a Capstan addition): the projects, of those the caller may get, whose Applications
+   * of this URL resolve to this credential, and so share one checkout of it.
+   */
+  sharedCheckoutProjects: string[];
 }
 
 export interface RepoCreateRequest {
@@ -83,6 +88,7 @@ function createBaseRepository(): Repository {
     secretName: "",
     enableOci: false,
     insecureOciForceHttp: false,
+    sharedCheckoutProjects: [],
   };
 }
 
@@ -120,6 +126,9 @@ export const Repository: MessageFns<Repository> = {
     }
     if (message.insecureOciForceHttp !== false) {
       writer.uint32(88).bool(message.insecureOciForceHttp);
+    }
+    for (const v of message.sharedCheckoutProjects) {
+      writer.uint32(98).string(v!);
     }
     return writer;
   },
@@ -225,6 +234,14 @@ export const Repository: MessageFns<Repository> = {
             message.insecureOciForceHttp = reader.bool();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.sharedCheckoutProjects.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -270,6 +287,11 @@ export const Repository: MessageFns<Repository> = {
         : isSet(object.insecure_oci_force_http)
         ? globalThis.Boolean(object.insecure_oci_force_http)
         : false,
+      sharedCheckoutProjects: globalThis.Array.isArray(object?.sharedCheckoutProjects)
+        ? object.sharedCheckoutProjects.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.shared_checkout_projects)
+        ? object.shared_checkout_projects.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -308,6 +330,9 @@ export const Repository: MessageFns<Repository> = {
     if (message.insecureOciForceHttp !== false) {
       obj.insecureOciForceHttp = message.insecureOciForceHttp;
     }
+    if (message.sharedCheckoutProjects?.length) {
+      obj.sharedCheckoutProjects = message.sharedCheckoutProjects;
+    }
     return obj;
   },
 
@@ -327,6 +352,7 @@ export const Repository: MessageFns<Repository> = {
     message.secretName = object.secretName ?? "";
     message.enableOci = object.enableOci ?? false;
     message.insecureOciForceHttp = object.insecureOciForceHttp ?? false;
+    message.sharedCheckoutProjects = object.sharedCheckoutProjects?.map((e) => e) || [];
     return message;
   },
 };

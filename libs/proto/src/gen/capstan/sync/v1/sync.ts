@@ -19,7 +19,9 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { ManagedResourcesResponse } from "../../api/v1/managed_resources.js";
+import { ApplicationTree, EventList } from "../../api/v1/resource_tree.js";
 import { GetSettingsRequest, GetSettingsResponse } from "../../api/v1/settings.js";
+import { SyncExplanation } from "../../api/v1/sync_explanation.js";
 
 export const protobufPackage = "capstan.sync.v1";
 
@@ -29,6 +31,15 @@ export interface ManagedResourcesRequest {
   /** The Application's namespace ("argocd" when empty). */
   namespace: string;
   name: string;
+}
+
+export interface ResourceEventsRequest {
+  /** The Application's namespace ("argocd" when empty). */
+  namespace: string;
+  name: string;
+  resourceNamespace: string;
+  resourceName: string;
+  resourceUid: string;
 }
 
 function createBaseManagedResourcesRequest(): ManagedResourcesRequest {
@@ -116,6 +127,151 @@ export const ManagedResourcesRequest: MessageFns<ManagedResourcesRequest> = {
   },
 };
 
+function createBaseResourceEventsRequest(): ResourceEventsRequest {
+  return { namespace: "", name: "", resourceNamespace: "", resourceName: "", resourceUid: "" };
+}
+
+export const ResourceEventsRequest: MessageFns<ResourceEventsRequest> = {
+  encode(message: ResourceEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.resourceNamespace !== "") {
+      writer.uint32(26).string(message.resourceNamespace);
+    }
+    if (message.resourceName !== "") {
+      writer.uint32(34).string(message.resourceName);
+    }
+    if (message.resourceUid !== "") {
+      writer.uint32(42).string(message.resourceUid);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResourceEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResourceEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.resourceNamespace = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.resourceName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.resourceUid = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResourceEventsRequest {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      resourceNamespace: isSet(object.resourceNamespace)
+        ? globalThis.String(object.resourceNamespace)
+        : isSet(object.resource_namespace)
+        ? globalThis.String(object.resource_namespace)
+        : "",
+      resourceName: isSet(object.resourceName)
+        ? globalThis.String(object.resourceName)
+        : isSet(object.resource_name)
+        ? globalThis.String(object.resource_name)
+        : "",
+      resourceUid: isSet(object.resourceUid)
+        ? globalThis.String(object.resourceUid)
+        : isSet(object.resource_uid)
+        ? globalThis.String(object.resource_uid)
+        : "",
+    };
+  },
+
+  toJSON(message: ResourceEventsRequest): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.resourceNamespace !== "") {
+      obj.resourceNamespace = message.resourceNamespace;
+    }
+    if (message.resourceName !== "") {
+      obj.resourceName = message.resourceName;
+    }
+    if (message.resourceUid !== "") {
+      obj.resourceUid = message.resourceUid;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResourceEventsRequest>, I>>(base?: I): ResourceEventsRequest {
+    return ResourceEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResourceEventsRequest>, I>>(object: I): ResourceEventsRequest {
+    const message = createBaseResourceEventsRequest();
+    message.namespace = object.namespace ?? "";
+    message.name = object.name ?? "";
+    message.resourceNamespace = object.resourceNamespace ?? "";
+    message.resourceName = object.resourceName ?? "";
+    message.resourceUid = object.resourceUid ?? "";
+    return message;
+  },
+};
+
 /**
  * SyncService is the sync service's internal API. Only the api calls it (mutual TLS and the api's
  * service token), after it has authorized the user (RBAC applications/get on the Application).
@@ -153,6 +309,45 @@ export const SyncServiceService = {
     responseSerialize: (value: GetSettingsResponse): Buffer => Buffer.from(GetSettingsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetSettingsResponse => GetSettingsResponse.decode(value),
   },
+  /**
+   * The Application's objects and the objects they own (ownerReferences), listed as its
+   * ServiceAccount, with health; bounded by a node limit (`truncated` says when it cut).
+   */
+  resourceTree: {
+    path: "/capstan.sync.v1.SyncService/ResourceTree" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ManagedResourcesRequest): Buffer =>
+      Buffer.from(ManagedResourcesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ManagedResourcesRequest => ManagedResourcesRequest.decode(value),
+    responseSerialize: (value: ApplicationTree): Buffer => Buffer.from(ApplicationTree.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplicationTree => ApplicationTree.decode(value),
+  },
+  /**
+   * The events of one object of the Application's tree, listed as its ServiceAccount; a refusal is
+   * the response's error, never a read with the control plane's credentials.
+   */
+  resourceEvents: {
+    path: "/capstan.sync.v1.SyncService/ResourceEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResourceEventsRequest): Buffer =>
+      Buffer.from(ResourceEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResourceEventsRequest => ResourceEventsRequest.decode(value),
+    responseSerialize: (value: EventList): Buffer => Buffer.from(EventList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EventList => EventList.decode(value),
+  },
+  /** Who a sync would write as now, and why: explainSync with this service's settings. */
+  explainSync: {
+    path: "/capstan.sync.v1.SyncService/ExplainSync" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ManagedResourcesRequest): Buffer =>
+      Buffer.from(ManagedResourcesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ManagedResourcesRequest => ManagedResourcesRequest.decode(value),
+    responseSerialize: (value: SyncExplanation): Buffer => Buffer.from(SyncExplanation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SyncExplanation => SyncExplanation.decode(value),
+  },
 } as const;
 
 export interface SyncServiceServer extends UntypedServiceImplementation {
@@ -167,6 +362,18 @@ export interface SyncServiceServer extends UntypedServiceImplementation {
    * as "(set)"/"(unset)". Only the api calls it, as itself, after checking `settings, get`.
    */
   settings: handleUnaryCall<GetSettingsRequest, GetSettingsResponse>;
+  /**
+   * The Application's objects and the objects they own (ownerReferences), listed as its
+   * ServiceAccount, with health; bounded by a node limit (`truncated` says when it cut).
+   */
+  resourceTree: handleUnaryCall<ManagedResourcesRequest, ApplicationTree>;
+  /**
+   * The events of one object of the Application's tree, listed as its ServiceAccount; a refusal is
+   * the response's error, never a read with the control plane's credentials.
+   */
+  resourceEvents: handleUnaryCall<ResourceEventsRequest, EventList>;
+  /** Who a sync would write as now, and why: explainSync with this service's settings. */
+  explainSync: handleUnaryCall<ManagedResourcesRequest, SyncExplanation>;
 }
 
 export interface SyncServiceClient extends Client {
@@ -208,6 +415,60 @@ export interface SyncServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetSettingsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The Application's objects and the objects they own (ownerReferences), listed as its
+   * ServiceAccount, with health; bounded by a node limit (`truncated` says when it cut).
+   */
+  resourceTree(
+    request: ManagedResourcesRequest,
+    callback: (error: ServiceError | null, response: ApplicationTree) => void,
+  ): ClientUnaryCall;
+  resourceTree(
+    request: ManagedResourcesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplicationTree) => void,
+  ): ClientUnaryCall;
+  resourceTree(
+    request: ManagedResourcesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplicationTree) => void,
+  ): ClientUnaryCall;
+  /**
+   * The events of one object of the Application's tree, listed as its ServiceAccount; a refusal is
+   * the response's error, never a read with the control plane's credentials.
+   */
+  resourceEvents(
+    request: ResourceEventsRequest,
+    callback: (error: ServiceError | null, response: EventList) => void,
+  ): ClientUnaryCall;
+  resourceEvents(
+    request: ResourceEventsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EventList) => void,
+  ): ClientUnaryCall;
+  resourceEvents(
+    request: ResourceEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EventList) => void,
+  ): ClientUnaryCall;
+  /** Who a sync would write as now, and why: explainSync with this service's settings. */
+  explainSync(
+    request: ManagedResourcesRequest,
+    callback: (error: ServiceError | null, response: SyncExplanation) => void,
+  ): ClientUnaryCall;
+  explainSync(
+    request: ManagedResourcesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SyncExplanation) => void,
+  ): ClientUnaryCall;
+  explainSync(
+    request: ManagedResourcesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SyncExplanation) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findForMutation, resolveForApi, selectForProject, type Candidate } from './selection.js';
+import { findForMutation, resolveForApi, selectForProject, type Candidate } from './credential-selection.js';
 
 const URL_A = 'https://git.example.com/shared/apps.git';
 const c = (id: string, project: string, url = URL_A): Candidate => ({ id, url, project });
