@@ -130,7 +130,7 @@ export async function main(): Promise<void> {
     await seed(warmRepo);
     const generate = (p: string, url = warmRepo.url) =>
       repo.call((c) => c.generateManifests, {
-        source: { repoUrl: url, targetRevision: 'main', path: p },
+        source: { repoUrl: url, targetRevision: 'main', path: p, chart: '' },
         application: app,
         refSources: [],
       });

@@ -240,6 +240,7 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
       generator.generate(
         { repoURL: umbrella.url, targetRevision: 'main', path: dir, helm: { releaseName: 'rel' } },
         null,
+        [],
         async (url) => {
           const lookup = await credentials.lookupForApplication(
             { url, project, application: 'argocd/u' },

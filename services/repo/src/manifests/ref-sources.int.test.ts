@@ -146,6 +146,7 @@ describe('ref sources: $ref value files of another repository (Argo CD multiple 
       repoUrl: charts.url,
       targetRevision: 'main',
       path: 'web',
+      chart: '',
       helm: {
         releaseName: '',
         namespace: '',
