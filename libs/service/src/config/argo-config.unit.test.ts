@@ -64,7 +64,7 @@ describe('configuration files: flat keys, unknown keys, Argo CD ConfigMaps at st
   it('takes the keys of this service from --argocd-config-dir, below the environment', () => {
     const d = dir({
       'argocd-cm.yaml': argocdCm(
-        '  application.sync.impersonation.enabled: "true"\n  timeout.reconciliation: 90s\n  url: https://argo.example.com\n',
+        '  application.sync.impersonation.enabled: "true"\n  timeout.reconciliation: 90s\n  exec.enabled: "true"\n',
       ),
     });
     const { config, report } = loadConfigReport(settings, {
@@ -76,7 +76,7 @@ describe('configuration files: flat keys, unknown keys, Argo CD ConfigMaps at st
     expect(report.sources['application.sync.impersonation.enabled']).toMatchObject({ kind: 'argocd-file' });
     expect(config['reconcile.resync-ms']).toBe(5000);
     expect(report.warnings).toEqual([
-      expect.stringContaining('argocd-cm: url: recognised but not implemented by Capstan'),
+      expect.stringContaining('argocd-cm: exec.enabled: recognised but not implemented by Capstan'),
     ]);
   });
 
