@@ -318,6 +318,29 @@ describe('multi-source Applications', () => {
     expect(syncStatusLine(multi)).toBe('Synced to main (aaaaaaa), v1.0.0 (bbbbbbb)');
   });
 
+  it('says OutOfSync from each target, a target without a commit yet, and Unknown alone', () => {
+    const withStatus = (sync: Record<string, unknown>) =>
+      apiv1.Application.fromJSON({ ...(apiv1.Application.toJSON(multi) as object), status: { sync } });
+    expect(syncStatusLine(withStatus({ status: 'OutOfSync', revisions: ['a'.repeat(40)] }))).toBe(
+      'OutOfSync from main (aaaaaaa), v1.0.0',
+    );
+    expect(syncStatusLine(withStatus({}))).toBe('Unknown');
+  });
+
+  it("prints the history's REVISION as each source's target and commit", () => {
+    printRevisionHistory('table', [
+      apiv1.RevisionHistory.fromJSON({
+        id: 3,
+        revisions: ['a'.repeat(40), 'b'.repeat(40)],
+        sources: [
+          { repoURL: 'https://git.example.com/charts.git', path: 'web', targetRevision: 'main' },
+          { repoURL: 'https://git.example.com/values.git', ref: 'values' },
+        ],
+      }),
+    ]);
+    expect(out).toContain('main (aaaaaaa), HEAD (bbbbbbb)');
+  });
+
   it('prints one Source row per source', () => {
     const out: string[] = [];
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
