@@ -327,6 +327,7 @@ spec:
     expect(reads, 'the page learnt the outcome from the stream, not by asking again').toEqual([]);
   });
 
+  // Waits on the workload stand-in and the bus: minutes on a loaded CI machine, not the default 60 s.
   it("shows the Deployment's ReplicaSet and Pod under it, with health, read as the ServiceAccount", async () => {
     const tree = page.getByRole('region', { name: 'resource tree' });
     const rs = tree.getByRole('button', { name: /^ReplicaSet guestbook-ui-/ });
@@ -363,7 +364,7 @@ spec:
     await accessible(page, 'owned object panel');
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'detached' });
-  });
+  }, 180_000);
 
   it("opens a resource's panel: desired and live manifests and their diff", async () => {
     await page.getByRole('button', { name: 'ConfigMap guestbook-config' }).click();
@@ -508,6 +509,7 @@ spec:
     await shot(page, 'accounts');
   });
 
+  // Waits on the workload stand-in and the bus: minutes on a loaded CI machine, not the default 60 s.
   it('shows the kube-system Application its project no longer allows as refused, with the reason', async () => {
     const addons = `apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -551,7 +553,7 @@ spec:
     await denies.getByText(/project addons/).waitFor();
     await accessible(page, 'identity panel of a refused Application');
     await shot(page, 'identity-denied');
-  });
+  }, 180_000);
 
   it('lists repository credentials per project, with the projects that share a checkout', async () => {
     await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Repositories' }).click();
