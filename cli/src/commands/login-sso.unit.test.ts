@@ -58,18 +58,21 @@ describe('capstan login --sso', () => {
 
   it('ends the login on a foreign state, a provider error, a busy port or a timeout', async () => {
     const port = await freePort();
-    const foreign = receiveCode(port, 'mine', 10_000);
+    // The outcome is awaited before the callback arrives: the rejection must have its handler by then.
+    const foreign = expect(receiveCode(port, 'mine', 10_000)).rejects.toThrow('state mismatch');
     const answer = await fetch(`http://127.0.0.1:${port}/auth/callback?code=abc&state=theirs`);
     expect(answer.status).toBe(400);
-    await expect(foreign).rejects.toThrow('state mismatch');
+    await foreign;
 
-    const refused = receiveCode(port, 'mine', 10_000);
+    const refused = expect(receiveCode(port, 'mine', 10_000)).rejects.toThrow(
+      'the provider refused the login: access_denied',
+    );
     await fetch(`http://127.0.0.1:${port}/auth/callback?error=access_denied&state=mine`);
-    await expect(refused).rejects.toThrow('the provider refused the login: access_denied');
+    await refused;
 
-    const first = receiveCode(port, 'a', 2_000);
+    const first = expect(receiveCode(port, 'a', 2_000)).rejects.toBeInstanceOf(CliError);
     await expect(receiveCode(port, 'b', 2_000)).rejects.toThrow('choose another --sso-port');
-    await expect(first).rejects.toBeInstanceOf(CliError);
+    await first;
   });
 
   it('reads how long a session token has left, from its exp', () => {
