@@ -190,7 +190,16 @@ describe('trace story: one sync, one trace across api, sync, repo and the Kubern
       phase: 'Succeeded',
       identity: `system:serviceaccount:${NS}:deployer`,
     });
-    // The sync's write to the cluster, and the api operation that started its trace.
+    // The sync's write to the cluster, and the api operation that started its trace. Spans are
+    // exported as they end, parents after children: wait for the attempt's span, which ends last.
+    const find = (spans: Span[]) => ({
+      api: spans.find((s) => s.service === 'capstan-api' && s.name.startsWith('api/')),
+      consume: spans.find((s) => s.name === 'consume io.capstan.cmd.sync.request.v1'),
+      attempt: spans.find((s) => s.name === 'sync argocd/web'),
+      generate: spans.find((s) => s.service === 'capstan-repo'),
+      patch: spans.find((s) => s.name === 'k8s Patch ConfigMap'),
+    });
+    let seen = '';
     const trace = await eventually(
       'the sync trace with the api, repo and Kubernetes spans',
       async () => {
@@ -199,20 +208,16 @@ describe('trace story: one sync, one trace across api, sync, repo and the Kubern
         );
         if (!patch) return undefined;
         const spans = receiver.spans.filter((s) => s.traceId === patch.traceId);
-        const services = new Set(spans.map((s) => s.service));
-        return ['capstan-api', 'capstan-sync', 'capstan-repo'].every((s) => services.has(s))
-          ? spans
-          : undefined;
+        seen = spans.map((s) => `${s.service}: ${s.name}`).join('\n');
+        return Object.values(find(spans)).every(Boolean) ? spans : undefined;
       },
       60_000,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; the trace so far:\n${seen}`);
+    });
     const byId = new Map(trace.map((s) => [s.spanId, s]));
     const names = trace.map((s) => `${s.service}: ${s.name}`).join('\n');
-    const api = trace.find((s) => s.service === 'capstan-api' && s.name.startsWith('api/'));
-    const consume = trace.find((s) => s.name === 'consume io.capstan.cmd.sync.request.v1');
-    const attempt = trace.find((s) => s.name === 'sync argocd/web');
-    const generate = trace.find((s) => s.service === 'capstan-repo');
-    const patch = trace.find((s) => s.name === 'k8s Patch ConfigMap');
+    const { api, consume, attempt, generate, patch } = find(trace);
     expect(api, names).toBeDefined();
     expect(consume, names).toBeDefined();
     expect(attempt, names).toBeDefined();
