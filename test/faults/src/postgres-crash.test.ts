@@ -1,15 +1,9 @@
-// PENDING (an open finding, not run by npm test: `npm run faults:pending -w @capstan/faults`).
-// The crash no longer kills the sync service (a pooled client checked out between two queries had no
-// 'error' listener: fixed in @capstan/db createDb; 4 cycles then passed, recovery p50 1.4 s). Still
-// failing intermittently: in one 5-cycle run 3 of 20 sync requests published around the crashes
-// never became operations (the intake consumer's retries, 5 deliveries with backoff from 0.5 s, may
-// run out while the database is down, and the request is dead-lettered: check sync.dead_letters).
-// It moves to src/ once that is settled.
-//
 // Fault scenario: PostgreSQL killed with SIGKILL (a crash: recovery on restart) in the middle of a
 // stream of syncs, down for a few seconds, then started again, FAULTS_CYCLES times (sync-stage.ts).
 // It found that the crash killed the sync service: a pooled client checked out between two queries
-// had no 'error' listener (fixed in @capstan/db createDb).
+// had no 'error' listener (fixed in @capstan/db createDb); and that sync requests published around a
+// crash could be dead-lettered, their five deliveries spent while the database was away (fixed: a
+// database outage is retried up to OUTAGE_MAX_DELIVER times in @capstan/events' settlement).
 // The sync service keeps running through it: its syncs fail over to a retry (their lease runs out
 // while the database is away) and every requested sync still ends exactly once. Recovery is the time
 // from the database's return until every sync running at the crash was claimed again or ended.
@@ -24,7 +18,7 @@ import {
   sleep,
   startSyncStage,
   type SyncStage,
-} from '../src/sync-stage.js';
+} from './sync-stage.js';
 
 const DOWN_MS = 3_000;
 
