@@ -102,7 +102,7 @@ async function install(cluster: KubeCluster, crdDir: string, webhookSecret: stri
       name: 'bench',
       server: cluster.server,
       config: JSON.stringify({
-        bearerToken: cluster.controlPlaneToken,
+        bearerToken: cluster.adminToken,
         tlsClientConfig: { caData: cluster.caData },
       }),
     },
@@ -175,7 +175,8 @@ export async function startArgo(opts: {
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  const common = ['--loglevel', 'warn'];
+  // Logs at the default level (info), as Capstan's services.
+  const common: string[] = [];
   let watch: { abort(): void } | undefined;
   try {
     procs.push(

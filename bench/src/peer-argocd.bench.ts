@@ -218,15 +218,15 @@ function ratios(c: Result, a: Result): Figure[] {
 }
 
 export async function main(): Promise<void> {
-  const argoDir = argoBinaries();
-  if (!argoDir || !existsSync('/usr/bin/redis-server')) {
+  const order = (process.env.PEER_ARGOCD_ORDER ?? 'capstan,argocd').split(',') as SystemName[];
+  const argoDir = order.includes('argocd') ? argoBinaries() : '';
+  if (argoDir === undefined || !existsSync('/usr/bin/redis-server')) {
     process.stdout.write(
       'peer-argocd skipped: Argo CD is not built or redis-server is missing (npm run bench:peer builds Argo CD; apt-get install -y redis-server)\n',
     );
     return;
   }
   const loadAverageAtStart = loadavg();
-  const order = (process.env.PEER_ARGOCD_ORDER ?? 'capstan,argocd').split(',') as SystemName[];
   const cluster = await startCluster({ name: 'bench-peer', log: () => {} });
   const git = await startGitServer();
   const cacheDir = mkdtempSync(join(tmpdir(), 'capstan-bench-peer-'));
@@ -247,6 +247,11 @@ export async function main(): Promise<void> {
       process.stdout.write(`${system}: ${APPS} Applications × ${RESOURCES} resources\n`);
       results[system] = await measure(system, env);
       await clean(cluster, system);
+    }
+    if (!results.capstan || !results.argocd) {
+      // One system alone (PEER_ARGOCD_ORDER=capstan): its figures, no comparison written.
+      process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+      return;
     }
     const figures = [...figuresOf('capstan', results.capstan), ...figuresOf('argocd', results.argocd)];
     report('peer-argocd', [...figures, ...ratios(results.capstan, results.argocd)], {
