@@ -281,7 +281,9 @@ export async function main(): Promise<void> {
       },
       done: 'Synced at the target commit and the last sync operation Succeeded at it; sync, not health (no kubelet: Deployments stay Progressing in both)',
       push: "one commit changing one line (config-0 version) in each Application directory, then one signed GitHub push delivery to each system's /api/webhook",
-      cpu: "user+system CPU of the system's own processes and their reaped children (git), from /proc; shared kube-apiserver/etcd and PostgreSQL CPU per phase are in results.<system>.*.shared, NATS and git not counted",
+      cpu: "user+system CPU of the system's own processes and their reaped children (git), from /proc; the shared kube-apiserver/etcd and PostgreSQL CPU per phase are in results.<system>.*.shared (PostgreSQL: backends of the run's database alive at both readings, so approximate, even negative when backends close), NATS and git not counted",
+      timeToSynced:
+        'per Application, from the start of the batch of creates (phase 1) or from the webhook delivery (phase 2) to done',
       loadAverageAtStart,
       loadAverageAtEnd: loadavg(),
       note: 'the machine is shared with other work (see the load averages); every component (API server, etcd, PostgreSQL, NATS, git, both systems) runs on it; one system at a time',
