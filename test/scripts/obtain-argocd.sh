@@ -3,8 +3,10 @@
 # argocd-server, and argocd as git's askpass helper) and its CRDs, for the peer-argocd benchmark
 # only: no test and no CI step needs them.
 #
-# Built from Argo CD's own Go module (github.com/argoproj/argo-cd/v3, version pinned below; v3.3
-# and later need a gitops-engine version the module proxy does not serve) with the machine's Go
+# Built from Argo CD's own Go module (github.com/argoproj/argo-cd/v3, version pinned below: v3.2.11;
+# v3.2.12 as served does not compile, its controller/cache calls a settings.ValidateExternalURL that
+# its util/settings lacks; v3.3 and later need a gitops-engine version the module proxy does not
+# serve) with the machine's Go
 # toolchain: the module is downloaded through the module proxy (checksums verified against the
 # Go checksum database as usual), copied into a scratch directory and built there with its own
 # go.mod/go.sum (a plain `go install pkg@version` refuses a module with replace directives).
@@ -29,7 +31,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/go-tool.sh"
 
 GT_NAME=obtain-argocd
 gt_parse_args --print-dir "$@"
-version="${ARGOCD_VERSION:-v3.2.12}"
+version="${ARGOCD_VERSION:-v3.2.11}"
 module=github.com/argoproj/argo-cd/v3
 GT_KEY="$version"
 GT_DIR="${CAPSTAN_CACHE:-$HOME/.cache/capstan}/argocd"
