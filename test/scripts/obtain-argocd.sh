@@ -16,7 +16,7 @@
 # runs the git askpass helper, which is what the repo server calls it for.
 # The binary and manifests/crds/ are cached in ${CAPSTAN_CACHE:-$HOME/.cache/capstan}/argocd/<version>/,
 # the same convention as obtain-kube-binaries.sh: only the first run on a machine pays the build
-# (about 5-15 minutes on 2 cores with an empty Go build cache); later runs return at once.
+# (about 50 minutes on a busy 2-core machine with an empty Go build cache, 11 with the dependencies compiled); later runs return at once.
 #
 # Usage: test/scripts/obtain-argocd.sh [--check] [--force] [--print-dir]
 #   --check      exit 0 if the binary is cached, 1 if not; never build
