@@ -4,7 +4,8 @@
 // credential for the same URL exists and must not be used (proposal 002, per source). The
 // Application goes in with `capstan app create -f`, comes back with its sources, syncs to a real
 // kube-apiserver as the tenant's ServiceAccount with one revision per source, rolls back to its
-// first deployment, and a `$values/../` escape is refused with its field path. The api, repo (real
+// first deployment, syncs the values source at a chosen commit (`--revisions SHA --source-positions 2`,
+// as argocd), and a `$values/../` escape is refused with its field path. The api, repo (real
 // helm) and sync services run as processes on real PostgreSQL, NATS and git.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -63,6 +64,7 @@ describe('multi-source story: a chart with $values files from a project-scoped p
   let config: string;
   let chartsSha: string;
   let firstValuesSha: string;
+  let secondValuesSha: string;
   const as = (args: string[], input?: string) => capstan(config, [...args, '--context', 'admin'], input);
   const ok = (r: CliResult, what: string) =>
     expect(r, `${what}: ${r.stderr}\n${repo?.output() ?? ''}`).toMatchObject({ code: 0 });
@@ -260,6 +262,7 @@ describe('multi-source story: a chart with $values files from a project-scoped p
 
   it('syncs a new commit of the values repository, then rolls back to the first deployment', async () => {
     const second = await values.commit({ 'envs/prod/values.yaml': 'replicas: 5\nenv: prod-v2\n' });
+    secondValuesSha = second;
     const r = await as(['app', 'sync', 'web', '--timeout', '120', '-o', 'json']);
     ok(r, 'app sync web (second)');
     expect(JSON.parse(r.stdout)).toMatchObject({ phase: 'Succeeded', revisions: [chartsSha, second] });
@@ -269,6 +272,50 @@ describe('multi-source story: a chart with $values files from a project-scoped p
     await expect.poll(settings, { timeout: 60_000, interval: 500 }).toEqual({ replicas: '3', env: 'prod' });
     const history = (await getApp()).status.history ?? [];
     expect(history.at(-1)?.revisions).toEqual([chartsSha, firstValuesSha]);
+  });
+
+  it("syncs the values source at a chosen commit with argocd's --revisions/--source-positions, recorded per source", async () => {
+    const third = await values.commit({ 'envs/prod/values.yaml': 'replicas: 7\nenv: prod-v3\n' });
+    // The values repository's HEAD is the third commit; the sync pins source 2 at the second.
+    const r = await as([
+      'app',
+      'sync',
+      'web',
+      '--revisions',
+      secondValuesSha,
+      '--source-positions',
+      '2',
+      '--timeout',
+      '120',
+      '-o',
+      'json',
+    ]);
+    ok(r, 'app sync web --revisions --source-positions 2');
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      phase: 'Succeeded',
+      revisions: [chartsSha, secondValuesSha],
+    });
+    expect(await settings()).toEqual({ replicas: '5', env: 'prod-v2' });
+    const app = await getApp();
+    expect(app.status.history?.at(-1)?.revisions).toEqual([chartsSha, secondValuesSha]);
+    expect(app.status.operationState?.syncResult?.revisions).toEqual([chartsSha, secondValuesSha]);
+    // Not the values repository's HEAD: the reconciler compares at the targets and says so.
+    await expect
+      .poll(async () => (await getApp()).status.sync?.revisions, { timeout: 60_000, interval: 500 })
+      .toEqual([chartsSha, third]);
+    // What cannot be applied is refused before anything is synced, with Argo CD's messages.
+    const unpaired = await as(['app', 'sync', 'web', '--revisions', third]);
+    expect(unpaired.code).not.toBe(0);
+    expect(unpaired.stderr).toContain(
+      'While using --revisions and --source-positions, length of values for both flags should be same.',
+    );
+    const outOfRange = await as(['app', 'sync', 'web', '--revisions', third, '--source-positions', '3']);
+    expect(outOfRange.code).not.toBe(0);
+    expect(outOfRange.stderr).toContain('source position is out of range');
+    const single = await as(['app', 'sync', 'web', '--revision', third]);
+    expect(single.code).not.toBe(0);
+    expect(single.stderr).toContain('--source-positions');
+    expect(await settings()).toEqual({ replicas: '5', env: 'prod-v2' });
   });
 
   it('refuses a $values/../ escape with its field path, and source beside sources', async () => {

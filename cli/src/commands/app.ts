@@ -5,6 +5,7 @@ import { apiv1 } from '@capstan/proto';
 import { withConnection, type Connection } from '../client/connection.js';
 import { CliError } from '../errors.js';
 import { syncWindowLine } from './proj-windows.js';
+import { sourceRevisionFlags } from './app-sync-revisions.js';
 import { selectedResources } from './app-sync-resources.js';
 import { printApplication } from './app-status.js';
 import { addHistoryCommand, addRollbackCommand } from './app-rollback.js';
@@ -117,10 +118,13 @@ const syncAction =
       timeout: string;
       output: OutputFormat;
       resource?: string[];
+      revisions?: string[];
+      sourcePositions?: string[];
     },
     cmd: Command,
-  ) =>
-    withConnection(cmd, async (c) => {
+  ) => {
+    const perSource = sourceRevisionFlags(o.revisions ?? [], o.sourcePositions ?? []);
+    return withConnection(cmd, async (c) => {
       const dryRun = dryRunOnly || !!o.dryRun;
       const patterns = o.resource ?? [];
       // As Argo CD's CLI: the patterns are matched against the Application's resources first.
@@ -144,6 +148,7 @@ const syncAction =
         dryRun,
         prune: !!o.prune,
         resources,
+        ...perSource,
       });
       if (o.async) {
         process.stdout.write(`${res.operationId}\n`);
@@ -159,6 +164,7 @@ const syncAction =
       }
       if (op.phase !== 'Succeeded') throw new CliError(`operation ${op.phase.toLowerCase()}: ${op.message}`);
     });
+  };
 
 export function appCommand(): Command {
   const app = new Command('app').description('manage Applications');
@@ -310,6 +316,16 @@ function appSyncCommand(): Command {
     .option(
       '--resource <GROUP:KIND:NAME>',
       "Sync only specific resources as GROUP:KIND:NAME or !GROUP:KIND:NAME. Fields may be blank and '*' can be used. This option may be specified repeatedly",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--revisions <rev>',
+      'a multi-source Application: sync the source at the matching --source-positions to this revision; repeatable',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--source-positions <n>',
+      'the position (from 1, in spec.sources order) of the source the matching --revisions is for; repeatable',
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .addOption(outputOption())

@@ -59,7 +59,16 @@ describe('api: sync, clusters, apply and projections', () => {
     try {
       const res = await unary(
         c.applications.sync.bind(c.applications),
-        { name: 'guestbook', appNamespace: '', revision: '', dryRun: true, prune: false, resources: [] },
+        {
+          name: 'guestbook',
+          appNamespace: '',
+          revision: '',
+          dryRun: true,
+          prune: false,
+          resources: [],
+          revisions: [],
+          sourcePositions: [],
+        },
         { metadata: bearer(tenant) },
       );
       expect(res.operationId).toBeTruthy();

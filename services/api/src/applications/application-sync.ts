@@ -10,7 +10,7 @@ import type { RequestContext } from '../support/request.js';
 import { API_SCHEMA } from '../migrations/index.js';
 import { type StoredApplication } from './application.repository.js';
 import { hasMultipleSources } from '@capstan/policy';
-import { ValidationError } from '@capstan/service';
+import { pinnedSourceRevisions } from './source-revisions.js';
 import { findSyncOperation, insertSyncOperation, type SyncResource } from './sync-operation.repository.js';
 
 export interface SyncRequestOptions {
@@ -23,8 +23,14 @@ export interface SyncRequestOptions {
   trigger?: 'user' | 'bus' | 'rollback';
   /** What the operation deploys (a rollback's history entry; absent: spec.source), for status.history. */
   source?: unknown;
-  /** A multi-source Application's revision per source (a rollback's history entry). */
+  /**
+   * A multi-source Application's revisions: with sourcePositions, Argo CD's per-source sync
+   * (`--revisions R --source-positions N`, see source-revisions.ts); without, one per source (a
+   * rollback's history entry).
+   */
   revisions?: readonly string[];
+  /** Argo CD's sourcePositions (from 1) of revisions; present on a user's sync request. */
+  sourcePositions?: readonly number[];
   /** A multi-source Application's sources deployed (a rollback's entry; absent: spec.sources). */
   sources?: unknown[];
   /** Argo CD's selective sync: only these resources (absent or empty: all). */
@@ -45,15 +51,15 @@ export async function recordSyncRequest(
   const actor = actorOf(ctx.principal);
   const trigger = opts.trigger ?? 'user';
   const multiSource = hasMultipleSources(app.application);
-  // Never silently ignored: one revision cannot say which source it is for.
-  if (multiSource && opts.revision && !opts.revisions?.length)
-    throw new ValidationError([
-      {
-        field: 'revision',
-        description:
-          "a multi-source Application syncs each source at its targetRevision: a single revision is not supported (Argo CD's per-source --revisions with --source-positions is not implemented)",
-      },
-    ]);
+  const revisions =
+    opts.revisions && !opts.sourcePositions
+      ? opts.revisions
+      : pinnedSourceRevisions(app.application, {
+          revision: opts.revision,
+          revisions: opts.revisions ?? [],
+          sourcePositions: opts.sourcePositions ?? [],
+          dryRun: opts.dryRun,
+        });
   await db.transaction().execute(async (trx) => {
     await insertSyncOperation(trx, {
       id: operationId,
@@ -71,7 +77,7 @@ export async function recordSyncRequest(
       ...(multiSource
         ? { source: null, sources: opts.sources ?? app.application.spec.sources ?? [] }
         : { source: opts.source ?? app.application.spec.source ?? null }),
-      ...(opts.revisions ? { revisions: [...opts.revisions] } : {}),
+      ...(revisions ? { revisions: [...revisions] } : {}),
       ...(opts.resources?.length ? { syncResources: opts.resources } : {}),
     });
     const command = newEvent(
@@ -81,7 +87,7 @@ export async function recordSyncRequest(
         application: { name, namespace },
         project: app.project,
         ...(opts.revision ? { revision: opts.revision } : {}),
-        ...(opts.revisions && opts.revisions.length > 0 ? { revisions: [...opts.revisions] } : {}),
+        ...(revisions && revisions.length > 0 ? { revisions: [...revisions] } : {}),
         dryRun: opts.dryRun,
         prune: opts.prune,
         ...(opts.resources?.length ? { resources: opts.resources } : {}),

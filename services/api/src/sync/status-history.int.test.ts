@@ -333,13 +333,31 @@ describe('api: live status, history and rollback', () => {
     // A user's sync through the api: its trigger is the default, user.
     const requested = await unary(
       c.applications.sync.bind(c.applications),
-      { name: 'guestbook', appNamespace: '', revision: '', dryRun: false, prune: false, resources: [] },
+      {
+        name: 'guestbook',
+        appNamespace: '',
+        revision: '',
+        dryRun: false,
+        prune: false,
+        resources: [],
+        revisions: [],
+        sourcePositions: [],
+      },
       { metadata: bearer(admin) },
     );
     await runOperation(requested.operationId, { revision: 'rev-0000002', outcome: 'succeeded' });
     const dry = await unary(
       c.applications.sync.bind(c.applications),
-      { name: 'guestbook', appNamespace: '', revision: '', dryRun: true, prune: false, resources: [] },
+      {
+        name: 'guestbook',
+        appNamespace: '',
+        revision: '',
+        dryRun: true,
+        prune: false,
+        resources: [],
+        revisions: [],
+        sourcePositions: [],
+      },
       { metadata: bearer(admin) },
     );
     await runOperation(dry.operationId, { revision: 'rev-0000002', outcome: 'succeeded', dryRun: true });
@@ -386,6 +404,8 @@ describe('api: live status, history and rollback', () => {
           dryRun: false,
           prune: true,
           resources: [picked],
+          revisions: [],
+          sourcePositions: [],
         },
         { metadata: bearer(admin) },
       );
@@ -425,6 +445,8 @@ describe('api: live status, history and rollback', () => {
           dryRun: true,
           prune: false,
           resources: [{ group: 'apps', kind: '', name: 'x', namespace: '' }],
+          revisions: [],
+          sourcePositions: [],
         },
         { metadata: bearer(admin) },
       ),

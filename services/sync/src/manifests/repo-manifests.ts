@@ -81,8 +81,9 @@ export function repoManifests(options: {
     const pinned = request.revisions?.length === sources.length ? request.revisions : undefined;
     const revisions = await Promise.all(
       sources.map(async (src, i) => {
-        // A chart's version is its targetRevision (no commit to resolve in a chart repository).
-        if (src.chart) return src.targetRevision ?? '';
+        // A chart's version is its targetRevision, or the version a request pins (a rollback's, a
+        // per-source sync's); there is no commit to resolve in a chart repository.
+        if (src.chart) return pinned?.[i] || (src.targetRevision ?? '');
         const res = await call(
           client.resolveRevision.bind(client),
           {

@@ -15,6 +15,8 @@ import { encodedApplicationList } from '../application-list-encoding.js';
 import { revisionHistory } from '../../applications/revision-history.js';
 import { historyLimitOf, rollback } from '../../applications/rollback.js';
 import { MAX_SYNC_RESOURCES } from '@capstan/events';
+import { ValidationError } from '@capstan/service';
+import { sourcePositionViolations } from '../../applications/source-revisions.js';
 
 /** Over gRPC, the stored application's fields that the message cannot carry are kept (see unrepresentable.ts). */
 async function complete(
@@ -144,7 +146,7 @@ export const applicationOperations = implement<apiv1.ApplicationServiceServer>(
       http: { method: 'POST', path: '/api/v1/applications/:name/sync' },
       auth: 'user',
       summary:
-        "ask the sync service to sync (or dry-run) an Application, or only some of its resources (Argo CD's selective sync); returns the operation id",
+        "ask the sync service to sync (or dry-run) an Application, or only some of its resources (Argo CD's selective sync), a multi-source one's sources at revisions by sourcePositions (from 1); returns the operation id",
       input: z.strictObject({
         name: z.string().min(1, 'required'),
         appNamespace: str,
@@ -152,15 +154,22 @@ export const applicationOperations = implement<apiv1.ApplicationServiceServer>(
         dryRun: bool,
         prune: bool,
         resources: syncResources,
+        revisions: z.array(z.string().max(255, 'at most 255 characters')).max(100, 'at most 100').default([]),
+        sourcePositions: z.array(int).max(100, 'at most 100').default([]),
       }),
       request: apiv1.ApplicationSyncRequest,
       response: apiv1.ApplicationSyncResponse,
       run: async (s, ctx, i) => {
+        // Argo CD's CLI checks these before it sends the request; the api checks them for every client.
+        const violations = sourcePositionViolations(i.revisions, i.sourcePositions);
+        if (violations.length > 0) throw new ValidationError(violations);
         const r = await s.applications.sync(ctx, i.appNamespace, i.name, {
           revision: i.revision,
           dryRun: i.dryRun,
           prune: i.prune,
           resources: i.resources,
+          revisions: i.revisions,
+          sourcePositions: i.sourcePositions,
         });
         return { operationId: r.operationId, application: applicationView(r.application) };
       },

@@ -488,6 +488,13 @@ export interface ApplicationSyncRequest {
    * them git no longer declares; hooks do not run. Empty: every resource.
    */
   resources: SyncOperationResource[];
+  /**
+   * Argo CD's per-source revisions of a multi-source Application (argocd app sync --revisions R
+   * --source-positions N): revisions[i] is for the source at source_positions[i], counted from 1 in
+   * spec.sources order; a source not named syncs at its targetRevision.
+   */
+  revisions: string[];
+  sourcePositions: number[];
 }
 
 export interface ApplicationSyncResponse {
@@ -7127,7 +7134,16 @@ export const ApplicationDeleteRequest: MessageFns<ApplicationDeleteRequest> = {
 };
 
 function createBaseApplicationSyncRequest(): ApplicationSyncRequest {
-  return { name: "", appNamespace: "", revision: "", dryRun: false, prune: false, resources: [] };
+  return {
+    name: "",
+    appNamespace: "",
+    revision: "",
+    dryRun: false,
+    prune: false,
+    resources: [],
+    revisions: [],
+    sourcePositions: [],
+  };
 }
 
 export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
@@ -7149,6 +7165,16 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
     }
     for (const v of message.resources) {
       SyncOperationResource.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.revisions) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.sourcePositions.length !== 0) {
+      writer.uint32(66).fork();
+      for (const v of message.sourcePositions) {
+        writer.int64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -7214,6 +7240,32 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
             message.resources.push(SyncOperationResource.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.revisions.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag === 64) {
+              message.sourcePositions.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 66) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.sourcePositions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7244,6 +7296,14 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
       resources: globalThis.Array.isArray(object?.resources)
         ? object.resources.map((e: any) => SyncOperationResource.fromJSON(e))
         : [],
+      revisions: globalThis.Array.isArray(object?.revisions)
+        ? object.revisions.map((e: any) => globalThis.String(e))
+        : [],
+      sourcePositions: globalThis.Array.isArray(object?.sourcePositions)
+        ? object.sourcePositions.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.source_positions)
+        ? object.source_positions.map((e: any) => globalThis.Number(e))
+        : [],
     };
   },
 
@@ -7267,6 +7327,12 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
     if (message.resources?.length) {
       obj.resources = message.resources.map((e) => SyncOperationResource.toJSON(e));
     }
+    if (message.revisions?.length) {
+      obj.revisions = message.revisions;
+    }
+    if (message.sourcePositions?.length) {
+      obj.sourcePositions = message.sourcePositions.map((e) => Math.round(e));
+    }
     return obj;
   },
 
@@ -7281,6 +7347,8 @@ export const ApplicationSyncRequest: MessageFns<ApplicationSyncRequest> = {
     message.dryRun = object.dryRun ?? false;
     message.prune = object.prune ?? false;
     message.resources = object.resources?.map((e) => SyncOperationResource.fromPartial(e)) || [];
+    message.revisions = object.revisions?.map((e) => e) || [];
+    message.sourcePositions = object.sourcePositions?.map((e) => e) || [];
     return message;
   },
 };
