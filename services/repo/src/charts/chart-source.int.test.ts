@@ -217,6 +217,46 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
     expect(lookups.some((r) => r.project === 'team-a' && r.chosen_id === a.credentialId)).toBe(true);
   });
 
+  it('renders an OCI chart with value files from a git ref source ($values/…), each at its own revision', async () => {
+    const values = await git.createRepository('chart-values.git');
+    const first = await values.commit({ 'envs/prod/values.yaml': 'greeting: from-git\n' });
+    await values.commit({ 'envs/prod/values.yaml': 'greeting: from-git-v2\n' });
+    const lookup = await credentials.lookupForApplication(
+      { url: registry.url, project: 'team-a', application: 'argocd/api' },
+      system,
+    );
+    const renderAt = async (revision: string) => {
+      const out = await generator.generate(
+        {
+          repoURL: registry.url,
+          targetRevision: '0.3.0',
+          path: '',
+          chart: 'api',
+          helm: { releaseName: 'rel', valueFiles: ['$values/envs/prod/values.yaml'] },
+        },
+        lookup.credential,
+        [{ name: 'values', repoURL: values.url, targetRevision: revision, credential: null }],
+      );
+      return out.manifests.map((m) => JSON.parse(m) as Cm);
+    };
+    expect((await renderAt('main'))[0]?.data).toEqual({ version: '0.3.0', greeting: 'from-git-v2' });
+    // The ref source's commit is part of the rendering's identity: another commit, another render.
+    expect((await renderAt(first))[0]?.data).toEqual({ version: '0.3.0', greeting: 'from-git' });
+    await expect(
+      generator.generate(
+        {
+          repoURL: registry.url,
+          targetRevision: '0.3.0',
+          path: '',
+          chart: 'api',
+          helm: { valueFiles: ['$values/envs/none.yaml'] },
+        },
+        lookup.credential,
+        [{ name: 'values', repoURL: values.url, targetRevision: 'main', credential: null }],
+      ),
+    ).rejects.toThrow(/\$values\/envs\/none\.yaml/);
+  });
+
   it('refuses a repository on a denied network before helm runs, and a redirect to one while it runs', async () => {
     await expect(render('team-a', 'http://169.254.169.254/charts', 'web', '1.0.0')).rejects.toThrow(
       /169\.254\.169\.254.*egress\.denied-networks/,

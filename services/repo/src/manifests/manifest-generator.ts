@@ -101,15 +101,10 @@ export class ManifestGenerator {
     /** Credentials for chart dependencies' repositories (selected for the project); anonymous without. */
     dependencyCredentials: DependencyCredentials = async () => null,
   ): Promise<GeneratedManifests> {
-    if (source.chart) return this.generateChart(source, source.chart, credential);
+    if (source.chart) return this.generateChart(source, source.chart, credential, refSources);
     const req = { url: source.repoURL, revision: source.targetRevision, credential };
     const sha = await this.checkouts.resolveRevision(req);
-    const refs = await Promise.all(
-      refSources.map(async (r) => {
-        const refReq = { url: r.repoURL, revision: r.targetRevision, credential: r.credential };
-        return { ...r, req: refReq, sha: await this.checkouts.resolveRevision(refReq) };
-      }),
-    );
+    const refs = await this.resolveRefs(refSources);
     const directory: DirectoryOptions = {
       recurse: source.directory?.recurse ?? false,
       include: source.directory?.include ?? '',
@@ -134,15 +129,7 @@ export class ManifestGenerator {
     const checkout = await this.checkouts.checkout({ ...req, revision: sha });
     const leases: { release(): void }[] = [checkout];
     try {
-      const refCheckouts = new Map<string, RefCheckout>();
-      for (const r of refs) {
-        const c = await this.checkouts.checkout({ ...r.req, revision: r.sha });
-        leases.push(c);
-        const refWhere = `repository ${redactRepoUrl(r.repoURL)} of $${r.name} at revision ${r.targetRevision || 'HEAD'} (${r.sha.slice(0, 12)})`;
-        const refRoot = await realpath(c.dir);
-        await this.refuseEscapingSymlinks(refRoot, refWhere);
-        refCheckouts.set(r.name, { root: refRoot, what: refWhere });
-      }
+      const refCheckouts = await this.checkoutRefs(refs, leases);
       const where = `repository ${redactRepoUrl(source.repoURL)} at revision ${source.targetRevision || 'HEAD'} (${sha.slice(0, 12)})`;
       const root = await realpath(checkout.dir);
       await this.refuseEscapingSymlinks(root, where);
@@ -236,6 +223,7 @@ export class ManifestGenerator {
     source: ManifestSource,
     chart: string,
     credential: CheckoutCredential | null,
+    refSources: readonly RefSourceCheckout[],
   ): Promise<GeneratedManifests> {
     const what = `chart ${chart} of ${redactRepoUrl(source.repoURL)}`;
     if (!this.opts.helmPath || !this.opts.charts)
@@ -249,11 +237,20 @@ export class ManifestGenerator {
       passCredentials: Boolean(helm.passCredentials),
       what,
     });
+    const leases: { release(): void }[] = [pulled];
     try {
-      const cacheKey = JSON.stringify([pulled.key, canonicalDigest({ helm })]);
+      // Value files from git sources ($ref/…), Argo's usual multi-source shape: a chart from a Helm
+      // repository with the environment's values kept in git.
+      const refs = await this.resolveRefs(refSources);
+      const cacheKey = JSON.stringify([
+        pulled.key,
+        canonicalDigest({ helm }),
+        refs.map((r) => [r.name, this.checkouts.repoKeyOf(r.req), r.sha]),
+      ]);
       const hit = this.cache.get(cacheKey);
       this.opts.observer?.manifestCache(hit ? 'hit' : 'miss');
       if (hit) return hit;
+      const refCheckouts = await this.checkoutRefs(refs, leases);
       const renderStarted = performance.now();
       const objects = await renderHelm({
         helm: this.opts.helmPath,
@@ -263,6 +260,7 @@ export class ManifestGenerator {
         scratchHome: this.opts.scratchDir,
         timeoutMs: this.opts.renderTimeoutMs,
         what: `${what} ${pulled.version}`,
+        ...(refs.length > 0 ? { refs: refCheckouts } : {}),
       });
       this.opts.observer?.rendered('helm', (performance.now() - renderStarted) / 1000);
       const result: GeneratedManifests = Object.freeze({
@@ -273,8 +271,35 @@ export class ManifestGenerator {
       this.cache.set(cacheKey, result);
       return result;
     } finally {
-      pulled.release();
+      for (const lease of leases) lease.release();
     }
+  }
+
+  /** Each ref source's commit, resolved with its own credential (part of every cache key). */
+  private resolveRefs(refSources: readonly RefSourceCheckout[]) {
+    return Promise.all(
+      refSources.map(async (r) => {
+        const req = { url: r.repoURL, revision: r.targetRevision, credential: r.credential };
+        return { ...r, req, sha: await this.checkouts.resolveRevision(req) };
+      }),
+    );
+  }
+
+  /** Checks out each resolved ref source (leases added to `leases`), refusing escaping symlinks. */
+  private async checkoutRefs(
+    refs: Awaited<ReturnType<ManifestGenerator['resolveRefs']>>,
+    leases: { release(): void }[],
+  ): Promise<Map<string, RefCheckout>> {
+    const checkouts = new Map<string, RefCheckout>();
+    for (const r of refs) {
+      const c = await this.checkouts.checkout({ ...r.req, revision: r.sha });
+      leases.push(c);
+      const where = `repository ${redactRepoUrl(r.repoURL)} of $${r.name} at revision ${r.targetRevision || 'HEAD'} (${r.sha.slice(0, 12)})`;
+      const root = await realpath(c.dir);
+      await this.refuseEscapingSymlinks(root, where);
+      checkouts.set(r.name, { root, what: where });
+    }
+    return checkouts;
   }
 
   private async refuseEscapingSymlinks(root: string, where: string): Promise<void> {
