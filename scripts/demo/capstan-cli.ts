@@ -3,7 +3,7 @@
 // to its stdin, never its argv.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { paths, repoRoot } from './stack.js';
+import { installation, paths, repoRoot } from './stack.js';
 
 const bin = path.join(repoRoot, 'cli/bin/capstan.js');
 
@@ -17,12 +17,22 @@ export interface CliRun {
 /** Rejects when the CLI exits non-zero, unless `expectFailure` (a refusal the story shows on purpose). */
 export function capstan(
   args: string[],
-  options: { stdin?: string; quiet?: boolean; expectFailure?: boolean } = {},
+  options: {
+    stdin?: string;
+    quiet?: boolean;
+    expectFailure?: boolean;
+    /** Call as this token (a project role's, as a CI system would: CAPSTAN_AUTH_TOKEN, never argv). */
+    token?: string;
+  } = {},
 ): Promise<CliRun> {
   // The context `npm run up` logged in to must decide the server and token, not leftovers.
   const env = { ...process.env };
   delete env.CAPSTAN_SERVER;
   delete env.CAPSTAN_AUTH_TOKEN;
+  if (options.token) {
+    env.CAPSTAN_SERVER = installation.apiAddress;
+    env.CAPSTAN_AUTH_TOKEN = options.token;
+  }
   // The api's gRPC port speaks TLS signed by the stack's own CA (the compose test's: its own).
   env.CAPSTAN_SERVER_CRT = process.env.CAPSTAN_DEMO_SERVER_CRT ?? path.join(paths.pki, 'ca.crt');
   if (!options.quiet) process.stdout.write(`\n    $ capstan ${args.map(shellWord).join(' ')}\n`);

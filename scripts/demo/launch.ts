@@ -1,5 +1,6 @@
 // What each component of the local stack runs and with which settings. Every setting goes through
 // the environment, as a deployment would pass it; secrets come from .capstan/secrets.json.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -33,6 +34,7 @@ export async function assertPortsFree(): Promise<void> {
     ['appset gRPC', ports.appsetGrpc],
     ['sync gRPC', ports.syncGrpc],
     ['nats', ports.nats],
+    ['OCI registry', ports.registry],
     ...Object.entries(ports.ops).map(([s, p]): [string, number] => [`${s} /readyz`, p]),
   ];
   const taken: string[] = [];
@@ -99,6 +101,44 @@ export async function startGit(secrets: StackSecrets): Promise<{ record: Process
     60_000,
   );
   return { record, git };
+}
+
+/** The cached binary of test/scripts/<script> (scripts/up.sh obtained it). */
+export function cachedTool(script: string): string {
+  return execFileSync('bash', [path.join(repoRoot, 'test/scripts', script), '--print-path'], {
+    encoding: 'utf8',
+  }).trim();
+}
+
+/**
+ * The OCI registry of the Helm chart chapter: CNCF Distribution (test/scripts/obtain-registry.sh),
+ * on 127.0.0.1 without users, its storage under .capstan/registry; ready when /v2/ answers.
+ */
+export async function startRegistry(): Promise<{ record: ProcessRecord; url: string }> {
+  mkdirSync(path.join(paths.registry, 'storage'), { recursive: true });
+  const config = path.join(paths.registry, 'config.yml');
+  writeFileSync(
+    config,
+    `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${paths.registry}/storage\nhttp:\n  addr: 127.0.0.1:${ports.registry}\n`,
+  );
+  // The script slot (argv[1], by which the process is recognised later) holds `serve`.
+  const record = startBackground('registry', 'serve', [config], {}, cachedTool('obtain-registry.sh'));
+  await waitFor(
+    record,
+    'OCI registry',
+    async () => {
+      try {
+        const res = await fetch(`http://127.0.0.1:${ports.registry}/v2/`, {
+          signal: AbortSignal.timeout(2_000),
+        });
+        return res.ok ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    30_000,
+  );
+  return { record, url: story.chartRegistry };
 }
 
 /**

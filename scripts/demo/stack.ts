@@ -20,6 +20,8 @@ export const paths = {
   repoCache: path.join(state, 'repo-cache'),
   /** nats-server's generated configuration (mode 600: it holds the bus passwords) and JetStream store. */
   nats: path.join(state, 'nats'),
+  /** The OCI registry's configuration and storage (charts pushed by the story). */
+  registry: path.join(state, 'registry'),
   demo: path.join(repoRoot, 'scripts/demo'),
 };
 
@@ -32,6 +34,8 @@ export const ports = {
   syncGrpc: 8093,
   /** Capstan's own nats-server (authenticated; the machine's plain one on 4222 is not used). */
   nats: 4229,
+  /** The OCI registry (CNCF Distribution) the Helm chart chapter pushes to; no users, loopback only. */
+  registry: 8095,
   ops: { api: 9180, repo: 9181, sync: 9182, appset: 9183 },
 };
 
@@ -58,10 +62,12 @@ export const story = {
   repository: 'guestbook.git',
   repositoryPath: 'guestbook',
   gitUsername: 'team-a-reader',
+  /** The OCI registry's chart repository (the project may read it; charts-story.ts pushes to it). */
+  chartRegistry: `oci://127.0.0.1:${ports.registry}/charts`,
 };
 
 /** Start order; `down` stops in reverse. */
-export const components = ['nats', 'kube', 'git', 'repo', 'api', 'sync', 'appset'] as const;
+export const components = ['nats', 'kube', 'git', 'registry', 'repo', 'api', 'sync', 'appset'] as const;
 
 /** The external systems of the demo: a git server announcing pushes may publish on ext.git.*. */
 export const extSources = ['git'] as const;

@@ -6,7 +6,8 @@
 // audit trail show who did what. A second chapter (appset-story.ts) does the same with an
 // ApplicationSet that generates one Application per add-on folder; a third (self-service-story.ts)
 // delivers a developer's AppProject from git, bounded by its parent. Live state (live-state-story.ts)
-// comes first of those: drift, diff, self-heal, health and deletion.
+// comes first of those: drift, diff, self-heal, health and deletion; then git webhooks
+// (webhook-story.ts) and Helm (charts-story.ts: a chart from an OCI registry with values from git).
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -21,6 +22,8 @@ import { runAppsetChapter } from './appset-story.js';
 import { runSelfServiceChapter } from './self-service-story.js';
 import { runLiveStateChapter } from './live-state-story.js';
 import { runWebhookChapter } from './webhook-story.js';
+import { bannerApp, runChartsChapter } from './charts-story.js';
+import { runProjectTokenStep } from './project-token-step.js';
 import { runSettingsStep } from './settings-step.js';
 import { runMetricsStep } from './metrics-step.js';
 import { capstan } from './capstan-cli.js';
@@ -112,6 +115,8 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
     'guestbook tenant',
     '--src',
     repo.url,
+    '--src',
+    story.chartRegistry,
     '--dest',
     `${server},${story.namespace}`,
     '--dest-service-account',
@@ -223,6 +228,8 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
 
   await runLiveStateChapter(cluster, repo.url);
   await runWebhookChapter(repo.url);
+  await runChartsChapter(cluster, repo.url);
+  await runProjectTokenStep(bannerApp.name);
   await runAppsetChapter(cluster, repo.url);
   await runSelfServiceChapter(cluster, repo.url, secrets);
 }

@@ -13,11 +13,13 @@ import {
   startGit,
   startKube,
   startNats,
+  startRegistry,
   startService,
 } from './launch.js';
 import { detail, done, heading, step } from './progress.js';
 import { loadOrCreateSecrets } from './secrets.js';
 import { addonSet } from './appset-story.js';
+import { bannerApp } from './charts-story.js';
 import { selfService } from './self-service-story.js';
 import { runStory } from './story.js';
 import { installation, paths, ports, story } from './stack.js';
@@ -48,11 +50,16 @@ async function main(): Promise<void> {
   const streams = await resetBus(secrets);
   done(streams ? `(deleted ${streams} streams of the previous run)` : '');
 
-  step('start a Kubernetes API server (kube-apiserver + etcd) and the git server');
-  const [{ cluster }, { git }] = await Promise.all([startKube(), startGit(secrets)]);
+  step('start a Kubernetes API server (kube-apiserver + etcd), the git server and an OCI registry');
+  const [{ cluster }, { git }, registry] = await Promise.all([
+    startKube(),
+    startGit(secrets),
+    startRegistry(),
+  ]);
   detail(`cluster ${cluster.name}: ${cluster.server} (admin kubeconfig: ${cluster.adminKubeconfig})`);
   for (const r of git.repositories)
     detail(`git: ${r.url} at ${r.sha.slice(0, 12)} (basic auth: ${story.gitUsername})`);
+  detail(`OCI registry: ${registry.url} (CNCF Distribution, no users, loopback only)`);
   done();
 
   step('start repo, api, sync (impersonation on) and appset; wait for each /readyz');
@@ -79,6 +86,7 @@ async function main(): Promise<void> {
     `  npx capstan app history ${story.application}`,
     `  npx capstan proj get ${story.project}`,
     `  npx capstan appset get ${addonSet.name}`,
+    `  npx capstan app get ${bannerApp.name}   (chart from the OCI registry, values from git)`,
     `  npx capstan app get ${selfService.application}`,
     `  npx capstan proj get ${selfService.delivered}`,
     `  npx capstan audit query sync --app ${story.application}`,
@@ -92,7 +100,7 @@ async function main(): Promise<void> {
     `  HTTP/JSON API: http://127.0.0.1:${ports.apiHttp} (gRPC: ${installation.apiAddress})`,
     `Log in again: node -p 'require("./.capstan/secrets.json").adminPassword' | npx capstan login ${installation.apiAddress} --server-crt .capstan/pki/ca.crt --password-stdin` +
       ' (later commands: export CAPSTAN_SERVER_CRT=.capstan/pki/ca.crt)',
-    `Logs: ${paths.logs}/{kube,git,repo,api,sync,appset}.log`,
+    `Logs: ${paths.logs}/{kube,git,registry,repo,api,sync,appset}.log`,
     'Stop: npm run down   (stops everything started here and removes .capstan/ except the logs)',
   ];
   for (const l of lines) console.log(l);
