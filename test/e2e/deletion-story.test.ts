@@ -17,6 +17,7 @@ import { startGitServer, type GitServer, type TestRepository } from '@capstan/te
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, type ApiProcess } from './api-harness.js';
+import { addCluster, addRepo, loginAdmin } from './cli-setup.js';
 import { startRepoAndApi, startSyncProcess, syncProcessEnv } from './control-plane.js';
 import type { RepoProcess } from './repo-harness.js';
 import type { ServiceProcess } from '../src/infra/index.js';
@@ -121,27 +122,8 @@ describe('deletion story: ownership by tracking id, cascade as the tenant Servic
     syncEnv = syncProcessEnv(db.url, bus, { api, repo });
     sync = await startSyncProcess(syncEnv);
 
-    const login = await capstan(
-      config,
-      ['login', api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
-      `${api.adminPassword}\n`,
-    );
-    expect(login, login.stderr).toMatchObject({ code: 0 });
-    const tokenFile = path.join(dir, 'token');
-    const caFile = path.join(dir, 'ca.pem');
-    await writeFile(tokenFile, `${cluster.controlPlaneToken}\n`, { mode: 0o600 });
-    await writeFile(caFile, cluster.caPem);
-    await ok([
-      'cluster',
-      'add',
-      cluster.server,
-      '--name',
-      'deletion',
-      '--bearer-token-file',
-      tokenFile,
-      '--ca-file',
-      caFile,
-    ]);
+    await loginAdmin(config, api);
+    await addCluster(config, dir, cluster, 'deletion');
     await ok([
       'proj',
       'create',
@@ -155,10 +137,7 @@ describe('deletion story: ownership by tracking id, cascade as the tenant Servic
       '--dest-service-account',
       `${cluster.server},${STAGE},deployer`,
     ]);
-    await ok(
-      ['repo', 'add', apps.url, '--project', 'team-a', '--username', 'git', '--password-stdin'],
-      `${GIT_PASSWORD}\n`,
-    );
+    await addRepo(config, { url: apps.url, project: 'team-a', username: 'git', password: GIT_PASSWORD });
   }, 240_000);
 
   afterAll(async () => {

@@ -17,6 +17,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
+import { addCluster, loginAdmin } from './cli-setup.js';
 import { capstan, type ApiProcess, type CliResult } from './api-harness.js';
 import { startRepoAndApi, startSyncProcess, syncProcessEnv } from './control-plane.js';
 import type { RepoProcess } from './repo-harness.js';
@@ -131,28 +132,9 @@ describe('multi-source story: a chart with $values files from a project-scoped p
       repoEnv: { CAPSTAN_REVISION_CACHE_TTL_MS: '0' },
     }));
     sync = await startSyncProcess(syncProcessEnv(db.url, bus, { api, repo }), ['--enable-impersonation']);
-    ok(
-      await capstan(
-        config,
-        ['login', api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
-        `${api.adminPassword}\n`,
-      ),
-      'login',
-    );
+    await loginAdmin(config, api);
+    await addCluster(config, dir, cluster, 'multi');
     const steps: [string[], string?][] = [
-      [
-        [
-          'cluster',
-          'add',
-          cluster.server,
-          '--name',
-          'multi',
-          '--bearer-token-file',
-          await file('token', `${cluster.controlPlaneToken}\n`),
-          '--ca-file',
-          await file('ca.pem', cluster.caPem),
-        ],
-      ],
       [
         [
           'proj',

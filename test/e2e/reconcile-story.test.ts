@@ -24,6 +24,7 @@ import {
   type WorkloadControllers,
 } from '@capstan/test/kube';
 import { capstan } from './api-harness.js';
+import { addCluster, loginAdmin } from './cli-setup.js';
 import { eventually, ok } from './appset-story-fixtures.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 
@@ -167,30 +168,8 @@ ${extra}`,
       cacheDir: path.join(dir, 'cache'),
       repoEnv: { CAPSTAN_REVISION_CACHE_TTL_MS: '0' },
     });
-    ok(
-      await capstan(
-        config,
-        ['login', plane.api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
-        `${plane.api.adminPassword}\n`,
-      ),
-      'login',
-    );
-    const token = await file('token', `${cluster.controlPlaneToken}\n`);
-    const ca = await file('ca.pem', cluster.caPem);
-    ok(
-      await as([
-        'cluster',
-        'add',
-        cluster.server,
-        '--name',
-        'story',
-        '--bearer-token-file',
-        token,
-        '--ca-file',
-        ca,
-      ]),
-      'cluster add',
-    );
+    await loginAdmin(config, plane.api);
+    await addCluster(config, dir, cluster, 'story');
     ok(
       await as([
         'proj',

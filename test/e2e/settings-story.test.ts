@@ -17,6 +17,7 @@ import { startGitServer, type GitServer, type TestRepository } from '@capstan/te
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan } from './api-harness.js';
+import { addCluster, loginAdmin } from './cli-setup.js';
 import { eventually, ok } from './appset-story-fixtures.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 
@@ -155,28 +156,8 @@ describe('settings story: argocd-cm with Argo flat keys turns impersonation on a
       repoEnv: { CAPSTAN_REVISION_CACHE_TTL_MS: '0' },
       syncArgs: [],
     });
-    ok(
-      await capstan(
-        config,
-        ['login', plane.api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
-        `${plane.api.adminPassword}\n`,
-      ),
-      'admin login',
-    );
-    ok(
-      await admin([
-        'cluster',
-        'add',
-        cluster.server,
-        '--name',
-        'story',
-        '--bearer-token-file',
-        await file('token', `${cluster.controlPlaneToken}\n`),
-        '--ca-file',
-        await file('ca.pem', cluster.caPem),
-      ]),
-      'cluster add',
-    );
+    await loginAdmin(config, plane.api);
+    await addCluster(config, dir, cluster, 'story');
   }, 300_000);
 
   afterAll(async () => {

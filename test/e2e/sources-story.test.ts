@@ -17,6 +17,7 @@ import { startGitServer, type GitServer, type TestRepository } from '@capstan/te
 import { startOciRegistry, type OciRegistry } from '@capstan/test/charts';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
+import { addCluster, loginAdmin } from './cli-setup.js';
 import { capstan, type ApiProcess, type CliResult } from './api-harness.js';
 import { startRepoAndApi, startSyncProcess, syncProcessEnv } from './control-plane.js';
 import type { RepoProcess } from './repo-harness.js';
@@ -111,26 +112,9 @@ describe('sources story: Helm and kustomize options from the CLI to the cluster'
     await registry.push({ name: 'api', version: '0.3.0' }, 'team-a', OCI_PASS);
     ({ repo, api } = await startRepoAndApi({ databaseUrl: db.url, bus, cacheDir: path.join(dir, 'cache') }));
     sync = await startSyncProcess(syncProcessEnv(db.url, bus, { api, repo }), ['--enable-impersonation']);
-    ok(
-      await capstan(
-        config,
-        ['login', api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
-        `${api.adminPassword}\n`,
-      ),
-      'login',
-    );
+    await loginAdmin(config, api);
+    await addCluster(config, dir, cluster, 'sources');
     const steps: string[][] = [
-      [
-        'cluster',
-        'add',
-        cluster.server,
-        '--name',
-        'sources',
-        '--bearer-token-file',
-        await file('token', `${cluster.controlPlaneToken}\n`),
-        '--ca-file',
-        await file('ca.pem', cluster.caPem),
-      ],
       [
         'proj',
         'create',

@@ -14,6 +14,7 @@ import { startGitServer, type GitServer, type TestRepository } from '@capstan/te
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { effectiveUser, seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan, type ApiProcess } from './api-harness.js';
+import { addCluster, loginAdmin } from './cli-setup.js';
 import { startRepoAndApi, startSyncProcess, syncProcessEnv } from './control-plane.js';
 import type { RepoProcess } from './repo-harness.js';
 import type { ServiceProcess } from '../src/infra/index.js';
@@ -77,30 +78,9 @@ describe('sync story: from git to the cluster as the tenant ServiceAccount', () 
   });
 
   it('syncs the Application rendered from git as the resolved ServiceAccount, every request impersonated', async () => {
-    const login = await capstan(
-      config,
-      ['login', api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
-      `${api.adminPassword}\n`,
-    );
-    expect(login, login.stderr).toMatchObject({ code: 0 });
-    const tokenFile = path.join(dir, 'token');
-    const caFile = path.join(dir, 'ca.pem');
-    await writeFile(tokenFile, `${cluster.controlPlaneToken}\n`, { mode: 0o600 });
-    await writeFile(caFile, cluster.caPem);
+    await loginAdmin(config, api);
+    await addCluster(config, dir, cluster, 'story');
     const steps: [string[], string?][] = [
-      [
-        [
-          'cluster',
-          'add',
-          cluster.server,
-          '--name',
-          'story',
-          '--bearer-token-file',
-          tokenFile,
-          '--ca-file',
-          caFile,
-        ],
-      ],
       [
         [
           'proj',

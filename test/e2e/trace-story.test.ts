@@ -6,7 +6,7 @@
 // one trace and with one correlation id.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { startGitServer, type GitServer, type TestRepository } from '@capstan/te
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import { seedTenant, startCluster, type KubeCluster } from '@capstan/test/kube';
 import { capstan } from './api-harness.js';
+import { addCluster, loginAdmin } from './cli-setup.js';
 import { eventually, ok } from './appset-story-fixtures.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 
@@ -79,11 +80,6 @@ describe('trace story: one sync, one trace across api, sync, repo and the Kubern
   let config: string;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const as = (args: string[], input?: string) => capstan(config, ['--context', 'admin', ...args], input);
-  const file = async (name: string, content: string) => {
-    const p = path.join(dir, name);
-    await writeFile(p, content);
-    return p;
-  };
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -115,28 +111,8 @@ describe('trace story: one sync, one trace across api, sync, repo and the Kubern
       cacheDir: path.join(dir, 'cache'),
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
     });
-    ok(
-      await capstan(
-        config,
-        ['login', plane.api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
-        `${plane.api.adminPassword}\n`,
-      ),
-      'login',
-    );
-    ok(
-      await as([
-        'cluster',
-        'add',
-        cluster.server,
-        '--name',
-        'story',
-        '--bearer-token-file',
-        await file('token', `${cluster.controlPlaneToken}\n`),
-        '--ca-file',
-        await file('ca.pem', cluster.caPem),
-      ]),
-      'cluster add',
-    );
+    await loginAdmin(config, plane.api);
+    await addCluster(config, dir, cluster, 'story');
     ok(
       await as([
         'proj',

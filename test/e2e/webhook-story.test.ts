@@ -21,6 +21,7 @@ import {
   type WorkloadControllers,
 } from '@capstan/test/kube';
 import { capstan } from './api-harness.js';
+import { addCluster, loginAdmin } from './cli-setup.js';
 import { eventually, ok } from './appset-story-fixtures.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 
@@ -129,30 +130,8 @@ describe('webhook story: a push announced by the git server is synced at once', 
       // No polling: only a push announcement can make the repo service look again.
       repoEnv: { CAPSTAN_POLL_INTERVAL_MS: '0', CAPSTAN_REVISION_CACHE_TTL_MS: '0' },
     });
-    ok(
-      await capstan(
-        config,
-        ['login', plane.api.grpcAddress, '--username', 'admin', '--password-stdin', '--name', 'admin'],
-        `${plane.api.adminPassword}\n`,
-      ),
-      'login',
-    );
-    const token = await file('token', `${cluster.controlPlaneToken}\n`);
-    const ca = await file('ca.pem', cluster.caPem);
-    ok(
-      await as([
-        'cluster',
-        'add',
-        cluster.server,
-        '--name',
-        'story',
-        '--bearer-token-file',
-        token,
-        '--ca-file',
-        ca,
-      ]),
-      'cluster add',
-    );
+    await loginAdmin(config, plane.api);
+    await addCluster(config, dir, cluster, 'story');
     ok(
       await as([
         'proj',

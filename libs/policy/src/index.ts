@@ -98,14 +98,14 @@ export {
   type WindowVerdict,
 } from './project/sync-windows.js';
 export { checkDeliveredProjects, type DeliveredProjectCheck } from './sync/delivered-projects.js';
-export {
-  explainSync,
-  type ExplainSyncInput,
-  type SyncDecision,
-  type DecisionCheck,
-  type RuleEvaluation,
-  type CheckName,
-} from './sync/explain.js';
+export { explainSync } from './sync/explain.js';
+export type {
+  ExplainSyncInput,
+  SyncDecision,
+  DecisionCheck,
+  RuleEvaluation,
+  CheckName,
+} from './sync/decision.js';
 export {
   readYamlDocuments,
   DEFAULT_YAML_LIMITS,

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentials, makeGenericClientConstructor, Server, type ServiceDefinition } from '@grpc/grpc-js';
 import { makeServicePki, type ServicePki } from '@capstan/test/infra';
-import { channelCredentials, peerService, serverCredentials, type TlsMaterial } from './tls.js';
+import {
+  channelCredentials,
+  listenInternal,
+  peerService,
+  serverCredentials,
+  type TlsMaterial,
+} from './tls.js';
 
 const codec = { serialize: (s: string) => Buffer.from(s), deserialize: (b: Buffer) => b.toString() };
 const definition: ServiceDefinition = {
@@ -31,18 +37,20 @@ const material = (p: ServicePki, s: string): TlsMaterial => ({
   key: readFileSync(p.services[s]!.keyFile),
 });
 
-async function serve(require: boolean): Promise<{ port: number; server: Server }> {
+async function serve(require: boolean): Promise<{ port: number; server: Server; stop(): Promise<void> }> {
   const server = new Server();
   server.addService(definition, {
     whoAmI: (call: { getAuthContext(): unknown }, cb: (e: null, v: string) => void) =>
       cb(null, peerService(call as never) ?? '<none>'),
   });
+  // Required: as every internal server listens (listenInternal).
+  if (require) return { ...(await listenInternal(server, '127.0.0.1:0', material(pki, 'repo'))), server };
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', serverCredentials(material(pki, 'repo'), require), (e, p) =>
+    server.bindAsync('127.0.0.1:0', serverCredentials(material(pki, 'repo'), false), (e, p) =>
       e ? reject(e) : resolve(p),
     ),
   );
-  return { port, server };
+  return { port, server, stop: async () => server.forceShutdown() };
 }
 
 function ask(port: number, creds: ReturnType<typeof credentials.createInsecure>): Promise<string> {
@@ -75,11 +83,11 @@ describe('mutual TLS between services', () => {
   });
 
   it('names the calling service from its verified certificate', async () => {
-    const { port, server } = await serve(true);
+    const { port, stop } = await serve(true);
     try {
       await expect(ask(port, channelCredentials(material(pki, 'sync')))).resolves.toBe('sync');
     } finally {
-      server.forceShutdown();
+      await stop();
     }
   });
 

@@ -3,7 +3,7 @@
 // learns the calling service from the verified client certificate (grpc-js exposes only certificates
 // that passed verification against the CA), and binds it to the service token presented on the call.
 import { readFileSync } from 'node:fs';
-import { credentials, ServerCredentials, type ChannelCredentials } from '@grpc/grpc-js';
+import { credentials, ServerCredentials, type ChannelCredentials, type Server } from '@grpc/grpc-js';
 import { FailedPreconditionError, ValidationError, type Settings } from '@capstan/service';
 import { z } from 'zod';
 import { SERVICE_NAME } from './service-tokens.js';
@@ -118,6 +118,22 @@ export function serverCredentials(tls: TlsMaterial, requireClientCertificate: bo
     options.rejectUnauthorized = false;
   }
   return creds;
+}
+
+/**
+ * Binds an internal gRPC server (repo, appset, sync) on `address` with mutual TLS: a connection
+ * without a client certificate of the installation's CA is refused during the handshake. `stop`
+ * lets the calls in progress finish.
+ */
+export async function listenInternal(
+  server: Server,
+  address: string,
+  tls: TlsMaterial,
+): Promise<{ port: number; stop(): Promise<void> }> {
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(address, serverCredentials(tls, true), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  return { port, stop: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())) };
 }
 
 /** Channel credentials of a service calling another: verifies the server against the CA, presents its certificate. */

@@ -1,134 +1,92 @@
-// The api service as runService starts it, the same way as the other three: the backbone (database
-// migrated, bus, outbox relay) from startBackbone, then startApi with the settings read into ApiConfig.
-import { readFileSync } from 'node:fs';
-import { startBackbone } from '@capstan/events';
-import { commonSettings, type CommonConfig, type ConfigOf, type ServiceContext } from '@capstan/service';
-import { loadTls } from '@capstan/service-identity';
+// Wires the api service: the backbone (schema api, event store, outbox relay; the audit schema), the
+// sealing keyring (every sealed row re-sealed with the active key), access control, the peers (repo,
+// appset, sync) over mutual TLS with this service's identity, the use cases, the consumers of bus
+// events, and both servers (gRPC, HTTP/JSON) of the same operations.
 import type { Kysely } from 'kysely';
-import { startApi, type ApiConfig, type RunningApi } from './api.js';
+import { startBackbone, type Bus } from '@capstan/events';
+import type { CommonConfig, ConfigOf, ServiceContext } from '@capstan/service';
+import { loadKeyring, resealAtStartup, type Keyring } from '@capstan/sealing';
+import { loadTls } from '@capstan/service-identity';
+import type { apiSettings } from './settings.js';
 import { API_SCHEMA, apiSchemaMigrations } from './migrations/index.js';
-import { apiSettings, webhookSettings } from './settings.js';
-import type { WebhookSettings } from './webhooks/webhook-config.js';
 import type { ApiDatabase } from './support/db.table.js';
+import type { ApiServices } from './services.js';
+import { rebuildProjections } from './projections/rebuild.js';
+import { sealedSigningKeys } from './auth/signing-key.js';
+import { sealedSettingsSecrets } from './settings/settings-secrets.js';
+import { sealedClusterCredentials } from './clusters/cluster.repository.js';
+import { connectPeers } from './peers.js';
+import { bootstrapAdminAccount } from './accounts/initial-admin-password.js';
+import type { WebhookSettings } from './webhooks/webhook-config.js';
+import type { DeliveryOptions } from './notifications/delivery.js';
+import { startAccessControl } from './wiring/access-control.js';
+import { createServices } from './wiring/use-cases.js';
+import { startConsumers } from './wiring/consumers.js';
+import { startServers } from './wiring/servers.js';
 
-export type ApiSettingsConfig = ConfigOf<typeof apiSettings> & CommonConfig;
+export type ApiConfig = ConfigOf<typeof apiSettings> & CommonConfig;
 
-const list = (s: string) =>
-  s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
-
-/** The settings (flags, environment, file) as startApi's configuration. */
-export function apiConfigOf(c: ApiSettingsConfig): Omit<ApiConfig, 'backbone' | 'metrics'> {
-  return {
-    databaseUrl: c['database.url'],
-    natsUrl: c['nats.url'],
-    busNamespace: c['bus.namespace'],
-    grpcHost: c['grpc.host'],
-    grpcPort: c['grpc.port'],
-    httpHost: c['api.http.host'],
-    httpPort: c['api.http.port'],
-    bodyLimit: c['api.body-limit'],
-    uiDir: c['api.ui.dir'],
-    inputLimits: {
-      maxDepth: c['api.input.max-depth'],
-      maxStringLength: c['api.input.max-string-length'],
-      maxEntries: c['api.input.max-entries'],
-    },
-    policyFile: c['rbac.policy-file'],
-    policyCsv: c['rbac.policy-csv'],
-    defaultRole: c['rbac.default-role'],
-    sessionTtlSeconds: c['auth.session-ttl-seconds'],
-    loginThrottle: {
-      maxFailCount: c['auth.login.max-fail-count'],
-      maxFailCountPerAddress: c['auth.login.max-fail-count-per-address'],
-      failureWindowSeconds: c['auth.login.failure-window-seconds'],
-      maxCacheSize: c['auth.login.max-cache-size'],
-    },
-    signingKey: c['auth.signing-key'],
-    adminPassword: c['auth.admin-password'],
-    oidcClientSecret: c['auth.oidc-client-secret'],
-    initialAdminPasswordFile: c['auth.initial-admin-password-file'],
-    serviceTokens: c['auth.service-tokens'],
-    credentialReaders: list(c['auth.credential-readers']),
-    delegationKey:
-      c['auth.delegation-key'] ||
-      (c['auth.delegation-key-file'] ? readFileSync(c['auth.delegation-key-file'], 'utf8') : ''),
-    delegationTtlSeconds: c['auth.delegation-ttl-seconds'],
-    tls: loadTls(c),
-    encryptionKeys: c['encryption.keys'],
-    encryptionKeyFile: c['encryption.key-file'],
-    repoAddress: c['repo.address'],
-    repoServiceToken: c['repo.service-token'],
-    appsetAddress: c['appset.address'],
-    controlNamespace: c['api.control-namespace'],
-    appsetServiceToken: c['appset.service-token'],
-    syncAddress: c['sync.address'],
-    syncServiceToken: c['sync.service-token'],
-    rebuildProjections: c['projections.rebuild'],
-    extAccounts: c['bus.ext-accounts'],
-    notifications: {
-      maxAttempts: c['notifications.max-attempts'],
-      backoffMs: c['notifications.backoff-ms'],
-      timeoutMs: c['notifications.timeout-ms'],
-      render: {
-        timeoutMs: c['notifications.template-timeout-ms'],
-        maxBytes: c['notifications.template-max-bytes'],
-      },
-    },
-  };
+/** Bounds a test may set beyond the settings' ranges (a shorter delivery poll, a slower webhook refill). */
+export interface ApiPorts {
+  notifications?: Partial<DeliveryOptions>;
+  webhook?: Partial<WebhookSettings>;
 }
 
-/** The webhook.* settings; those a flag or the environment gave are pinned against applied objects. */
-function webhookConfigOf(ctx: ServiceContext<ApiSettingsConfig>): Partial<WebhookSettings> {
-  const c = ctx.config;
-  const sources = ctx.configReport?.sources ?? {};
-  const pinned = Object.keys(webhookSettings).filter((k) => ['flag', 'env'].includes(sources[k]?.kind ?? ''));
-  return {
-    secrets: {
-      github: c['webhook.github.secret'],
-      gitlab: c['webhook.gitlab.secret'],
-      bitbucket: c['webhook.bitbucket.uuid'],
-      bitbucketserver: c['webhook.bitbucketserver.secret'],
-      gogs: c['webhook.gogs.secret'],
-    },
-    maxPayloadSizeMB: c['webhook.max-payload-size-mb'],
-    allowUnsigned: c['webhook.allow-unsigned'],
-    pinned: new Set(pinned),
-    ratePerAddress: c['webhook.rate-limit.per-address'],
-    burst: c['webhook.rate-limit.burst'],
-    perRepositoryPerMinute: c['webhook.rate-limit.per-repository'],
-    maxInFlight: c['webhook.max-in-flight'],
-  };
+export interface ApiHandles {
+  grpcPort: number;
+  httpPort: number;
+  services: ApiServices;
+  bus: Bus;
+  /** Publishes everything in the outbox now (tests). */
+  flushOutbox(): Promise<number>;
 }
 
-export async function startApiService(ctx: ServiceContext<ApiSettingsConfig>): Promise<RunningApi> {
+export async function startApi(ctx: ServiceContext<ApiConfig>, ports: ApiPorts = {}): Promise<ApiHandles> {
+  const config = ctx.config;
   // Database (api and audit schemas migrated; --migrate-only stops here), bus and outbox relay.
   const backbone = await startBackbone<ApiDatabase>(ctx, {
     schema: API_SCHEMA,
     migrations: apiSchemaMigrations,
   });
-  return startApi(
+  // The backbone's handle also types the event store tables (ApiDatabase includes them).
+  const db = backbone.db as unknown as Kysely<ApiDatabase>;
+  const tls = loadTls(config);
+  const keyring = await loadApiKeyring(config);
+  if (config['projections.rebuild'])
+    ctx.logger.info(await rebuildProjections(db), 'rebuilt projections from the event store');
+  // Key rotation: every sealed row of the api (cluster credentials, the generated token signing and
+  // delegation keys, applied webhook secrets) still sealed with another key is re-sealed with the active one.
+  await resealAtStartup(
+    db,
+    keyring,
+    [sealedClusterCredentials, sealedSigningKeys, sealedSettingsSecrets],
+    ctx.logger,
+  );
+  const access = await startAccessControl(ctx, db, keyring);
+  const peers = connectPeers(config, tls, access.delegations, ctx.onShutdown);
+  const services = createServices(ctx, { access, peers, keyring, webhook: ports.webhook });
+  await bootstrapAdminAccount(
+    services.accounts,
     {
-      ...apiConfigOf(ctx.config),
-      webhook: webhookConfigOf(ctx),
-      settings: {
-        strict: ctx.config['settings.strict'],
-        view: {
-          settings: { ...commonSettings, ...apiSettings },
-          config: ctx.config,
-          ...(ctx.configReport ? { report: ctx.configReport } : {}),
-        },
-      },
-      metrics: ctx.metrics,
-      backbone: {
-        db: backbone.db as unknown as Kysely<ApiDatabase>,
-        bus: backbone.bus,
-        relay: backbone.relay,
-      },
+      adminPassword: config['auth.admin-password'],
+      initialAdminPasswordFile: config['auth.initial-admin-password-file'],
     },
     ctx.logger,
-    ctx.onShutdown,
+  );
+  await startConsumers(ctx, {
+    bus: backbone.bus,
+    services,
+    authz: access.authz,
+    delivery: ports.notifications,
+  });
+  const { grpcPort, httpPort } = await startServers(ctx, services, tls);
+  return { grpcPort, httpPort, services, bus: backbone.bus, flushOutbox: () => backbone.relay.flush() };
+}
+
+/** The sealing keyring (encryption.keys, or the file encryption.key-file names). */
+function loadApiKeyring(config: ApiConfig): Promise<Keyring> {
+  return loadKeyring(
+    { value: config['encryption.keys'], file: config['encryption.key-file'] },
+    { value: 'encryption.keys', file: 'encryption.key-file', env: 'CAPSTAN_API_ENCRYPTION_KEYS' },
   );
 }

@@ -15,7 +15,7 @@ describe('api: authentication, RBAC and validation', () => {
   let http: ReturnType<typeof httpClient>;
 
   beforeAll(async () => {
-    h = await startHarness({ policyCsv: TENANT_POLICY });
+    h = await startHarness({ 'rbac.policy-csv': TENANT_POLICY });
     c = h.clients();
     http = httpClient(h);
     admin = await h.login('admin', ADMIN_PASSWORD);

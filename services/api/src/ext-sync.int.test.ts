@@ -64,9 +64,9 @@ describe('api: sync requests from other systems', () => {
 
   beforeAll(async () => {
     h = await startHarness({
-      extAccounts: 'ci=ci-bot',
+      'bus.ext-accounts': 'ci=ci-bot',
       // ci-bot may sync guestbook only, as any account would be granted it.
-      policyCsv:
+      'rbac.policy-csv':
         'p, ci-bot, applications, sync, team-a/guestbook, allow\np, ci-bot, applications, get, team-a/*, allow',
     });
     const c = h.clients();

@@ -82,7 +82,11 @@ describe('api: sealed rows across a key rotation', () => {
 
   beforeAll(async () => {
     // No configured signing or delegation key: both are generated and kept sealed.
-    h = await startHarness({ encryptionKeys: keyring('k1', { k1: K1 }), signingKey: '', delegationKey: '' });
+    h = await startHarness({
+      'encryption.keys': keyring('k1', { k1: K1 }),
+      'auth.signing-key': '',
+      'auth.delegation-key': '',
+    });
     admin = await h.login('admin', ADMIN_PASSWORD);
     const c = h.clients();
     for (const cluster of CLUSTERS)
@@ -123,7 +127,7 @@ describe('api: sealed rows across a key rotation', () => {
 
   it('re-seals every row with k2 when restarted with k2 active, and everything still opens', async () => {
     const before = await sealedRows();
-    await h.restart({ encryptionKeys: keyring('k2', { k1: K1, k2: K2 }) });
+    await h.restart({ 'encryption.keys': keyring('k2', { k1: K1, k2: K2 }) });
     const after = await sealedRows();
     expect(after.map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2', 'k2', 'k2']);
     for (const [i, row] of after.entries()) {
@@ -134,7 +138,7 @@ describe('api: sealed rows across a key rotation', () => {
   });
 
   it('opens everything once k1 has left the keyring', async () => {
-    await h.restart({ encryptionKeys: keyring('k2', { k2: K2 }) });
+    await h.restart({ 'encryption.keys': keyring('k2', { k2: K2 }) });
     expect((await sealedRows()).map((r) => r.key_id)).toEqual(['k2', 'k2', 'k2', 'k2', 'k2', 'k2']);
     await expectEverythingOpens('k2');
     // A credential written now is sealed with k2 too.

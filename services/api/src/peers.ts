@@ -3,6 +3,7 @@
 import { FailedPreconditionError } from '@capstan/service';
 import { ServiceClient, type TlsMaterial } from '@capstan/service-identity';
 import type { Delegations } from './auth/delegations.js';
+import type { ApiConfig } from './api-service.js';
 import {
   GrpcSyncBackend,
   UnconfiguredSyncBackend,
@@ -16,16 +17,16 @@ import {
   type AppSetBackend,
 } from './applicationsets/appset-client.js';
 
-export interface PeerSettings {
-  tls?: TlsMaterial | undefined;
-  /** host:port of each peer; empty: its calls answer UNAVAILABLE. */
-  repoAddress?: string;
-  repoServiceToken?: string;
-  appsetAddress?: string;
-  appsetServiceToken?: string;
-  syncAddress?: string;
-  syncServiceToken?: string;
-}
+/** host:port of each peer and the api's token for it; an empty address: its calls answer UNAVAILABLE. */
+export type PeerSettings = Pick<
+  ApiConfig,
+  | 'repo.address'
+  | 'repo.service-token'
+  | 'appset.address'
+  | 'appset.service-token'
+  | 'sync.address'
+  | 'sync.service-token'
+>;
 
 export interface PeerBackends {
   repo: RepoBackend;
@@ -35,20 +36,25 @@ export interface PeerBackends {
 
 type Defer = (name: string, stop: () => Promise<void> | void) => void;
 
-export function connectPeers(config: PeerSettings, delegations: Delegations, defer: Defer): PeerBackends {
+export function connectPeers(
+  config: PeerSettings,
+  tls: TlsMaterial | undefined,
+  delegations: Delegations,
+  defer: Defer,
+): PeerBackends {
   /** The client of one configured peer (closed at stop), or undefined when it has no address. */
   const peer = <T extends { close(): void }>(
     setting: string,
-    address: string | undefined,
-    token: string | undefined,
+    address: string,
+    token: string,
     create: (address: string, client: ServiceClient) => T,
   ): T | undefined => {
     if (!address) return undefined;
-    if (!config.tls)
+    if (!tls)
       throw new FailedPreconditionError(
         `${setting} needs mutual TLS: set tls.ca-file, tls.cert-file and tls.key-file`,
       );
-    const backend = create(address, new ServiceClient({ token: token ?? '', tls: config.tls }));
+    const backend = create(address, new ServiceClient({ token, tls }));
     defer(`${setting.split('.')[0]} client`, () => backend.close());
     return backend;
   };
@@ -56,22 +62,22 @@ export function connectPeers(config: PeerSettings, delegations: Delegations, def
     repo:
       peer(
         'repo.address',
-        config.repoAddress,
-        config.repoServiceToken,
+        config['repo.address'],
+        config['repo.service-token'],
         (a, c) => new GrpcRepoBackend(a, c, delegations),
       ) ?? new UnconfiguredRepoBackend(),
     appset:
       peer(
         'appset.address',
-        config.appsetAddress,
-        config.appsetServiceToken,
+        config['appset.address'],
+        config['appset.service-token'],
         (a, c) => new GrpcAppSetBackend(a, c, delegations),
       ) ?? new UnconfiguredAppSetBackend(),
     sync:
       peer(
         'sync.address',
-        config.syncAddress,
-        config.syncServiceToken,
+        config['sync.address'],
+        config['sync.service-token'],
         (a, c) => new GrpcSyncBackend(a, c),
       ) ?? new UnconfiguredSyncBackend(),
   };

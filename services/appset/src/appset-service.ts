@@ -16,7 +16,7 @@ import {
 import {
   internalServerAuthenticator,
   requireTls,
-  serverCredentials,
+  listenInternal,
   ServiceClient,
 } from '@capstan/service-identity';
 import { appsetSettings } from './settings.js';
@@ -121,14 +121,9 @@ export async function startAppset(
         ),
     }),
   );
-  const grpcPort = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      `${config['grpc.host']}:${config['grpc.port']}`,
-      serverCredentials(tls, true),
-      (err, port) => (err ? reject(err) : resolve(port)),
-    ),
-  );
-  ctx.onShutdown('grpc server', () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
+  const grpc = await listenInternal(server, `${config['grpc.host']}:${config['grpc.port']}`, tls);
+  ctx.onShutdown('grpc server', grpc.stop);
+  const grpcPort = grpc.port;
   ctx.logger.info({ grpcPort }, 'appset gRPC listening');
 
   const consumers = await startTriggerConsumers(db, bus, {

@@ -31,7 +31,7 @@ import { kustomizeVersionsOf, locateTool } from './manifests/render-tools.js';
 import { repoMigrations } from './migrations/index.js';
 import { RepoMetrics } from './observability/repo-metrics.js';
 import { repoServiceImplementation } from './rpc/repo-rpc.js';
-import { internalServerAuthenticator, requireTls, serverCredentials } from '@capstan/service-identity';
+import { internalServerAuthenticator, requireTls, listenInternal } from '@capstan/service-identity';
 
 export type RepoConfig = ConfigOf<typeof repoSettings> & CommonConfig;
 
@@ -151,15 +151,10 @@ export async function startRepo(ctx: ServiceContext<RepoConfig>): Promise<RepoSe
         ),
     }),
   );
-  const grpcPort = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      `${config['grpc.host']}:${config['grpc.port']}`,
-      // Mutual TLS: a connection without a client certificate of the installation's CA is refused.
-      serverCredentials(tls, true),
-      (err, port) => (err ? reject(err) : resolve(port)),
-    ),
-  );
-  ctx.onShutdown('grpc server', () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
+  // Mutual TLS: a connection without a client certificate of the installation's CA is refused.
+  const grpc = await listenInternal(server, `${config['grpc.host']}:${config['grpc.port']}`, tls);
+  ctx.onShutdown('grpc server', grpc.stop);
+  const grpcPort = grpc.port;
   ctx.logger.info({ grpcPort }, 'repo gRPC listening');
 
   const consumer = await bus.consume({

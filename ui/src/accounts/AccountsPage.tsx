@@ -8,6 +8,7 @@ import { QueryState } from '../app/QueryState';
 import { ConfirmDelete } from '../forms/ConfirmDelete';
 import { Field, FormErrors } from '../forms/Field';
 import { placeViolations } from '../forms/violations';
+import { CloseButton } from '../forms/DialogParts';
 
 interface Token {
   id: string;
@@ -169,11 +170,7 @@ export function CreateTokenDialog({ account }: { account: string }) {
               <textarea id="token-value" className="code" readOnly rows={4} value={create.data.token} />
               <p role="status">Created. It will not be shown again.</p>
               <div className="actions">
-                <Dialog.Close asChild>
-                  <button type="button" className="button primary">
-                    Done
-                  </button>
-                </Dialog.Close>
+                <CloseButton label="Done" primary />
               </div>
             </div>
           ) : (
@@ -198,11 +195,7 @@ export function CreateTokenDialog({ account }: { account: string }) {
                 )}
               </Field>
               <div className="actions">
-                <Dialog.Close asChild>
-                  <button type="button" className="button ghost">
-                    Cancel
-                  </button>
-                </Dialog.Close>
+                <CloseButton />
                 <button type="submit" className="button primary" disabled={create.isPending}>
                   Create
                 </button>

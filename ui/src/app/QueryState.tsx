@@ -2,6 +2,7 @@
 import type { ReactNode } from 'react';
 import { isDenied } from '../api/errors';
 import { Denied } from '../auth/Denied';
+import { ErrorAlert } from '../forms/DialogParts';
 
 export function QueryState(props: {
   isPending: boolean;
@@ -11,11 +12,7 @@ export function QueryState(props: {
 }) {
   if (props.error) {
     if (isDenied(props.error)) return <Denied error={props.error} what={props.what} />;
-    return (
-      <p role="alert" className="error">
-        {props.error.message}
-      </p>
-    );
+    return <ErrorAlert error={props.error} />;
   }
   if (props.isPending) return <p className="loading">Loading…</p>;
   return <>{props.children()}</>;

@@ -6,6 +6,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
 import { api, unwrap } from '../api/client';
 import type { Application } from '../api/views';
+import { ErrorAlert, CloseButton } from '../forms/DialogParts';
 
 const CHOICES = [
   { value: 'foreground', label: 'Foreground: delete the resources, then the Application' },
@@ -63,17 +64,9 @@ export function DeleteDialog({ app }: { app: Application }) {
               </label>
             ))}
           </fieldset>
-          {del.error && (
-            <p role="alert" className="error">
-              {del.error.message}
-            </p>
-          )}
+          <ErrorAlert error={del.error} />
           <div className="actions">
-            <Dialog.Close asChild>
-              <button type="button" className="button ghost">
-                Cancel
-              </button>
-            </Dialog.Close>
+            <CloseButton />
             <button
               type="button"
               className="button danger"

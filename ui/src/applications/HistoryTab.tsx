@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import type { Application } from '../api/views';
 import { applicationKey } from './queries';
+import { ErrorAlert } from '../forms/DialogParts';
 
 export function HistoryTab({ app }: { app: Application }) {
   const qc = useQueryClient();
@@ -22,11 +23,7 @@ export function HistoryTab({ app }: { app: Application }) {
   if (history.length === 0) return <p className="muted">No deployment yet.</p>;
   return (
     <>
-      {rollback.error && (
-        <p role="alert" className="error">
-          {rollback.error.message}
-        </p>
-      )}
+      <ErrorAlert error={rollback.error} />
       <table className="table">
         <caption className="visually-hidden">deployments, newest first</caption>
         <thead>

@@ -11,6 +11,7 @@ import { ResourceEvents } from './ResourceEvents';
 import { QueryState } from '../app/QueryState';
 import { lineDiff, pretty } from './diff';
 import { HealthBadge, SyncBadge } from './Badges';
+import { CloseButton } from '../forms/DialogParts';
 
 interface ManagedResource {
   kind?: string;
@@ -77,11 +78,7 @@ export function ResourcePanel(props: {
               )}
             </QueryState>
           )}
-          <Dialog.Close asChild>
-            <button type="button" className="button ghost">
-              Close
-            </button>
-          </Dialog.Close>
+          <CloseButton label="Close" />
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>

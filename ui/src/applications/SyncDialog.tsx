@@ -9,6 +9,7 @@ import type { Application } from '../api/views';
 import { applicationKey } from './queries';
 import { resourceId } from './graph-layout';
 import { selectedForSync, SyncResourcePicker } from './SyncResourcePicker';
+import { ErrorAlert, CloseButton } from '../forms/DialogParts';
 
 export function SyncDialog({ app }: { app: Application }) {
   const qc = useQueryClient();
@@ -77,17 +78,9 @@ export function SyncDialog({ app }: { app: Application }) {
               <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} /> Dry run
             </label>
             <SyncResourcePicker resources={resources} ticked={ticked} onChange={setTicked} />
-            {sync.error && (
-              <p role="alert" className="error">
-                {sync.error.message}
-              </p>
-            )}
+            <ErrorAlert error={sync.error} />
             <div className="actions">
-              <Dialog.Close asChild>
-                <button type="button" className="button ghost">
-                  Cancel
-                </button>
-              </Dialog.Close>
+              <CloseButton />
               <button
                 type="submit"
                 className="button primary"

@@ -15,6 +15,7 @@ import {
   type AuditQuery,
   type AuditRow,
 } from './audit-query';
+import { ErrorAlert } from '../forms/DialogParts';
 
 export const AUDIT_PAGE = 200;
 
@@ -139,11 +140,7 @@ export function AuditPage() {
                 </button>
               </p>
             )}
-            {rows.error && (
-              <p role="alert" className="error">
-                {rows.error.message}
-              </p>
-            )}
+            <ErrorAlert error={rows.error} />
           </>
         )}
       </QueryState>

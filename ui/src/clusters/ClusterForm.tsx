@@ -14,6 +14,7 @@ import {
   type ClusterDraft,
   type Credential,
 } from './cluster-form';
+import { CloseButton } from '../forms/DialogParts';
 
 const CREDENTIALS: { value: Credential; label: string }[] = [
   { value: 'keep', label: 'Keep the stored credential' },
@@ -80,11 +81,7 @@ export function ClusterForm(props: { stored?: Cluster; onSaved: () => void }) {
       </Field>
       <CredentialFields d={d} setD={setD} err={err} editing={editing} />
       <div className="actions">
-        <Dialog.Close asChild>
-          <button type="button" className="button ghost">
-            Cancel
-          </button>
-        </Dialog.Close>
+        <CloseButton />
         <button type="submit" className="button primary" disabled={save.isPending}>
           {editing ? 'Save' : 'Add'}
         </button>

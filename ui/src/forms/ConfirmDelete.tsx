@@ -2,6 +2,7 @@
 // the api's refusal in the dialog when there is one.
 import { useState, type ReactNode } from 'react';
 import { Dialog } from 'radix-ui';
+import { ErrorAlert, CloseButton } from './DialogParts';
 
 export function ConfirmDelete(props: {
   title: string;
@@ -25,17 +26,9 @@ export function ConfirmDelete(props: {
         <Dialog.Content className="dialog">
           <Dialog.Title>{props.title}</Dialog.Title>
           <Dialog.Description>{props.description}</Dialog.Description>
-          {props.error && (
-            <p role="alert" className="error">
-              {props.error.message}
-            </p>
-          )}
+          <ErrorAlert error={props.error} />
           <div className="actions">
-            <Dialog.Close asChild>
-              <button type="button" className="button ghost">
-                Cancel
-              </button>
-            </Dialog.Close>
+            <CloseButton />
             <button
               type="button"
               className="button danger"

@@ -8,6 +8,7 @@ import { Field, FormErrors } from '../forms/Field';
 import { placeViolations } from '../forms/violations';
 import type { Project } from './chain';
 import { PROJECT_FIELDS, draftOf, projectOf, type ProjectDraft } from './project-form';
+import { CloseButton } from '../forms/DialogParts';
 
 type Stored = Project;
 
@@ -95,11 +96,7 @@ export function ProjectForm(props: { stored?: Stored; onSaved: (p: Project) => v
         {(c) => <textarea {...c} className="code" rows={2} {...text('clusterResources')} />}
       </Field>
       <div className="actions">
-        <Dialog.Close asChild>
-          <button type="button" className="button ghost">
-            Cancel
-          </button>
-        </Dialog.Close>
+        <CloseButton />
         <button type="submit" className="button primary" disabled={save.isPending}>
           {editing ? 'Save' : 'Create'}
         </button>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { application, IN_CLUSTER_URL, lookupOf, project } from '../test-support/fixtures.js';
-import { explainSync, type ExplainSyncInput } from './explain.js';
+import { explainSync } from './explain.js';
+import type { ExplainSyncInput } from './decision.js';
 
 const teamA = project('team-a', {
   sourceRepos: ['https://git.example.com/*'],

@@ -25,7 +25,9 @@ describe('login throttling', () => {
 
   beforeAll(async () => {
     h = await startHarness({
-      loginThrottle: { maxFailCount: 5, maxFailCountPerAddress: 12, failureWindowSeconds: WINDOW_SECONDS },
+      'auth.login.max-fail-count': 5,
+      'auth.login.max-fail-count-per-address': 12,
+      'auth.login.failure-window-seconds': WINDOW_SECONDS,
     });
     http = httpClient(h);
     const admin = await h.login('admin', ADMIN_PASSWORD);

@@ -47,7 +47,7 @@ describe('app list: RBAC and freshness', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness({ policyCsv: POLICY });
+    h = await startHarness({ 'rbac.policy-csv': POLICY });
     c = h.clients();
     http = httpClient(h);
     tokens.admin = await h.login('admin', ADMIN_PASSWORD);

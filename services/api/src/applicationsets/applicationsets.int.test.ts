@@ -98,7 +98,7 @@ describe('ApplicationSets forwarded to the appset service', () => {
 
   beforeAll(async () => {
     appset = await startAppsetStandIn(await testPki());
-    h = await startHarness({ appsetAddress: appset.address, appsetServiceToken: API_TO_APPSET_TOKEN });
+    h = await startHarness({ 'appset.address': appset.address, 'appset.service-token': API_TO_APPSET_TOKEN });
     appset.apiAddress = h.grpcAddress;
     http = httpClient(h);
     admin = await h.login('admin', ADMIN_PASSWORD);

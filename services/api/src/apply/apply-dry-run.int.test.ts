@@ -58,7 +58,7 @@ describe('apply dry run: the same verdict as the apply', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness({ policyCsv: TENANT_POLICY });
+    h = await startHarness({ 'rbac.policy-csv': TENANT_POLICY });
     c = h.clients();
     admin = await h.login('admin', ADMIN_PASSWORD);
     const http = httpClient(h);

@@ -36,7 +36,8 @@ const user = (name: string) => ({ name, groups: [], kind: 'user' as const });
 
 beforeAll(async () => {
   h = await startHarness({
-    policyCsv: 'p, role:team-a-reader, projects, get, team-a, allow\ng, tenant-a, role:team-a-reader\n',
+    'rbac.policy-csv':
+      'p, role:team-a-reader, projects, get, team-a, allow\ng, tenant-a, role:team-a-reader\n',
   });
   mint = h.api.services.delegations;
   const admin = await h.login('admin', ADMIN_PASSWORD);

@@ -142,9 +142,15 @@ describe('notifications: a sync event to webhook, Slack and email receivers', ()
     const smtpPort = (smtp.server.address() as AddressInfo).port;
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 
-    h = await startHarness({
-      notifications: { maxAttempts: 3, backoffMs: 100, pollMs: 200, timeoutMs: 15_000 },
-    });
+    h = await startHarness(
+      {
+        'notifications.max-attempts': 3,
+        'notifications.backoff-ms': 100,
+        'notifications.timeout-ms': 15_000,
+      },
+      // A poll shorter than the delivery's (not a setting).
+      { notifications: { pollMs: 200 } },
+    );
     c = h.clients();
     admin = await h.login('admin', ADMIN_PASSWORD);
     const apply = (manifests: string) =>

@@ -52,7 +52,7 @@ describe('api: project role tokens', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness({ policyCsv: POLICY });
+    h = await startHarness({ 'rbac.policy-csv': POLICY });
     c = h.clients();
     http = httpClient(h);
     admin = await h.login('admin', ADMIN_PASSWORD);

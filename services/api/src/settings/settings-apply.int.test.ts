@@ -29,7 +29,7 @@ describe('applied Argo CD settings', () => {
     (await q.execute(h.api.services.db)).rows as Record<string, unknown>[];
 
   beforeAll(async () => {
-    h = await startHarness({ defaultRole: 'role:readonly' });
+    h = await startHarness({ 'rbac.default-role': 'role:readonly' });
     c = h.clients();
     admin = await h.login('admin', ADMIN_PASSWORD);
     const http = httpClient(h);
@@ -250,7 +250,7 @@ describe('applied Argo CD settings', () => {
   });
 
   it('refuses an unknown key under settings.strict', async () => {
-    await h.restart({ settings: { strict: true } });
+    await h.restart({ 'settings.strict': true });
     c = h.clients();
     const err = await grpcError(apply(admin, argocdCm({ 'application.sync.impersonaton.enabled': 'true' })));
     expect(err.code).toBe(status.INVALID_ARGUMENT);

@@ -147,7 +147,7 @@ describe('api: live status, history and rollback', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness({ policyCsv: 'p, bob, applications, get, team-a/*, allow' });
+    h = await startHarness({ 'rbac.policy-csv': 'p, bob, applications, get, team-a/*, allow' });
     c = h.clients();
     admin = await h.login('admin', ADMIN_PASSWORD);
     await unary(

@@ -1,7 +1,11 @@
 // Starts the real api (gRPC + HTTP, real PostgreSQL and NATS) for a test file: a fresh database, a
 // unique bus namespace, free ports, a known admin password, and the run's internal PKI (the gRPC
 // port speaks TLS; users' clients have no certificate, services' clients present their own). Used by the api's own integration
-// tests; end-to-end tests and benchmarks use startApi through the package entry point the same way.
+// tests. The api starts as the other services' harnesses start theirs: startApi through startService,
+// the settings from the environment (database, bus, TLS) and a configuration file (the rest).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   createTestBus,
   createTestDatabase,
@@ -13,17 +17,22 @@ import {
 } from '@capstan/test/infra';
 import { generateKeyringJson } from '@capstan/sealing';
 import { channelCredentials } from '@capstan/service-identity';
-import { createLogger } from '@capstan/service';
+import { startService, type RunningService } from '@capstan/service';
 import { credentials } from '@grpc/grpc-js';
 import { apiv1, bearer, unary } from '@capstan/proto';
-import { startApi, type ApiConfig, type RunningApi } from '../api.js';
+import { apiSettings } from '../settings.js';
+import { startApi, type ApiConfig, type ApiHandles, type ApiPorts } from '../api-service.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 export const SYNC_TOKEN = 'sync-service-token-for-tests-0123456789abcdef';
 export const APPSET_TOKEN = 'appset-service-token-for-tests-0123456789abcdef';
 
+/** Settings a test gives (kept in the configuration file: none of them is pinned). */
+export type ApiOverrides = Partial<ApiConfig>;
+
 export interface Harness {
-  api: RunningApi;
+  api: ApiHandles;
+  service: RunningService<ApiConfig>;
   db: TestDatabase;
   bus: TestBus;
   grpcAddress: string;
@@ -48,44 +57,54 @@ export interface Harness {
   serviceClients(service: ServiceName): ReturnType<Harness['clients']>;
   /**
    * Stops the api and starts it again on the same database and bus with `overrides` on top of the
-   * first start's configuration (a restart after a configuration change, e.g. a new keyring).
-   * Clients made before keep the old address: make new ones.
+   * first start's configuration (a restart after a configuration change, e.g. a new keyring) and
+   * with `ports` instead of the first start's. Clients made before keep the old address: make new ones.
    */
-  restart(overrides: Partial<ApiConfig>): Promise<void>;
+  restart(overrides: ApiOverrides, ports?: ApiPorts): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<Harness> {
+export async function startHarness(overrides: ApiOverrides = {}, ports: ApiPorts = {}): Promise<Harness> {
   const db = await createTestDatabase('capstan_api');
   const bus = await createTestBus('api');
-  const logger = createLogger('api', { level: 'warn' });
   const pki = await testPki();
-  const config: ApiConfig = {
-    databaseUrl: db.url,
-    natsUrl: bus.url,
-    ...(bus.credentials('api') ? { natsUser: 'api', natsPassword: bus.credentials('api')!.password } : {}),
-    busNamespace: bus.namespace,
-    grpcHost: '127.0.0.1',
-    grpcPort: 0,
-    httpHost: '127.0.0.1',
-    httpPort: 0,
-    bodyLimit: 256 * 1024,
-    policyFile: '',
-    policyCsv: '',
-    defaultRole: '',
-    sessionTtlSeconds: 3600,
-    signingKey: '',
-    adminPassword: ADMIN_PASSWORD,
-    serviceTokens: `sync=${SYNC_TOKEN},appset=${APPSET_TOKEN}`,
-    credentialReaders: ['sync'],
-    delegationKey: pki.delegation.privateKeyPem,
-    delegationTtlSeconds: 120,
-    tls: pki.material('api'),
-    encryptionKeys: generateKeyringJson(),
-    encryptionKeyFile: '',
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-api-harness-'));
+  const settings: ApiOverrides = {
+    'grpc.port': 0,
+    'api.http.port': 0,
+    'api.body-limit': 256 * 1024,
+    'auth.admin-password': ADMIN_PASSWORD,
+    'auth.service-tokens': `sync=${SYNC_TOKEN},appset=${APPSET_TOKEN}`,
+    'auth.credential-readers': 'sync',
+    'auth.delegation-key': pki.delegation.privateKeyPem,
+    'encryption.keys': generateKeyringJson(),
     ...overrides,
   };
-  let api = await startApi(config, logger);
+  const start = async (given: ApiOverrides, givenPorts: ApiPorts) => {
+    const file = join(dir, 'api.yaml');
+    writeFileSync(file, JSON.stringify(given));
+    let handles: ApiHandles | undefined;
+    const service = await startService({
+      name: 'api',
+      settings: apiSettings,
+      sources: {
+        argv: [],
+        file,
+        env: {
+          DATABASE_URL: db.url,
+          ...bus.env('api'),
+          ...pki.env('api'),
+          CAPSTAN_LOG_LEVEL: 'warn',
+          CAPSTAN_HTTP_PORT: '0',
+        },
+      },
+      start: async (ctx) => {
+        handles = await startApi(ctx, givenPorts);
+      },
+    });
+    return { service, handles: handles! };
+  };
+  let { service, handles: api } = await start(settings, ports);
   let grpcAddress = `127.0.0.1:${api.grpcPort}`;
   const userChannel = credentials.createSsl(pki.material('api').ca);
   const made: { close(): void }[] = [];
@@ -108,6 +127,9 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
     get api() {
       return api;
     },
+    get service() {
+      return service;
+    },
     db,
     bus,
     get grpcAddress() {
@@ -123,16 +145,17 @@ export async function startHarness(overrides: Partial<ApiConfig> = {}): Promise<
     pki,
     clients: () => clientsOn(userChannel),
     serviceClients: (service) => clientsOn(channelCredentials(pki.material(service))),
-    async restart(changes) {
-      await api.stop();
-      api = await startApi({ ...config, ...changes }, logger);
+    async restart(changes, newPorts = {}) {
+      await service.stop();
+      ({ service, handles: api } = await start({ ...settings, ...changes }, newPorts));
       grpcAddress = `127.0.0.1:${api.grpcPort}`;
     },
     async stop() {
       for (const c of made) c.close();
-      await api.stop();
+      await service.stop();
       await bus.cleanup();
       await db.drop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -43,7 +43,10 @@ describe('api: the web UI (cookie session, CSRF, stream, assets)', () => {
   });
 
   beforeAll(async () => {
-    h = await startHarness({ uiDir, policyCsv: 'p, bob, applications, get, team-a/*, allow' });
+    h = await startHarness({
+      'api.ui.dir': uiDir,
+      'rbac.policy-csv': 'p, bob, applications, get, team-a/*, allow',
+    });
     admin = await h.login('admin', ADMIN_PASSWORD);
     const http = httpClient(h);
     expect((await http('POST', '/api/v1/projects', admin, { project: teamA })).status).toBe(200);

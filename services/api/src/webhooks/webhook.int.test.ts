@@ -348,7 +348,7 @@ describe('git webhook', () => {
   });
 
   it('answers 429 to a sender over its rate, auditing the refusals without one row each', async () => {
-    await h.restart({ webhook: { ratePerAddress: 0.01, burst: 2 } });
+    await h.restart({}, { webhook: { ratePerAddress: 0.01, burst: 2 } });
     const before = (await auditRows()).length;
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await post({ body: Buffer.from('{}'), headers: {} })).status);

@@ -1,53 +1,41 @@
 // The credential use cases. Every lookup and every mutation (and every refusal) writes exactly one
 // audit.credential_decisions row: the candidates by id and scope, the one chosen and why, for whom.
 // Successful mutations write their row in the same transaction as the change; refusals write
-// theirs on their own, because the refused transaction is rolled back.
-import { randomUUID } from 'node:crypto';
-import { appendAudit, type Kysely } from '@capstan/db';
+// theirs on their own, because the refused transaction is rolled back. Lookups are in
+// credential-lookup.ts, the sealed rows in credential-writes.ts, the audit rows in credential-decision.ts.
+import type { Kysely } from '@capstan/db';
 import type { Keyring } from '@capstan/sealing';
-import {
-  AlreadyExistsError,
-  CapstanError,
-  ConcurrencyError,
-  FailedPreconditionError,
-  NotFoundError,
-} from '@capstan/service';
-import type { CheckoutCredential } from '../checkouts/checkout-store.js';
+import { AlreadyExistsError, ConcurrencyError, NotFoundError } from '@capstan/service';
 import type { CredentialInput, CredentialMetadata } from './credential.js';
 import { validateCredentialInput } from './credential-input.js';
-import { candidatesOf, decisionBase, messageOf, scopeText, type Decision } from './credential-decision.js';
+import {
+  allowed,
+  decisionBase,
+  recordDecision,
+  recordRefusal,
+  scopeText,
+  type Decision,
+} from './credential-decision.js';
 import {
   credentialById,
   credentialByName,
   credentialsForUrl,
   deleteCredential,
-  insertCredential,
   listCredentialRows,
   toMetadata,
-  updateCredential,
-  type RepoDb,
 } from './credential.repository.js';
-import type { CredentialRow, RepoDatabase } from './credential.table.js';
+import type { RepoDatabase } from './credential.table.js';
 import { parseRepositorySecret } from './declarative-secret.js';
 import { normalizeRepoUrl, redactRepoUrl } from './repo-url.js';
-import { openCredentialSecret, sealCredentialSecret } from './credential-seal.js';
-import { credentialSecretName } from './secret-name.js';
-import { findForMutation, resolveForApi, selectForProject, type LookupReason } from './selection.js';
+import { insertSealed, replaceSealed } from './credential-writes.js';
+import { lookupForApplication, resolveOrRefuse, type LookupResult } from './credential-lookup.js';
+import { findForMutation } from './selection.js';
+
+export type { LookupResult } from './credential-lookup.js';
 
 export interface Caller {
   /** The authenticated principal the api forwarded (or the service itself for internal lookups). */
   actor: string;
-}
-
-export interface LookupResult {
-  credential: CheckoutCredential | null;
-  credentialId: string | null;
-  reason: LookupReason;
-  /**
-   * Settles when the decision's audit row is written. Callers may start the checkout meanwhile,
-   * but must await it before answering, so no answer goes out without its audit row.
-   */
-  recorded: Promise<void>;
 }
 
 /** What applying a declarative Secret did (or, in a dry run, would do). */
@@ -81,20 +69,19 @@ export class CredentialService {
           );
         }
         const row = existing
-          ? await this.replace(trx, existing, input)
-          : await this.insert(trx, input, caller, opts.origin ?? 'api');
-        await this.audit(trx, {
-          ...base,
+          ? await replaceSealed(trx, this.keyring, existing, input)
+          : await insertSealed(trx, this.keyring, input, {
+              actor: caller.actor,
+              origin: opts.origin ?? 'api',
+            });
+        await recordDecision(trx, {
+          ...allowed(base, rows, row.id),
           operation: existing ? 'update' : 'create',
-          candidates: candidatesOf(rows),
-          chosen_id: row.id,
-          reason: 'exact',
-          outcome: 'allow',
         });
         return toMetadata(row);
       });
     } catch (err) {
-      throw await this.refused(base, err);
+      throw await recordRefusal(this.db, base, err);
     }
   }
 
@@ -110,18 +97,12 @@ export class CredentialService {
           throw new NotFoundError(
             `no credential for ${redactRepoUrl(input.url)} ${scopeText(input.project)}`,
           );
-        const row = await this.replace(trx, existing, input);
-        await this.audit(trx, {
-          ...base,
-          candidates: candidatesOf(rows),
-          chosen_id: row.id,
-          reason: 'exact',
-          outcome: 'allow',
-        });
+        const row = await replaceSealed(trx, this.keyring, existing, input);
+        await recordDecision(trx, allowed(base, rows, row.id));
         return toMetadata(row);
       });
     } catch (err) {
-      throw await this.refused(base, err);
+      throw await recordRefusal(this.db, base, err);
     }
   }
 
@@ -129,14 +110,8 @@ export class CredentialService {
   async get(url: string, project: string, caller: Caller): Promise<CredentialMetadata> {
     const base = decisionBase('get', url, project, caller);
     const rows = await credentialsForUrl(this.db, normalizeRepoUrl(url));
-    const found = await this.resolveOrRefuse(rows, url, project, base);
-    await this.audit(this.db, {
-      ...base,
-      candidates: candidatesOf(rows),
-      chosen_id: found.id,
-      reason: 'exact',
-      outcome: 'allow',
-    });
+    const found = await resolveOrRefuse(this.db, rows, { url, project }, base);
+    await recordDecision(this.db, allowed(base, rows, found.id));
     return toMetadata(found);
   }
 
@@ -145,15 +120,9 @@ export class CredentialService {
     const base = decisionBase('delete', url, project, caller);
     return this.db.transaction().execute(async (trx) => {
       const rows = await credentialsForUrl(trx, normalizeRepoUrl(url));
-      const found = await this.resolveOrRefuse(rows, url, project, base);
+      const found = await resolveOrRefuse(this.db, rows, { url, project }, base);
       await deleteCredential(trx, found.id);
-      await this.audit(trx, {
-        ...base,
-        candidates: candidatesOf(rows),
-        chosen_id: found.id,
-        reason: 'exact',
-        outcome: 'allow',
-      });
+      await recordDecision(trx, allowed(base, rows, found.id));
       return toMetadata(found);
     });
   }
@@ -161,13 +130,7 @@ export class CredentialService {
   /** Lists credentials (all, or one project's scope; '' lists the unscoped ones). */
   async list(project: string | undefined, caller: Caller): Promise<CredentialMetadata[]> {
     const rows = await listCredentialRows(this.db, project === undefined ? {} : { project });
-    await this.audit(this.db, {
-      ...decisionBase('list', '*', project ?? '', caller),
-      candidates: candidatesOf(rows),
-      chosen_id: null,
-      reason: 'exact',
-      outcome: 'allow',
-    });
+    await recordDecision(this.db, allowed(decisionBase('list', '*', project ?? '', caller), rows, null));
     return rows.map(toMetadata);
   }
 
@@ -192,7 +155,7 @@ export class CredentialService {
         typeof (manifest as { stringData?: { url?: unknown } })?.stringData?.url === 'string'
           ? String((manifest as { stringData: { url: string } }).stringData.url)
           : '';
-      throw await this.refused(decisionBase('create', url, '', caller), err);
+      throw await recordRefusal(this.db, decisionBase('create', url, '', caller), err);
     }
     const base = decisionBase('create', parsed.input.url, parsed.input.project, caller);
     const input = await this.validated(parsed.input, base);
@@ -200,9 +163,8 @@ export class CredentialService {
       return await this.db.transaction().execute(async (trx) => {
         const byName = await credentialByName(trx, parsed.name, { forUpdate: true });
         const rows = await credentialsForUrl(trx, normalizeRepoUrl(input.url));
-        const candidates = candidatesOf(
-          byName && !rows.some((r) => r.id === byName.id) ? [...rows, byName] : rows,
-        );
+        const considered = byName && !rows.some((r) => r.id === byName.id) ? [...rows, byName] : rows;
+        const operation = byName ? 'update' : 'create';
         if (byName && byName.project !== input.project) {
           throw new AlreadyExistsError(
             `a repository credential named ${JSON.stringify(parsed.name)} already exists in another scope; choose another metadata.name`,
@@ -215,32 +177,21 @@ export class CredentialService {
         }
         const outcome = byName ? 'configured' : 'created';
         if (opts.dryRun) {
-          await this.audit(trx, {
-            ...base,
-            operation: byName ? 'update' : 'create',
-            candidates,
-            chosen_id: byName?.id ?? null,
-            reason: 'exact',
-            outcome: 'allow',
+          await recordDecision(trx, {
+            ...allowed(base, considered, byName?.id ?? null),
+            operation,
             message: 'dry run: nothing written',
           });
           return { credential: byName ? toMetadata(byName) : null, outcome };
         }
         const row = byName
-          ? await this.replace(trx, byName, input)
-          : await this.insert(trx, input, caller, 'declarative');
-        await this.audit(trx, {
-          ...base,
-          operation: byName ? 'update' : 'create',
-          candidates,
-          chosen_id: row.id,
-          reason: 'exact',
-          outcome: 'allow',
-        });
+          ? await replaceSealed(trx, this.keyring, byName, input)
+          : await insertSealed(trx, this.keyring, input, { actor: caller.actor, origin: 'declarative' });
+        await recordDecision(trx, { ...allowed(base, considered, row.id), operation });
         return { credential: toMetadata(row), outcome };
       });
     } catch (err) {
-      throw await this.refused(base, err);
+      throw await recordRefusal(this.db, base, err);
     }
   }
 
@@ -248,53 +199,11 @@ export class CredentialService {
    * The credential a checkout for an Application of `project` uses: first scoped to the project,
    * else first unscoped, else anonymous. The secret is decrypted only here, for the checkout.
    */
-  async lookupForApplication(
+  lookupForApplication(
     req: { url: string; project: string; application: string | null },
     caller: Caller,
   ): Promise<LookupResult> {
-    const base: Decision = {
-      ...decisionBase('lookup', req.url, req.project, caller),
-      application: req.application,
-    };
-    const rows = await credentialsForUrl(this.db, normalizeRepoUrl(req.url));
-    const decision = selectForProject(rows, req.url, req.project);
-    const row = decision.chosen;
-    let credential: CheckoutCredential | null = null;
-    try {
-      if (row) {
-        const secret = openCredentialSecret(this.keyring, row);
-        credential = {
-          id: row.id,
-          version: String(row.updated_at.getTime()),
-          auth: {
-            username: row.username,
-            ...secret,
-            insecure: row.insecure,
-            ...(row.insecure_oci_force_http ? { ociPlainHttp: true } : {}),
-          },
-        };
-      }
-    } catch (err) {
-      await this.audit(this.db, {
-        ...base,
-        candidates: candidatesOf(decision.considered),
-        chosen_id: row?.id ?? null,
-        reason: decision.reason,
-        outcome: 'error',
-        message: messageOf(err),
-      });
-      throw err;
-    }
-    const recorded = this.audit(this.db, {
-      ...base,
-      candidates: candidatesOf(decision.considered),
-      chosen_id: row?.id ?? null,
-      reason: decision.reason,
-      outcome: 'allow',
-    });
-    // Observed here so a caller that fails first leaves no unhandled rejection behind.
-    recorded.catch(() => undefined);
-    return { credential, credentialId: row?.id ?? null, reason: decision.reason, recorded };
+    return lookupForApplication(this.db, this.keyring, req, caller);
   }
 
   /** The name of a credential by id (for responses that say which one was chosen). */
@@ -302,118 +211,11 @@ export class CredentialService {
     return (await credentialById(this.db, id))?.name;
   }
 
-  private async resolveOrRefuse(
-    rows: CredentialRow[],
-    url: string,
-    project: string,
-    base: Decision,
-  ): Promise<CredentialRow> {
-    const resolution = resolveForApi(rows, url, project);
-    if (resolution.outcome === 'found') return resolution.credential;
-    const candidates = candidatesOf(resolution.considered);
-    if (resolution.outcome === 'ambiguous') {
-      // The projects stay in the audit row: the caller may not see them all (the api names the ones it may).
-      const err = new FailedPreconditionError(
-        `several credentials exist for ${redactRepoUrl(url)}; name the project`,
-      );
-      await this.audit(this.db, {
-        ...base,
-        candidates,
-        reason: 'ambiguous',
-        outcome: 'deny',
-        message: err.message,
-      });
-      throw err;
-    }
-    const err = new NotFoundError(
-      `no credential for ${redactRepoUrl(url)}${project ? ` in project ${project}` : ''}`,
-    );
-    await this.audit(this.db, {
-      ...base,
-      candidates,
-      reason: 'not-found',
-      outcome: 'deny',
-      message: err.message,
-    });
-    throw err;
-  }
-
   private async validated(raw: CredentialInput, base: Decision): Promise<CredentialInput> {
     try {
       return validateCredentialInput(raw);
     } catch (err) {
-      throw await this.refused(base, err);
+      throw await recordRefusal(this.db, base, err);
     }
-  }
-
-  /** Records a refused mutation and returns the error to throw (unique races become AlreadyExists). */
-  private async refused(base: Decision, err: unknown): Promise<unknown> {
-    let error = err;
-    if ((err as { code?: string }).code === '23505') {
-      error = new AlreadyExistsError(
-        `a credential with this name, or for ${base.repo_url} ${scopeText(base.project ?? '')}, already exists`,
-        { cause: err },
-      );
-    }
-    if (error instanceof CapstanError) {
-      await this.audit(this.db, {
-        ...base,
-        reason: error instanceof NotFoundError ? 'not-found' : 'refused',
-        outcome: 'deny',
-        message: error.message,
-      });
-    } else {
-      await this.audit(this.db, { ...base, reason: 'refused', outcome: 'error', message: 'internal error' });
-    }
-    return error;
-  }
-
-  private async insert(
-    trx: RepoDb,
-    input: CredentialInput,
-    caller: Caller,
-    origin: 'api' | 'declarative',
-  ): Promise<CredentialRow> {
-    const id = randomUUID();
-    return insertCredential(trx, {
-      id,
-      name: input.name ?? credentialSecretName(input.url, input.project),
-      ...this.storedColumns(id, input),
-      origin,
-      created_by: caller.actor,
-    });
-  }
-
-  private async replace(
-    trx: RepoDb,
-    existing: CredentialRow,
-    input: CredentialInput,
-  ): Promise<CredentialRow> {
-    return updateCredential(trx, existing.id, this.storedColumns(existing.id, input));
-  }
-
-  /** The columns a create and a replace both write: the metadata and the secret sealed for `id`. */
-  private storedColumns(id: string, input: CredentialInput) {
-    const sealed = sealCredentialSecret(this.keyring, id, input.secret);
-    return {
-      url: input.url,
-      normalized_url: normalizeRepoUrl(input.url),
-      project: input.project,
-      type: input.type,
-      display_name: input.displayName,
-      username: input.username,
-      insecure: input.insecure,
-      enable_oci: Boolean(input.enableOci),
-      insecure_oci_force_http: Boolean(input.insecureOciForceHttp),
-      has_password: Boolean(input.secret.password),
-      has_ssh_private_key: Boolean(input.secret.sshPrivateKey),
-      key_id: sealed.keyId,
-      nonce: sealed.nonce,
-      ciphertext: sealed.ciphertext,
-    };
-  }
-
-  private async audit(db: RepoDb | Kysely<RepoDatabase>, row: Decision): Promise<void> {
-    await appendAudit(db as unknown as Kysely<unknown>, 'credential_decisions', row);
   }
 }

@@ -7,12 +7,8 @@
 import { sameJson } from '@capstan/policy';
 import type { ResourceResult } from '../decision/audit.js';
 import type { KubeObject } from '../manifests/manifest-source.js';
-import {
-  httpStatusOf,
-  isUnreachable,
-  type TargetCluster,
-  type WriteOptions,
-} from '../kube/target-cluster.js';
+import { httpStatusOf, isUnreachable } from '../kube/kube-errors.js';
+import { type TargetCluster, type WriteOptions } from '../kube/target-cluster.js';
 import { describeRef, groupOf, type ObjectRef, type PlannedObject, type SyncPlan } from './plan.js';
 import { withTracking } from './tracking.js';
 import { findSharedResources, type SyncTracking } from './ownership.js';

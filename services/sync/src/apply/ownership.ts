@@ -2,7 +2,8 @@
 // Application already tracks (before a sync applies anything), and the one way prune and cascade
 // deletion delete an object — only when its live tracking id names this Application.
 import { trackingAppName } from '@capstan/policy';
-import { httpStatusOf, isUnreachable, type TargetCluster } from '../kube/target-cluster.js';
+import { httpStatusOf, isUnreachable } from '../kube/kube-errors.js';
+import { type TargetCluster } from '../kube/target-cluster.js';
 import type { SyncDbOrTrx } from '../sync.table.js';
 import { refKey, type ObjectRef } from './plan.js';
 import { ownershipOf, sharedResourceMessage, trackingContext, type TrackingContext } from './tracking.js';

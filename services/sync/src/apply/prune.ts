@@ -2,7 +2,8 @@
 // only when its live tracking id names this Application, and as its sync options say (Prune=false,
 // Prune=confirm, PruneLast, PrunePropagationPolicy; see sync-options.ts).
 import type { ResourceResult } from '../decision/audit.js';
-import { httpStatusOf, isUnreachable, type TargetCluster } from '../kube/target-cluster.js';
+import { httpStatusOf, isUnreachable } from '../kube/kube-errors.js';
+import { type TargetCluster } from '../kube/target-cluster.js';
 import { describeRef, type ObjectRef } from './plan.js';
 import { deleteIfOwned } from './ownership.js';
 import { refusal } from './refusal.js';

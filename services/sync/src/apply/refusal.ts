@@ -1,6 +1,7 @@
 // How a sync says Kubernetes refused one of its requests: the identity, the verb as RBAC names it,
 // the resource and where, and the API server's own message.
-import { httpStatusOf, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
+import { httpStatusOf, kubeMessageOf } from '../kube/kube-errors.js';
+import { type TargetCluster } from '../kube/target-cluster.js';
 import { groupOf, type ObjectRef } from './plan.js';
 
 const VERB_OF: Record<string, string> = { apply: 'patch', delete: 'delete', get: 'get' };

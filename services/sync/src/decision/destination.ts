@@ -3,7 +3,8 @@
 import type { SyncDecision } from '@capstan/policy';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
-import type { ClusterConnection, SyncIdentity, TargetCluster } from '../kube/target-cluster.js';
+import type { ClusterConnection, SyncIdentity } from '../kube/kube-config.js';
+import type { TargetCluster } from '../kube/target-cluster.js';
 import type { Decided } from './decide.js';
 
 export interface DecidedDestination {

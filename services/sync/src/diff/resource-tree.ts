@@ -9,7 +9,8 @@ import type { apiv1 } from '@capstan/proto';
 import { InvalidArgumentError } from '@capstan/service';
 import { describeRef } from '../apply/plan.js';
 import { ownershipOf } from '../apply/tracking.js';
-import { httpStatusOf, kubeMessageOf, type TargetCluster } from '../kube/target-cluster.js';
+import { httpStatusOf, kubeMessageOf } from '../kube/kube-errors.js';
+import { type TargetCluster } from '../kube/target-cluster.js';
 import { managedRead, readLive, type ManagedResourcesDeps, type WorkItem } from './managed-resources.js';
 import { childKindsOf, nodeOf, ownedBy, type ChildKind, type LiveObject } from './owned-objects.js';
 

@@ -3,7 +3,7 @@
 import { Server } from '@grpc/grpc-js';
 import { syncv1 } from '@capstan/proto';
 import type { EffectiveSetting, ServiceContext } from '@capstan/service';
-import { internalServerAuthenticator, requireTls, serverCredentials } from '@capstan/service-identity';
+import { internalServerAuthenticator, requireTls, listenInternal } from '@capstan/service-identity';
 import type { SyncConfig } from '../sync-service.js';
 import type { HealthAssessor } from '@capstan/health';
 import type { ManagedResourcesDeps } from './managed-resources.js';
@@ -35,14 +35,8 @@ export async function startSyncGrpcServer(
       effectiveSettings,
     }),
   );
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      `${config['grpc.host']}:${config['grpc.port']}`,
-      serverCredentials(tls, true),
-      (err, p) => (err ? reject(err) : resolve(p)),
-    ),
-  );
-  ctx.onShutdown('grpc server', () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
-  ctx.logger.info({ grpcPort: port }, 'sync gRPC listening');
-  return port;
+  const grpc = await listenInternal(server, `${config['grpc.host']}:${config['grpc.port']}`, tls);
+  ctx.onShutdown('grpc server', grpc.stop);
+  ctx.logger.info({ grpcPort: grpc.port }, 'sync gRPC listening');
+  return grpc.port;
 }

@@ -4,7 +4,7 @@
 import { apiv1, unary } from '@capstan/proto';
 import { fromPeer, type ServiceClient } from '@capstan/service-identity';
 import type { ClusterRef } from '@capstan/policy';
-import type { ClusterConnection } from './target-cluster.js';
+import type { ClusterConnection } from './kube-config.js';
 
 export interface ClusterCredentialsSource {
   get(cluster: ClusterRef): Promise<ClusterConnection>;

@@ -2,7 +2,8 @@
 // discovery is cached instead of repeated for every sync. A rotated credential hashes differently
 // and gets a new client; the key holds a digest, never the credential itself.
 import { createHash } from 'node:crypto';
-import { TargetCluster, type ClusterConnection, type SyncIdentity } from './target-cluster.js';
+import { TargetCluster } from './target-cluster.js';
+import { type ClusterConnection, type SyncIdentity } from './kube-config.js';
 
 /**
  * What tells two cluster connections apart (server, credentials, TLS settings), as a digest: a

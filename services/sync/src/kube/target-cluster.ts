@@ -7,110 +7,23 @@
 import {
   AuthorizationV1Api,
   HttpMethod,
-  KubeConfig,
   KubernetesObjectApi,
   PatchStrategy,
+  type KubeConfig,
   type KubernetesObject,
   type V1APIResource,
 } from '@kubernetes/client-node';
-import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
-import { CapstanError } from '@capstan/service';
 import type { ObjectRef } from '../apply/plan.js';
 import { boundedRequest, ClusterTimeoutError, type CountedRequest } from './bounded-request.js';
-
-/** A target cluster's control-plane credentials, as the api hands them out (never logged). */
-export interface ClusterConnection {
-  readonly name: string;
-  readonly server: string;
-  readonly bearerToken?: string;
-  readonly username?: string;
-  readonly password?: string;
-  /** PEM */
-  readonly caData?: string;
-  readonly certData?: string;
-  readonly keyData?: string;
-  readonly insecure?: boolean;
-  readonly serverName?: string;
-}
-
-export type SyncIdentity =
-  { readonly kind: 'service-account'; readonly username: string } | { readonly kind: 'control-plane' };
-
-export class ImpersonationError extends CapstanError {
-  constructor(message: string) {
-    super('FAILED_PRECONDITION', message, { retryable: false });
-  }
-}
+import {
+  connectionResetOf,
+  kubeConfigFor,
+  type ClusterConnection,
+  type SyncIdentity,
+} from './kube-config.js';
+import { httpStatusOf } from './kube-errors.js';
 
 export const FIELD_MANAGER = 'capstan';
-
-const b64 = (pem: string) => Buffer.from(pem, 'utf8').toString('base64');
-
-/**
- * `maxSockets`: connections the KubeConfig's keep-alive agent may open (default 32); the
- * reconciler's informers hold one per watch, so theirs is unbounded.
- */
-export function kubeConfigFor(
-  conn: ClusterConnection,
-  identity: SyncIdentity,
-  options: { maxSockets?: number } = {},
-): KubeConfig {
-  if (identity.kind === 'service-account' && identity.username.trim() === '') {
-    throw new ImpersonationError(
-      'impersonation is on but the ServiceAccount username is empty: refusing to sync (fail closed)',
-    );
-  }
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: conn.name,
-        server: conn.server,
-        skipTLSVerify: conn.insecure === true,
-        ...(conn.caData ? { caData: b64(conn.caData) } : {}),
-        ...(conn.serverName ? { tlsServerName: conn.serverName } : {}),
-      },
-    ],
-    users: [
-      {
-        name: 'capstan-sync',
-        ...(conn.bearerToken ? { token: conn.bearerToken } : {}),
-        ...(conn.username ? { username: conn.username, password: conn.password ?? '' } : {}),
-        ...(conn.certData ? { certData: b64(conn.certData) } : {}),
-        ...(conn.keyData ? { keyData: b64(conn.keyData) } : {}),
-        ...(identity.kind === 'service-account' ? { impersonateUser: identity.username } : {}),
-      },
-    ],
-    contexts: [{ name: 'sync', cluster: conn.name, user: 'capstan-sync' }],
-    currentContext: 'sync',
-  });
-  keepConnections(kc, options.maxSockets ?? 32);
-  return kc;
-}
-
-/**
- * client-node builds a new https.Agent (a new TLS handshake and SecureContext) for every request;
- * the sync makes many requests to one cluster as one identity, so it keeps one keep-alive agent
- * per KubeConfig instead. The TLS options (CA, client certificate) are fixed per KubeConfig, and a
- * KubeConfig serves exactly one identity, so connections are never shared across identities.
- */
-function keepConnections(kc: KubeConfig, maxSockets: number): void {
-  const target = kc as unknown as { createAgent: (cluster: unknown, options: AgentOptions) => unknown };
-  const original = target.createAgent.bind(kc);
-  let agent: HttpsAgent | undefined;
-  target.createAgent = (cluster, options) => {
-    if (!(kc.getCurrentCluster()?.server ?? '').startsWith('https:')) return original(cluster, options);
-    agent ??= new HttpsAgent({ ...options, keepAlive: true, maxSockets });
-    return agent;
-  };
-  // After a timeout the connections may be stuck on a hung server: drop them all, start afresh.
-  connectionResets.set(kc, () => {
-    agent?.destroy();
-    agent = undefined;
-  });
-}
-
-const connectionResets = new WeakMap<KubeConfig, () => void>();
 
 /** How a sync writes one object (the sync options Validate, Replace, Force; see apply/sync-options.ts). */
 export interface WriteOptions {
@@ -156,8 +69,6 @@ class ObjectApi extends KubernetesObjectApi {
   }
 }
 
-export { ClusterTimeoutError } from './bounded-request.js';
-
 /** Default bound on one request to a target cluster; a hung API server must not hold a sync forever. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -177,7 +88,7 @@ export class TargetCluster {
   ) {
     this.api = kc.makeApiClient(ObjectApi);
     this.authz = kc.makeApiClient(AuthorizationV1Api);
-    this.resetConnections = connectionResets.get(kc) ?? (() => undefined);
+    this.resetConnections = connectionResetOf(kc);
   }
 
   private readonly resetConnections: () => void;
@@ -386,46 +297,4 @@ export class TargetCluster {
       throw err;
     }
   }
-}
-
-export function httpStatusOf(err: unknown): number | undefined {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'number' ? code : undefined;
-}
-
-/** The API server's own message (Status.message), else the error's. */
-export function kubeMessageOf(err: unknown): string {
-  const body = (err as { body?: unknown }).body;
-  if (typeof body === 'string') {
-    try {
-      const parsed = JSON.parse(body) as { message?: string };
-      if (parsed.message) return parsed.message;
-    } catch {
-      return body.slice(0, 500);
-    }
-  }
-  if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') {
-    return (body as { message: string }).message;
-  }
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** Connection-level failures: the cluster is down or unreachable, so the sync should be retried later. */
-export function isUnreachable(err: unknown): boolean {
-  if (err instanceof ClusterTimeoutError) return true;
-  // A peer's failure as fromPeer relays it (the api's and the repo service's clients).
-  if (err instanceof CapstanError) return err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED';
-  // gRPC (the api's and the repo service's clients): UNAVAILABLE and DEADLINE_EXCEEDED.
-  if (err && typeof err === 'object' && 'metadata' in err && 'details' in err) {
-    const code = (err as { code?: number }).code;
-    return code === 14 || code === 4;
-  }
-  if (httpStatusOf(err) !== undefined) {
-    const s = httpStatusOf(err)!;
-    return s === 429 || s === 502 || s === 503 || s === 504;
-  }
-  const text = `${(err as Error)?.message ?? ''} ${String((err as { cause?: { code?: string } })?.cause?.code ?? '')} ${String((err as { code?: string }).code ?? '')}`;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed|timeout/i.test(
-    text,
-  );
 }

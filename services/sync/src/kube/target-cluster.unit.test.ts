@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ClusterTimeoutError, ImpersonationError, isUnreachable, kubeConfigFor } from './target-cluster.js';
+import { ClusterTimeoutError } from './bounded-request.js';
+import { ImpersonationError, kubeConfigFor } from './kube-config.js';
+import { isUnreachable } from './kube-errors.js';
 
 const conn = {
   name: 'c',

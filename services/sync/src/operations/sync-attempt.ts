@@ -16,7 +16,7 @@ import type { SyncTrx } from '../sync.table.js';
 import type { SyncRequestData } from '../decision/decide.js';
 import { recordResourceResults, type ResourceResult, type ResultContext } from '../decision/audit.js';
 import type { AuditWork } from '../decision/audit-writer.js';
-import { isUnreachable } from '../kube/target-cluster.js';
+import { isUnreachable } from '../kube/kube-errors.js';
 import {
   appendOperationEvents,
   finishOperationIn,

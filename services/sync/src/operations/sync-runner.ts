@@ -10,7 +10,7 @@ import type { DecisionSettings } from '../decision/decide.js';
 import type { AuditWriter } from '../decision/audit-writer.js';
 import type { ManifestSource } from '../manifests/manifest-source.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
-import { ImpersonationError } from '../kube/target-cluster.js';
+import { ImpersonationError } from '../kube/kube-config.js';
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
 import type { DeliveredObjects } from '../delivery/api-delivery.js';
 import type { ClaimedOperation } from './operations.repository.js';

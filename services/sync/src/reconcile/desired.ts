@@ -10,7 +10,7 @@ import { compileIgnoreDifferences, type IgnoreDifference, type IgnoreRules } fro
 import type { KubeObject, ManifestSource } from '../manifests/manifest-source.js';
 import type { ClusterCredentialsSource } from '../kube/cluster-credentials.js';
 import type { TargetClusterPool } from '../kube/target-cluster-pool.js';
-import type { ClusterConnection, SyncIdentity } from '../kube/target-cluster.js';
+import type { ClusterConnection, SyncIdentity } from '../kube/kube-config.js';
 import { decideSync, type DecisionSettings } from '../decision/decide.js';
 import { connectToDestination } from '../decision/destination.js';
 import { loadSyncInputs } from '../decision/sync-inputs.repository.js';

@@ -18,7 +18,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import type { Logger } from '@capstan/service';
-import { kubeConfigFor, type ClusterConnection, type SyncIdentity } from '../kube/target-cluster.js';
+import { kubeConfigFor, type ClusterConnection, type SyncIdentity } from '../kube/kube-config.js';
 import { connectionDigest } from '../kube/target-cluster-pool.js';
 import { apiVersionOf, collectionPath, forbiddenMessage, watchKeyText, type WatchKey } from './watch-key.js';
 import { listCollection, ListError } from './raw-list.js';
