@@ -235,13 +235,12 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
 
   /**
    * A chart source: the credential is selected for the chart repository's URL as for a git one (one
-   * selection, one audit row); charts are not watched (no commits to poll).
+   * selection, one audit row); charts are not watched (no commits to poll), the git ref sources its
+   * value files read ($ref/…) are, as for a git source.
    */
-  const generateChart = async (
-    source: repov1.ManifestSource,
-    app: repov1.ApplicationRef | undefined,
-    caller: CallerIdentity,
-  ) => {
+  const generateChart = async (req: repov1.GenerateManifestsRequest, caller: CallerIdentity) => {
+    const source = req.source!;
+    const app = req.application;
     const url = chartRepoUrl(required(source.repoUrl, 'source.repoUrl'));
     const issues = chartSourceIssues({ ...source, repoURL: url }, 'source').map((i) => ({
       field: i.path.replace(/\.repoURL$/, '.repoUrl'),
@@ -249,16 +248,22 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
     }));
     if (issues.length > 0) throw new ValidationError(issues);
     validateRepoUrl(url, 'source.repoUrl', { allowOci: true });
-    const options = sourceOptionsOf({ ...source, path: '.' });
+    const refSources = refSourcesOf(req.refSources);
+    const options = sourceOptionsOf({ ...source, path: '.' }, refSources.length > 0 ? refSources : undefined);
     if (options.helm && !options.helm.releaseName && app?.name)
       options.helm = { ...options.helm, releaseName: app.name };
-    return withCredential(url, app, caller, async (lookup) => {
-      const out = await deps.generator.generate(
-        { repoURL: url, targetRevision: source.targetRevision, path: '', chart: source.chart, ...options },
-        lookup.credential,
-      );
-      return { revision: out.revision, sourceType: out.sourceType, manifests: [...out.manifests] };
-    });
+    const used = usedRefs(refSources, options.helm);
+    return withRefCredentials(used, app, caller, (refs) =>
+      withCredential(url, app, caller, async (lookup, project) => {
+        const out = await deps.generator.generate(
+          { repoURL: url, targetRevision: source.targetRevision, path: '', chart: source.chart, ...options },
+          lookup.credential,
+          refs,
+        );
+        for (const r of refs) remember({ repoURL: r.repoURL, revision: r.targetRevision || 'HEAD', project });
+        return { revision: out.revision, sourceType: out.sourceType, manifests: [...out.manifests] };
+      }),
+    );
   };
 
   return {
@@ -282,7 +287,7 @@ function contentMethods(deps: RepoRpcDeps, unary: Unary) {
     }),
     generateManifests: unary('generateManifests', async (req: repov1.GenerateManifestsRequest, caller) => {
       const source = req.source;
-      if (source?.chart) return generateChart(source, req.application, caller);
+      if (source?.chart) return generateChart(req, caller);
       const url = repoUrl(source?.repoUrl, 'source.repoUrl');
       const refSources = refSourcesOf(req.refSources);
       const options = sourceOptionsOf(source, refSources.length > 0 ? refSources : undefined);
