@@ -78,7 +78,7 @@ describe("api: the RBAC of an Application's resource tree, events and sync expla
       const res = await http('GET', path, viewerB);
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('PERMISSION_DENIED');
-      expect(res.body.message).toBe('permission denied: applications, get, team-a/guestbook (user:viewer-b)');
+      expect(res.body.message).toBe('permission denied: applications, get, team-a/guestbook (viewer-b)');
       const after = await denials();
       expect(after).toHaveLength(before + 1);
       expect(after.at(-1)!.object).toBe('team-a/guestbook');
@@ -96,7 +96,7 @@ describe("api: the RBAC of an Application's resource tree, events and sync expla
   it('refuses a missing Application as a forbidden one, over gRPC too', async () => {
     const missing = await http('GET', '/api/v1/applications/nope/resource-tree', viewerB);
     expect(missing.status).toBe(403);
-    expect(missing.body.message).toBe('permission denied: applications, get, */nope (user:viewer-b)');
+    expect(missing.body.message).toBe('permission denied: applications, get, */nope (viewer-b)');
     const err = await grpcError(
       unary(
         c.applications.explainSync.bind(c.applications),
@@ -105,7 +105,7 @@ describe("api: the RBAC of an Application's resource tree, events and sync expla
       ),
     );
     expect(err.code).toBe(status.PERMISSION_DENIED);
-    expect(err.details).toBe('permission denied: applications, get, team-a/guestbook (user:viewer-b)');
+    expect(err.details).toBe('permission denied: applications, get, team-a/guestbook (viewer-b)');
     expect((await denials()).map((d) => d.object)).toEqual(expect.arrayContaining(['*/nope']));
   });
 });

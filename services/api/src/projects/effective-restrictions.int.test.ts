@@ -16,6 +16,15 @@ p, role:team-a-reader, projects, get, team-a, allow
 g, reader, role:team-a-reader
 `;
 const PATH = '/api/v1/projects/team-a/effective-restrictions';
+/** One entry as the api answers it (every field, as the other operations' HTTP answers). */
+const entry = (value: string, project: string, more: Record<string, unknown> = {}) => ({
+  value,
+  project,
+  deny: false,
+  boundedBy: '',
+  withheld: false,
+  ...more,
+});
 
 describe("api: a project's effective restrictions under its parent chain", () => {
   let h: Harness;
@@ -73,16 +82,16 @@ describe("api: a project's effective restrictions under its parent chain", () =>
     expect(res.status).toBe(200);
     expect(res.body.chain).toEqual(['team-a', 'platform']);
     expect(res.body.sourceRepos).toEqual([
-      { value: 'https://git.example.com/team-a/apps.git', project: 'team-a' },
-      { value: '!https://git.example.com/secrets', project: 'platform', deny: true },
+      entry('https://git.example.com/team-a/apps.git', 'team-a'),
+      entry('!https://git.example.com/secrets', 'platform', { deny: true }),
     ]);
     expect(res.body.destinations).toEqual([
-      { value: `${IN_CLUSTER} / team-a-*`, project: 'team-a' },
-      { value: '* / !kube-system', project: 'platform', deny: true },
+      entry(`${IN_CLUSTER} / team-a-*`, 'team-a'),
+      entry('* / !kube-system', 'platform', { deny: true }),
     ]);
-    expect(res.body.namespaceResources).toEqual([{ value: 'apps/Deployment', project: 'platform' }]);
+    expect(res.body.namespaceResources).toEqual([entry('apps/Deployment', 'platform')]);
     expect(res.body.destinationServiceAccounts).toEqual([
-      { value: `${IN_CLUSTER} / team-* → deployer`, project: 'platform' },
+      entry(`${IN_CLUSTER} / team-* → deployer`, 'platform'),
     ]);
     // The same operation over gRPC.
     const grpc = await unary(
@@ -90,15 +99,17 @@ describe("api: a project's effective restrictions under its parent chain", () =>
       { name: 'team-a' },
       { metadata: bearer(admin) },
     );
-    expect(apiv1.EffectiveRestrictions.toJSON(grpc)).toEqual(res.body);
+    const json = apiv1.EffectiveRestrictions.toJSON;
+    expect(json(grpc)).toEqual(json(apiv1.EffectiveRestrictions.fromJSON(res.body)));
+    expect(grpc.sourceRepos).toHaveLength(2);
   });
 
   it('withholds the entries of a parent the caller may not get', async () => {
     const res = await http('GET', PATH, reader);
     expect(res.status).toBe(200);
     expect(res.body.sourceRepos).toEqual([
-      { value: 'https://git.example.com/team-a/apps.git', project: 'team-a' },
-      { project: 'platform', deny: true, withheld: true },
+      entry('https://git.example.com/team-a/apps.git', 'team-a'),
+      entry('', 'platform', { deny: true, withheld: true }),
     ]);
     expect(JSON.stringify(res.body)).not.toContain('secrets');
     expect(JSON.stringify(res.body)).not.toContain('deployer');
@@ -107,7 +118,7 @@ describe("api: a project's effective restrictions under its parent chain", () =>
   it("refuses a caller without projects, get with Argo CD's text, audited; a missing project is 404", async () => {
     const res = await http('GET', PATH, outsider);
     expect(res.status).toBe(403);
-    expect(res.body.message).toBe('permission denied: projects, get, team-a (user:outsider)');
+    expect(res.body.message).toBe('permission denied: projects, get, team-a (outsider)');
     const err = await grpcError(
       unary(
         c.projects.getEffectiveRestrictions.bind(c.projects),
