@@ -493,8 +493,6 @@ spec:
     expect(await row('ServiceAccounts').getByText('from team-a', { exact: true }).count()).toBe(1);
     await accessible(page, 'project');
     await shot(page, 'project');
-    await effective.scrollIntoViewIfNeeded();
-    await shot(page, 'project-effective');
   });
 
   it("creates a project from the form: the api's violation shows by its field, then the fix saves", async () => {
