@@ -2,7 +2,7 @@
 // control plane as processes (startControlPlane) on real PostgreSQL, NATS, git and kube-apiserver.
 // An administrator logs in (the session is an HttpOnly cookie no script can read), finds guestbook,
 // sees its resource tree, syncs it and watches the progress arrive over the stream (no polling),
-// opens a resource's diff; a tenant of another project is shown a clear denial. Before the first sync
+// opens a resource's field-level diff after a hand edit of the live object; a tenant of another project is shown a clear denial. Before the first sync
 // the Identity panel already says who the sync will write as; a selective sync of one resource
 // leaves the others alone; the Deployment's ReplicaSet and Pod (made by the workload stand-in, as
 // the controllers would) hang under it in the tree; their events are refused to a ServiceAccount that
@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { createTestBus, createTestDatabase, type TestBus, type TestDatabase } from '@capstan/test/infra';
 import {
@@ -366,15 +367,30 @@ spec:
     await panel.waitFor({ state: 'detached' });
   }, 180_000);
 
-  it("opens a resource's panel: desired and live manifests and their diff", async () => {
+  it("opens a resource's panel: desired and live manifests and their field-level diff", async () => {
+    // Someone changes the live ConfigMap by hand: the panel's diff names the field, git's value and
+    // the cluster's (what the server fills in, uid or resourceVersion, is not a difference).
+    const core = cluster.adminKubeconfig.makeApiClient(CoreV1Api);
+    const live = await core.readNamespacedConfigMap({ namespace: NS, name: 'guestbook-config' });
+    const edit = (greeting: string) =>
+      core.replaceNamespacedConfigMap({
+        namespace: NS,
+        name: 'guestbook-config',
+        body: { ...live, metadata: { ...live.metadata, resourceVersion: undefined }, data: { greeting } },
+      });
+    await edit('bonjour');
     await page.getByRole('button', { name: 'ConfigMap guestbook-config' }).click();
     const panel = page.getByRole('dialog', { name: 'ConfigMap guestbook-config' });
-    await panel.getByRole('tab', { name: 'Desired' }).click();
-    await panel.getByText('"greeting": "hello"').waitFor({ timeout: 60_000 });
+    const diff = panel.getByRole('table', { name: /fields that differ/ });
+    await diff.getByRole('row', { name: 'data.greeting hello bonjour differs' }).waitFor({ timeout: 60_000 });
+    expect(await diff.getByRole('row').count()).toBe(2); // the header and that field only
     await accessible(page, 'resource panel');
     await shot(page, 'resource');
+    await panel.getByRole('tab', { name: 'Desired' }).click();
+    await panel.getByText('"greeting": "hello"').waitFor();
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'detached' });
+    await edit('hello');
   });
 
   it('answers who the sync wrote as, and why, in the Identity panel', async () => {
@@ -453,15 +469,28 @@ spec:
     await shot(page, 'applicationset');
   });
 
-  it("shows a project with its parent chain and each link's bounds", async () => {
+  it("shows a project with its parent chain, each link's bounds and their intersection", async () => {
+    // A child of team-a, made by the admin within team-a's bounds: its chain has two links.
+    const child = ['proj', 'create', 'team-a-web', '--parent', 'team-a'];
+    const bounds = ['--src', `${git.baseUrl}/team-a/web`, '--dest', `${cluster.server},team-a-web`];
+    ok(await as('admin', [...child, ...bounds]), 'proj create team-a-web');
     await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Projects' }).click();
-    await page.getByRole('link', { name: 'team-a' }).waitFor();
+    await page.getByRole('link', { name: 'team-a', exact: true }).waitFor();
     await accessible(page, 'projects');
-    await page.getByRole('link', { name: 'team-a' }).click();
+    await page.getByRole('link', { name: 'team-a-web', exact: true }).click();
     const chain = page.getByRole('list', { name: /parent chain/ });
-    await chain.getByRole('heading', { name: /team-a/ }).waitFor();
+    await chain.getByRole('heading', { name: /team-a-web/ }).waitFor();
     await chain.getByText(`${NS} → deployer`).waitFor();
-    await page.getByRole('region', { name: 'parent chain graph' }).getByText('this project').waitFor();
+    const graph = page.getByRole('region', { name: 'parent chain graph' });
+    await graph.getByText('this project').waitFor();
+    await graph.getByRole('group', { name: 'project team-a', exact: true }).waitFor();
+    // The api's intersection: team-a-web's own sources and destinations, team-a's ServiceAccount rule.
+    const effective = page.getByRole('table', { name: /Effective restrictions: .*team-a-web → team-a/ });
+    const row = (name: string) => effective.getByRole('row', { name: new RegExp(`^${name}`) });
+    await row('Sources').getByText(`${git.baseUrl}/team-a/web`).waitFor({ timeout: 30_000 });
+    await row('Destinations').getByText(`${cluster.server} / team-a-web`).waitFor();
+    await row('ServiceAccounts').getByText(`${cluster.server} / ${NS} → deployer`).waitFor();
+    expect(await row('ServiceAccounts').getByText('from team-a', { exact: true }).count()).toBe(1);
     await accessible(page, 'project');
     await shot(page, 'project');
   });

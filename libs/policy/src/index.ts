@@ -89,6 +89,12 @@ export {
 export { ClusterDirectory, IN_CLUSTER, type ResolvedDestination } from './sync/destination.js';
 export { projectBoundIssues } from './project/bounds.js';
 export {
+  effectiveRestrictions,
+  type EffectiveEntry,
+  type EffectiveRestrictions,
+  type EffectiveResolution,
+} from './project/effective.js';
+export {
   syncWindowsVerdict,
   windowActive,
   windowApplies,

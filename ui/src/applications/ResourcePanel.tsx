@@ -1,6 +1,8 @@
-// One resource: its status, and git's (desired) manifest against the live one with their diff,
-// from the api's ManagedResources (read as the Application's ServiceAccount; Secrets masked there),
-// and its events. An object the managed ones own (a ReplicaSet, a Pod) has no manifest in git: its
+// One resource: its status, and git's (desired) manifest against the live one with their
+// field-level diff, from the api's ManagedResources (read as the Application's ServiceAccount;
+// Secrets masked there), and its events. The diff compares as Argo CD's does: the predicted live
+// object (live with git's fields applied) against the normalized live one, so that what the server
+// fills in (uid, status, defaults) is not shown as a difference. An object the managed ones own (a ReplicaSet, a Pod) has no manifest in git: its
 // panel shows its events.
 import type { ReactNode } from 'react';
 import { Dialog, Tabs } from 'radix-ui';
@@ -9,7 +11,8 @@ import { api, unwrap } from '../api/client';
 import type { PanelTarget } from './graph-layout';
 import { ResourceEvents } from './ResourceEvents';
 import { QueryState } from '../app/QueryState';
-import { lineDiff, pretty } from './diff';
+import { pretty } from './diff';
+import { FieldDiffView } from './FieldDiffView';
 import { HealthBadge, SyncBadge } from './Badges';
 import { CloseButton } from '../forms/DialogParts';
 
@@ -21,6 +24,7 @@ interface ManagedResource {
   liveState?: string;
   targetState?: string;
   normalizedLiveState?: string;
+  predictedLiveState?: string;
 }
 
 export function ResourcePanel(props: {
@@ -97,14 +101,10 @@ function Manifests({ m, events }: { m: ManagedResource; events: ReactNode }) {
         <Tabs.Trigger value="events">Events</Tabs.Trigger>
       </Tabs.List>
       <Tabs.Content value="diff">
-        <pre className="code diff" tabIndex={0} aria-label="diff, desired against live">
-          {lineDiff(live, desired).map((l, i) => (
-            <span key={i} className={l.op === '+' ? 'add' : l.op === '-' ? 'del' : undefined}>
-              {l.op} {l.text}
-              {'\n'}
-            </span>
-          ))}
-        </pre>
+        <FieldDiffView
+          targetState={m.predictedLiveState || m.targetState}
+          liveState={m.normalizedLiveState || m.liveState}
+        />
       </Tabs.Content>
       <Tabs.Content value="desired">
         <pre className="code" tabIndex={0}>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CHANGES, fieldDiff, fieldDiffOfStates, formatChange, lineDiff, pretty } from './diff';
+import { MAX_CHANGES, fieldDiff, fieldDiffOfStates, formatChange, pretty } from './diff';
 
 describe('field diff', () => {
   it('names each changed leaf by its path, desired then live', () => {
@@ -70,16 +70,7 @@ describe('field diff', () => {
   });
 });
 
-describe('line diff', () => {
-  it('keeps common lines and marks removed and added ones', () => {
-    expect(lineDiff('a\nb\nc', 'a\nx\nc')).toEqual([
-      { op: ' ', text: 'a' },
-      { op: '-', text: 'b' },
-      { op: '+', text: 'x' },
-      { op: ' ', text: 'c' },
-    ]);
-  });
-
+describe('pretty', () => {
   it('indents a JSON manifest and leaves an absent one empty', () => {
     expect(pretty('{"kind":"ConfigMap"}')).toBe('{\n  "kind": "ConfigMap"\n}');
     expect(pretty('null')).toBe('');

@@ -1,7 +1,7 @@
 // Projects the caller may see (create one from here), and one project: edit, delete, and its parent
-// chain as a graph and as a list, each link with its own restrictions. What a child may do is the
-// intersection of the chain; the api (libs/policy's chain evaluation) decides it at every use, so
-// the page shows the links and computes no intersection of its own.
+// chain as a graph and as a list, each link with its own restrictions, and the chain's effective
+// (intersected) restrictions as the api computes them (libs/policy's effectiveRestrictions): the
+// page computes no intersection of its own.
 import { lazy, Suspense } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation } from 'wouter';
@@ -11,6 +11,7 @@ import { ConfirmDelete } from '../forms/ConfirmDelete';
 import { readChain, type Link as ChainLink, type Project } from './chain';
 import { ProjectFormDialog } from './ProjectForm';
 import { Restrictions } from './Restrictions';
+import { EffectiveRestrictions } from './EffectiveRestrictions';
 
 const ChainGraph = lazy(() => import('./ChainGraph'));
 
@@ -96,23 +97,26 @@ export function ProjectPage({ name }: { name: string }) {
         error={chain.error ?? first?.error ?? null}
         what={`get the project ${name}`}
       >
-        {() => <Chain links={chain.data!} />}
+        {() => <Chain name={name} links={chain.data!} />}
       </QueryState>
     </section>
   );
 }
 
-function Chain({ links }: { links: ChainLink[] }) {
+function Chain({ name, links }: { name: string; links: ChainLink[] }) {
   return (
     <>
       <h2>Parent chain</h2>
       <p className="muted">
         Each project can do only what every link of its chain allows: the api checks every link at each use,
-        and names the link that denies.
+        and names the link that denies. The graph shows each link&apos;s own restrictions, the table their
+        intersection.
       </p>
       <Suspense fallback={<p className="loading">Loading the graph…</p>}>
         <ChainGraph links={links} />
       </Suspense>
+      <EffectiveRestrictions name={name} />
+      <h2>Each link</h2>
       <ol className="chain-list" aria-label="parent chain, this project first">
         {links.map((l, i) => (
           <ChainItem key={l.name} link={l} child={i > 0} />

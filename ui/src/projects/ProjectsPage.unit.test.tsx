@@ -17,6 +17,25 @@ const teamA = {
   },
 };
 const platform = { metadata: { name: 'platform' }, spec: { sourceRepos: ['*'] } };
+// The api's answer (effectiveRestrictions of @capstan/policy); the page shows it as it is.
+const effective = {
+  chain: ['team-a', 'platform'],
+  sourceRepos: [
+    { value: 'https://git/team-a/*', project: 'team-a' },
+    { value: '!https://git/secrets', project: 'platform', deny: true },
+  ],
+  destinations: [
+    {
+      value: 'https://k / team-a-*',
+      project: 'team-a',
+      boundedBy:
+        'destination server "https://k", namespace "team-a-*" is not allowed by ancestor project "platform"',
+    },
+  ],
+  everyNamespacedResource: true,
+  namespaceResources: [{ project: 'platform', deny: true, withheld: true }],
+  destinationServiceAccounts: [{ value: 'https://k / team-a-prod → deployer', project: 'team-a' }],
+};
 
 describe('projects page', () => {
   it('lists the projects and creates one: the api violation shows by its field, then the fix saves', async () => {
@@ -73,6 +92,8 @@ describe('project page', () => {
   const chainAnswers = ({ method, path }: { method: string; path: string }) => {
     if (method === 'GET' && path === '/api/v1/projects/team-a') return { body: teamA };
     if (method === 'GET' && path === '/api/v1/projects/platform') return { body: platform };
+    if (method === 'GET' && path === '/api/v1/projects/team-a/effective-restrictions')
+      return { body: effective };
     return undefined;
   };
 
@@ -87,6 +108,24 @@ describe('project page', () => {
     ]);
     expect(within(links[0]!).getByText('https://k / team-a-prod → deployer')).toBeTruthy();
     expect(within(links[1]!).getByText('*')).toBeTruthy();
+  });
+
+  it("shows the chain's effective restrictions as the api answers them, by the link that declares each", async () => {
+    answer(chainAnswers);
+    renderPage(<ProjectPage name="team-a" />, '/projects/team-a');
+    const table = await screen.findByRole('table', { name: /Effective restrictions: .* team-a → platform/ });
+    const row = (name: string) => within(table).getByRole('row', { name: new RegExp(`^${name}`) });
+    const [allowed, denied] = within(row('Sources')).getAllByRole('cell');
+    expect(allowed!.textContent).toBe('https://git/team-a/* from team-a');
+    expect(denied!.textContent).toBe('!https://git/secrets from platform');
+    expect(
+      within(row('Destinations')).getByText(/bounded by a parent: .*ancestor project "platform"/),
+    ).toBeTruthy();
+    expect(within(row('Cluster resources')).getAllByRole('cell')[0]!.textContent).toBe('none');
+    const [every, withheld] = within(row('Namespaced resources')).getAllByRole('cell');
+    expect(every!.textContent).toBe('every kind');
+    expect(withheld!.textContent).toBe('withheld (you may not get project platform) from platform');
+    expect(within(row('ServiceAccounts')).getByText('https://k / team-a-prod → deployer')).toBeTruthy();
   });
 
   it('edits the main fields keeping the version, and deletes after a confirmation', async () => {

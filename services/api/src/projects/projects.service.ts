@@ -7,6 +7,7 @@ import { FailedPreconditionError, NotFoundError, ValidationError } from '@capsta
 import {
   ClusterDirectory,
   DEFAULT_CONTROL_NAMESPACE,
+  effectiveRestrictions,
   formatIssues,
   projectBoundIssues,
   type AppProject,
@@ -22,6 +23,7 @@ import { invalid, violationsOf } from '../support/validation.js';
 import { listClusters } from '../clusters/cluster.repository.js';
 import { deliveredBy, deliveredRefusal, withoutTracking } from '../delivery/tracking.js';
 import { authorizeParents } from './project.authority.js';
+import { withholdUnreadable, type EffectiveView } from './effective-view.js';
 import {
   decideProject,
   evolveProject,
@@ -168,14 +170,7 @@ export class ProjectsService {
     pending?: PendingObjects,
   ): Promise<void> {
     if (project.spec.parentProject === undefined) return;
-    const clusters = (await listClusters(this.deps.db)).map(({ cluster }) => ({
-      name: cluster.name,
-      server: cluster.server,
-      ...(cluster.project ? { project: cluster.project } : {}),
-    }));
-    for (const [name, server] of pending?.clusters ?? []) clusters.push({ name, server });
-    // Registered clusters only, as the sync sees them (no built-in in-cluster entry).
-    const directory = new ClusterDirectory(clusters, { inCluster: false });
+    const directory = await this.clusterDirectory(pending);
     const issues = projectBoundIssues(project, (n) => ancestors.get(n), directory);
     if (issues.length === 0) return;
     const name = project.metadata.name;
@@ -184,6 +179,32 @@ export class ProjectsService {
       reason: `project ${name} is wider than its parent chain: ${formatIssues(issues)}`,
     });
     throw new ValidationError(violationsOf(issues));
+  }
+
+  /** Registered clusters only, as the sync sees them (no built-in in-cluster entry). */
+  private async clusterDirectory(pending?: PendingObjects): Promise<ClusterDirectory> {
+    const clusters = (await listClusters(this.deps.db)).map(({ cluster }) => ({
+      name: cluster.name,
+      server: cluster.server,
+      ...(cluster.project ? { project: cluster.project } : {}),
+    }));
+    for (const [name, server] of pending?.clusters ?? []) clusters.push({ name, server });
+    return new ClusterDirectory(clusters, { inCluster: false });
+  }
+
+  /**
+   * The project's effective restrictions under its chain (effectiveRestrictions of @capstan/policy),
+   * for a caller who may get it. An entry of a link the caller may not get is withheld, and so is
+   * the bound rule's message when a link above the entry's is such a link.
+   */
+  async effective(ctx: RequestContext, name: string): Promise<EffectiveView> {
+    await this.deps.authz.check(ctx.principal, 'projects', 'get', name, ctx.via);
+    const all = new Map((await listProjects(this.deps.db)).map((p) => [p.project.metadata.name, p.project]));
+    if (!all.has(name)) throw new NotFoundError(`project ${name} not found`);
+    const r = effectiveRestrictions(name, (n) => all.get(n), await this.clusterDirectory());
+    if (!r.ok) throw new FailedPreconditionError(r.reason);
+    const mayGet = (p: string) => this.deps.authz.decide(ctx.principal, 'projects', 'get', p).allowed;
+    return withholdUnreadable(r.restrictions, mayGet);
   }
 
   async get(ctx: RequestContext, name: string): Promise<StoredProject> {

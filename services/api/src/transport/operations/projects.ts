@@ -48,6 +48,16 @@ export const projectOperations = implement<apiv1.ProjectServiceServer>(apiv1.Pro
     response: apiv1.Project,
     run: async (s, ctx, i) => projectView(await s.projects.get(ctx, i.name)),
   }),
+  getEffectiveRestrictions: op({
+    http: { method: 'GET', path: '/api/v1/projects/:name/effective-restrictions' },
+    auth: 'user',
+    summary:
+      "an AppProject's effective restrictions under its parentProject chain (every link must allow); entries of links the caller may not get withheld",
+    input: z.strictObject({ name: z.string().min(1, 'required') }),
+    request: apiv1.ProjectQuery,
+    response: apiv1.EffectiveRestrictions,
+    run: (s, ctx, i) => s.projects.effective(ctx, i.name),
+  }),
   list: op({
     http: { method: 'GET', path: '/api/v1/projects' },
     auth: 'user',

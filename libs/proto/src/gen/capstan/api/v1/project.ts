@@ -168,6 +168,39 @@ export interface ProjectTokenList {
   items: ProjectToken[];
 }
 
+/** One entry of a project's effective restrictions. */
+export interface EffectiveEntry {
+  /**
+   * As its project writes it: a repository glob, "server / namespace", "group/Kind",
+   * "server / namespace → ServiceAccount".
+   */
+  value: string;
+  /** The link of the chain that declares it. */
+  project: string;
+  deny: boolean;
+  /** Set when the entry is not certainly within the parents: which ancestor bounds it, and why. */
+  boundedBy: string;
+  /** The caller may not get the project that declares it: value and bounded_by are blank. */
+  withheld: boolean;
+}
+
+/**
+ * What a project's parentProject chain lets its Applications do: every link must allow, so the
+ * allowed entries are the nearest restricting link's (each kept within its parents) and the denies
+ * are every link's. destinationServiceAccounts are every link's rules, nearest project first.
+ */
+export interface EffectiveRestrictions {
+  /** The project, then its parents up to the root. */
+  chain: string[];
+  sourceRepos: EffectiveEntry[];
+  destinations: EffectiveEntry[];
+  clusterResources: EffectiveEntry[];
+  /** No link has a namespaceResourceWhitelist: every namespaced kind, less the denies. */
+  everyNamespacedResource: boolean;
+  namespaceResources: EffectiveEntry[];
+  destinationServiceAccounts: EffectiveEntry[];
+}
+
 function createBaseApplicationDestination(): ApplicationDestination {
   return { server: "", namespace: "", name: "" };
 }
@@ -2201,6 +2234,339 @@ export const ProjectTokenList: MessageFns<ProjectTokenList> = {
   },
 };
 
+function createBaseEffectiveEntry(): EffectiveEntry {
+  return { value: "", project: "", deny: false, boundedBy: "", withheld: false };
+}
+
+export const EffectiveEntry: MessageFns<EffectiveEntry> = {
+  encode(message: EffectiveEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.value !== "") {
+      writer.uint32(10).string(message.value);
+    }
+    if (message.project !== "") {
+      writer.uint32(18).string(message.project);
+    }
+    if (message.deny !== false) {
+      writer.uint32(24).bool(message.deny);
+    }
+    if (message.boundedBy !== "") {
+      writer.uint32(34).string(message.boundedBy);
+    }
+    if (message.withheld !== false) {
+      writer.uint32(40).bool(message.withheld);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EffectiveEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEffectiveEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.project = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.deny = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.boundedBy = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.withheld = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EffectiveEntry {
+    return {
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+      project: isSet(object.project) ? globalThis.String(object.project) : "",
+      deny: isSet(object.deny) ? globalThis.Boolean(object.deny) : false,
+      boundedBy: isSet(object.boundedBy)
+        ? globalThis.String(object.boundedBy)
+        : isSet(object.bounded_by)
+        ? globalThis.String(object.bounded_by)
+        : "",
+      withheld: isSet(object.withheld) ? globalThis.Boolean(object.withheld) : false,
+    };
+  },
+
+  toJSON(message: EffectiveEntry): unknown {
+    const obj: any = {};
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    if (message.project !== "") {
+      obj.project = message.project;
+    }
+    if (message.deny !== false) {
+      obj.deny = message.deny;
+    }
+    if (message.boundedBy !== "") {
+      obj.boundedBy = message.boundedBy;
+    }
+    if (message.withheld !== false) {
+      obj.withheld = message.withheld;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EffectiveEntry>, I>>(base?: I): EffectiveEntry {
+    return EffectiveEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EffectiveEntry>, I>>(object: I): EffectiveEntry {
+    const message = createBaseEffectiveEntry();
+    message.value = object.value ?? "";
+    message.project = object.project ?? "";
+    message.deny = object.deny ?? false;
+    message.boundedBy = object.boundedBy ?? "";
+    message.withheld = object.withheld ?? false;
+    return message;
+  },
+};
+
+function createBaseEffectiveRestrictions(): EffectiveRestrictions {
+  return {
+    chain: [],
+    sourceRepos: [],
+    destinations: [],
+    clusterResources: [],
+    everyNamespacedResource: false,
+    namespaceResources: [],
+    destinationServiceAccounts: [],
+  };
+}
+
+export const EffectiveRestrictions: MessageFns<EffectiveRestrictions> = {
+  encode(message: EffectiveRestrictions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.chain) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.sourceRepos) {
+      EffectiveEntry.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.destinations) {
+      EffectiveEntry.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.clusterResources) {
+      EffectiveEntry.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.everyNamespacedResource !== false) {
+      writer.uint32(40).bool(message.everyNamespacedResource);
+    }
+    for (const v of message.namespaceResources) {
+      EffectiveEntry.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.destinationServiceAccounts) {
+      EffectiveEntry.encode(v!, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EffectiveRestrictions {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEffectiveRestrictions();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.chain.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sourceRepos.push(EffectiveEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.destinations.push(EffectiveEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clusterResources.push(EffectiveEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.everyNamespacedResource = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.namespaceResources.push(EffectiveEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.destinationServiceAccounts.push(EffectiveEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EffectiveRestrictions {
+    return {
+      chain: globalThis.Array.isArray(object?.chain) ? object.chain.map((e: any) => globalThis.String(e)) : [],
+      sourceRepos: globalThis.Array.isArray(object?.sourceRepos)
+        ? object.sourceRepos.map((e: any) => EffectiveEntry.fromJSON(e))
+        : globalThis.Array.isArray(object?.source_repos)
+        ? object.source_repos.map((e: any) => EffectiveEntry.fromJSON(e))
+        : [],
+      destinations: globalThis.Array.isArray(object?.destinations)
+        ? object.destinations.map((e: any) => EffectiveEntry.fromJSON(e))
+        : [],
+      clusterResources: globalThis.Array.isArray(object?.clusterResources)
+        ? object.clusterResources.map((e: any) => EffectiveEntry.fromJSON(e))
+        : globalThis.Array.isArray(object?.cluster_resources)
+        ? object.cluster_resources.map((e: any) => EffectiveEntry.fromJSON(e))
+        : [],
+      everyNamespacedResource: isSet(object.everyNamespacedResource)
+        ? globalThis.Boolean(object.everyNamespacedResource)
+        : isSet(object.every_namespaced_resource)
+        ? globalThis.Boolean(object.every_namespaced_resource)
+        : false,
+      namespaceResources: globalThis.Array.isArray(object?.namespaceResources)
+        ? object.namespaceResources.map((e: any) => EffectiveEntry.fromJSON(e))
+        : globalThis.Array.isArray(object?.namespace_resources)
+        ? object.namespace_resources.map((e: any) => EffectiveEntry.fromJSON(e))
+        : [],
+      destinationServiceAccounts: globalThis.Array.isArray(object?.destinationServiceAccounts)
+        ? object.destinationServiceAccounts.map((e: any) => EffectiveEntry.fromJSON(e))
+        : globalThis.Array.isArray(object?.destination_service_accounts)
+        ? object.destination_service_accounts.map((e: any) => EffectiveEntry.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: EffectiveRestrictions): unknown {
+    const obj: any = {};
+    if (message.chain?.length) {
+      obj.chain = message.chain;
+    }
+    if (message.sourceRepos?.length) {
+      obj.sourceRepos = message.sourceRepos.map((e) => EffectiveEntry.toJSON(e));
+    }
+    if (message.destinations?.length) {
+      obj.destinations = message.destinations.map((e) => EffectiveEntry.toJSON(e));
+    }
+    if (message.clusterResources?.length) {
+      obj.clusterResources = message.clusterResources.map((e) => EffectiveEntry.toJSON(e));
+    }
+    if (message.everyNamespacedResource !== false) {
+      obj.everyNamespacedResource = message.everyNamespacedResource;
+    }
+    if (message.namespaceResources?.length) {
+      obj.namespaceResources = message.namespaceResources.map((e) => EffectiveEntry.toJSON(e));
+    }
+    if (message.destinationServiceAccounts?.length) {
+      obj.destinationServiceAccounts = message.destinationServiceAccounts.map((e) => EffectiveEntry.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EffectiveRestrictions>, I>>(base?: I): EffectiveRestrictions {
+    return EffectiveRestrictions.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EffectiveRestrictions>, I>>(object: I): EffectiveRestrictions {
+    const message = createBaseEffectiveRestrictions();
+    message.chain = object.chain?.map((e) => e) || [];
+    message.sourceRepos = object.sourceRepos?.map((e) => EffectiveEntry.fromPartial(e)) || [];
+    message.destinations = object.destinations?.map((e) => EffectiveEntry.fromPartial(e)) || [];
+    message.clusterResources = object.clusterResources?.map((e) => EffectiveEntry.fromPartial(e)) || [];
+    message.everyNamespacedResource = object.everyNamespacedResource ?? false;
+    message.namespaceResources = object.namespaceResources?.map((e) => EffectiveEntry.fromPartial(e)) || [];
+    message.destinationServiceAccounts = object.destinationServiceAccounts?.map((e) => EffectiveEntry.fromPartial(e)) ||
+      [];
+    return message;
+  },
+};
+
 /**
  * ProjectService manages AppProjects. A non-admin may write only a project that a parentProject
  * bounds, within that parent chain (docs/self-service.md); an unbounded project is an admin action.
@@ -2286,6 +2652,17 @@ export const ProjectServiceService = {
     responseSerialize: (value: ProjectTokenList): Buffer => Buffer.from(ProjectTokenList.encode(value).finish()),
     responseDeserialize: (value: Buffer): ProjectTokenList => ProjectTokenList.decode(value),
   },
+  /** The project's effective restrictions under its parentProject chain (needs projects, get). */
+  getEffectiveRestrictions: {
+    path: "/capstan.api.v1.ProjectService/GetEffectiveRestrictions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ProjectQuery): Buffer => Buffer.from(ProjectQuery.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ProjectQuery => ProjectQuery.decode(value),
+    responseSerialize: (value: EffectiveRestrictions): Buffer =>
+      Buffer.from(EffectiveRestrictions.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EffectiveRestrictions => EffectiveRestrictions.decode(value),
+  },
 } as const;
 
 export interface ProjectServiceServer extends UntypedServiceImplementation {
@@ -2300,6 +2677,8 @@ export interface ProjectServiceServer extends UntypedServiceImplementation {
   deleteToken: handleUnaryCall<ProjectTokenDeleteRequest, Empty>;
   /** argocd proj role list-tokens (needs projects, get). */
   listTokens: handleUnaryCall<ProjectTokenListQuery, ProjectTokenList>;
+  /** The project's effective restrictions under its parentProject chain (needs projects, get). */
+  getEffectiveRestrictions: handleUnaryCall<ProjectQuery, EffectiveRestrictions>;
 }
 
 export interface ProjectServiceClient extends Client {
@@ -2419,6 +2798,22 @@ export interface ProjectServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ProjectTokenList) => void,
+  ): ClientUnaryCall;
+  /** The project's effective restrictions under its parentProject chain (needs projects, get). */
+  getEffectiveRestrictions(
+    request: ProjectQuery,
+    callback: (error: ServiceError | null, response: EffectiveRestrictions) => void,
+  ): ClientUnaryCall;
+  getEffectiveRestrictions(
+    request: ProjectQuery,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EffectiveRestrictions) => void,
+  ): ClientUnaryCall;
+  getEffectiveRestrictions(
+    request: ProjectQuery,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EffectiveRestrictions) => void,
   ): ClientUnaryCall;
 }
 
