@@ -34,7 +34,7 @@ describe("api: the RBAC of an Application's resource tree, events and sync expla
   let viewerB: string;
 
   beforeAll(async () => {
-    h = await startHarness({ policyCsv: POLICY });
+    h = await startHarness({ 'rbac.policy-csv': POLICY });
     c = h.clients();
     http = httpClient(h);
     admin = await h.login('admin', ADMIN_PASSWORD);

@@ -42,7 +42,7 @@ describe("api: a project's effective restrictions under its parent chain", () =>
     );
 
   beforeAll(async () => {
-    h = await startHarness({ policyCsv: POLICY });
+    h = await startHarness({ 'rbac.policy-csv': POLICY });
     c = h.clients();
     http = httpClient(h);
     admin = await h.login('admin', ADMIN_PASSWORD);
