@@ -1,5 +1,6 @@
-// Local accounts and their API tokens: list, create a token (shown once, then gone: it lives only in
-// this dialog's state, never in the query cache or storage), revoke one.
+// Local accounts and their API tokens: list, create and delete an account, set its password (the
+// dialogs in AccountDialogs.tsx), create a token (shown once, then gone: it lives only in this
+// dialog's state, never in the query cache or storage), revoke one.
 import { useState, type FormEvent } from 'react';
 import { Dialog } from 'radix-ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -9,6 +10,8 @@ import { ConfirmDelete } from '../forms/ConfirmDelete';
 import { Field, FormErrors } from '../forms/Field';
 import { placeViolations } from '../forms/violations';
 import { CloseButton } from '../forms/DialogParts';
+import { useUserInfo } from '../auth/session';
+import { ACCOUNTS, DeleteAccount, NewAccountDialog, SetPasswordDialog } from './AccountDialogs';
 
 interface Token {
   id: string;
@@ -24,8 +27,6 @@ export interface Account {
   tokens?: Token[];
 }
 
-const ACCOUNTS = ['accounts'] as const;
-
 export function AccountsPage() {
   const list = useQuery({
     queryKey: ACCOUNTS,
@@ -33,7 +34,11 @@ export function AccountsPage() {
   });
   return (
     <section className="page">
-      <h1>Accounts and tokens</h1>
+      <div className="page-head">
+        <h1>Accounts and tokens</h1>
+        <span className="spacer" />
+        <NewAccountDialog />
+      </div>
       <QueryState isPending={list.isPending} error={list.error} what="list accounts">
         {() => (
           <ul className="cards">
@@ -51,6 +56,7 @@ const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : 'never');
 
 function AccountCard({ account: a }: { account: Account }) {
   const apiKey = (a.capabilities ?? []).includes('apiKey');
+  const me = useUserInfo().data?.username;
   return (
     <li className="card">
       <div className="page-head">
@@ -61,6 +67,8 @@ function AccountCard({ account: a }: { account: Account }) {
         </span>
         <span className="spacer" />
         {apiKey && <CreateTokenDialog account={a.name} />}
+        <SetPasswordDialog account={a.name} self={a.name === me} />
+        {a.name !== me && <DeleteAccount account={a.name} />}
       </div>
       <p className="muted">Groups: {(a.groups ?? []).join(', ') || 'none'}</p>
       {(a.tokens ?? []).length === 0 ? (
