@@ -2,13 +2,12 @@
 // and Delete; RBAC `accounts, create|update|delete`). Passwords live only in the dialog's state and
 // leave memory with it; the api's field messages are shown next to the field they name.
 import { useState, type FormEvent } from 'react';
-import { Dialog } from 'radix-ui';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { ConfirmDelete } from '../forms/ConfirmDelete';
 import { Field, FormErrors } from '../forms/Field';
 import { placeViolations } from '../forms/violations';
-import { CloseButton } from '../forms/DialogParts';
+import { CloseButton, ModalDialog } from '../forms/DialogParts';
 
 export const ACCOUNTS = ['accounts'] as const;
 const CAPABILITIES = ['login', 'apiKey'] as const;
@@ -60,76 +59,72 @@ export function NewAccountDialog() {
   const toggle = (c: string, on: boolean) =>
     setCapabilities((cs) => (on ? [...cs.filter((x) => x !== c), c] : cs.filter((x) => x !== c)));
   return (
-    <Dialog.Root open={open} onOpenChange={close}>
-      <Dialog.Trigger asChild>
+    <ModalDialog
+      open={open}
+      onOpenChange={close}
+      trigger={
         <button type="button" className="button primary">
           New account
         </button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog">
-          <Dialog.Title>New local account</Dialog.Title>
-          <Dialog.Description>Argo CD&apos;s accounts.&lt;name&gt;, kept by the api.</Dialog.Description>
-          <form onSubmit={submit} noValidate aria-label="new account">
-            <FormErrors placed={placed} />
-            <Field id="account-name" label="Name" errors={placed.byField.name}>
-              {(c) => <input {...c} value={name} onChange={(e) => setName(e.target.value)} />}
-            </Field>
-            <Field
-              id="account-password"
-              label="Password"
-              hint="Empty: the account cannot log in with a password."
-              errors={placed.byField.password}
-            >
-              {(c) => (
-                <input
-                  {...c}
-                  type="password"
-                  autoComplete="new-password"
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
-                />
-              )}
-            </Field>
-            <fieldset
-              aria-describedby={placed.byField.capabilities ? 'account-capabilities-error' : undefined}
-            >
-              <legend>Capabilities</legend>
-              {CAPABILITIES.map((c) => (
-                <label key={c} className="check">
-                  <input
-                    type="checkbox"
-                    checked={capabilities.includes(c)}
-                    onChange={(e) => toggle(c, e.target.checked)}
-                  />{' '}
-                  {c}
-                </label>
-              ))}
-              {placed.byField.capabilities && (
-                <p id="account-capabilities-error" className="field-error">
-                  {placed.byField.capabilities.join('; ')}
-                </p>
-              )}
-            </fieldset>
-            <Field
-              id="account-groups"
-              label="Groups"
-              hint="Comma-separated; RBAC subjects of `g, <group>, role:…`."
-              errors={placed.byField.groups}
-            >
-              {(c) => <input {...c} value={groups} onChange={(e) => setGroups(e.target.value)} />}
-            </Field>
-            <div className="actions">
-              <CloseButton />
-              <button type="submit" className="button primary" disabled={create.isPending}>
-                Create
-              </button>
-            </div>
-          </form>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+      }
+      title="New local account"
+      description="Argo CD's accounts.<name>, kept by the api."
+    >
+      <form onSubmit={submit} noValidate aria-label="new account">
+        <FormErrors placed={placed} />
+        <Field id="account-name" label="Name" errors={placed.byField.name}>
+          {(c) => <input {...c} value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field
+          id="account-password"
+          label="Password"
+          hint="Empty: the account cannot log in with a password."
+          errors={placed.byField.password}
+        >
+          {(c) => (
+            <input
+              {...c}
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          )}
+        </Field>
+        <fieldset aria-describedby={placed.byField.capabilities ? 'account-capabilities-error' : undefined}>
+          <legend>Capabilities</legend>
+          {CAPABILITIES.map((c) => (
+            <label key={c} className="check">
+              <input
+                type="checkbox"
+                checked={capabilities.includes(c)}
+                onChange={(e) => toggle(c, e.target.checked)}
+              />{' '}
+              {c}
+            </label>
+          ))}
+          {placed.byField.capabilities && (
+            <p id="account-capabilities-error" className="field-error">
+              {placed.byField.capabilities.join('; ')}
+            </p>
+          )}
+        </fieldset>
+        <Field
+          id="account-groups"
+          label="Groups"
+          hint="Comma-separated; RBAC subjects of `g, <group>, role:…`."
+          errors={placed.byField.groups}
+        >
+          {(c) => <input {...c} value={groups} onChange={(e) => setGroups(e.target.value)} />}
+        </Field>
+        <div className="actions">
+          <CloseButton />
+          <button type="submit" className="button primary" disabled={create.isPending}>
+            Create
+          </button>
+        </div>
+      </form>
+    </ModalDialog>
   );
 }
 
@@ -162,62 +157,60 @@ export function SetPasswordDialog({ account, self }: { account: string; self: bo
     update.mutate();
   };
   return (
-    <Dialog.Root open={open} onOpenChange={close}>
-      <Dialog.Trigger asChild>
+    <ModalDialog
+      open={open}
+      onOpenChange={close}
+      trigger={
         <button type="button" className="button" aria-label={`Set the password of ${account}`}>
           Password
         </button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog">
-          <Dialog.Title>Password of {account}</Dialog.Title>
-          <Dialog.Description>Its sessions end when the password changes.</Dialog.Description>
-          {update.isSuccess ? (
-            <div>
-              <p role="status">Password changed.</p>
-              <div className="actions">
-                <CloseButton label="Done" primary />
-              </div>
-            </div>
-          ) : (
-            <form onSubmit={submit} noValidate aria-label="set password">
-              <FormErrors placed={placed} />
-              {self && (
-                <Field id="password-current" label="Current password" errors={placed.byField.currentPassword}>
-                  {(c) => (
-                    <input
-                      {...c}
-                      type="password"
-                      autoComplete="current-password"
-                      value={current}
-                      onChange={(e) => setCurrent(e.target.value)}
-                    />
-                  )}
-                </Field>
+      }
+      title={<>Password of {account}</>}
+      description="Its sessions end when the password changes."
+    >
+      {update.isSuccess ? (
+        <div>
+          <p role="status">Password changed.</p>
+          <div className="actions">
+            <CloseButton label="Done" primary />
+          </div>
+        </div>
+      ) : (
+        <form onSubmit={submit} noValidate aria-label="set password">
+          <FormErrors placed={placed} />
+          {self && (
+            <Field id="password-current" label="Current password" errors={placed.byField.currentPassword}>
+              {(c) => (
+                <input
+                  {...c}
+                  type="password"
+                  autoComplete="current-password"
+                  value={current}
+                  onChange={(e) => setCurrent(e.target.value)}
+                />
               )}
-              <Field id="password-new" label="New password" errors={placed.byField.newPassword}>
-                {(c) => (
-                  <input
-                    {...c}
-                    type="password"
-                    autoComplete="new-password"
-                    value={next}
-                    onChange={(e) => setNext(e.target.value)}
-                  />
-                )}
-              </Field>
-              <div className="actions">
-                <CloseButton />
-                <button type="submit" className="button primary" disabled={update.isPending}>
-                  Change
-                </button>
-              </div>
-            </form>
+            </Field>
           )}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+          <Field id="password-new" label="New password" errors={placed.byField.newPassword}>
+            {(c) => (
+              <input
+                {...c}
+                type="password"
+                autoComplete="new-password"
+                value={next}
+                onChange={(e) => setNext(e.target.value)}
+              />
+            )}
+          </Field>
+          <div className="actions">
+            <CloseButton />
+            <button type="submit" className="button primary" disabled={update.isPending}>
+              Change
+            </button>
+          </div>
+        </form>
+      )}
+    </ModalDialog>
   );
 }
 

@@ -2,14 +2,13 @@
 // dialogs in AccountDialogs.tsx), create a token (shown once, then gone: it lives only in this
 // dialog's state, never in the query cache or storage), revoke one.
 import { useState, type FormEvent } from 'react';
-import { Dialog } from 'radix-ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { QueryState } from '../app/QueryState';
 import { ConfirmDelete } from '../forms/ConfirmDelete';
 import { Field, FormErrors } from '../forms/Field';
 import { placeViolations } from '../forms/violations';
-import { CloseButton } from '../forms/DialogParts';
+import { CloseButton, ModalDialog } from '../forms/DialogParts';
 import { useUserInfo } from '../auth/session';
 import { ACCOUNTS, DeleteAccount, NewAccountDialog, SetPasswordDialog } from './AccountDialogs';
 
@@ -161,57 +160,50 @@ export function CreateTokenDialog({ account }: { account: string }) {
     create.mutate();
   };
   return (
-    <Dialog.Root open={open} onOpenChange={close}>
-      <Dialog.Trigger asChild>
+    <ModalDialog
+      open={open}
+      onOpenChange={close}
+      trigger={
         <button type="button" className="button" aria-label={`New token for ${account}`}>
           New token
         </button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog">
-          <Dialog.Title>New API token for {account}</Dialog.Title>
-          <Dialog.Description>The token is shown once, here; copy it before closing.</Dialog.Description>
-          {create.data?.token ? (
-            <div className="token-once">
-              <label htmlFor="token-value">Token {create.data.id}</label>
-              <textarea id="token-value" className="code" readOnly rows={4} value={create.data.token} />
-              <p role="status">Created. It will not be shown again.</p>
-              <div className="actions">
-                <CloseButton label="Done" primary />
-              </div>
-            </div>
-          ) : (
-            <form onSubmit={submit} noValidate aria-label="new token">
-              <FormErrors placed={placed} />
-              <Field
-                id="token-id"
-                label="ID"
-                hint="Optional; generated when empty."
-                errors={placed.byField.id}
-              >
-                {(c) => <input {...c} value={id} onChange={(e) => setId(e.target.value)} />}
-              </Field>
-              <Field
-                id="token-expires"
-                label="Expires in (days)"
-                hint="Empty: never."
-                errors={placed.byField.expiresIn}
-              >
-                {(c) => (
-                  <input {...c} inputMode="decimal" value={days} onChange={(e) => setDays(e.target.value)} />
-                )}
-              </Field>
-              <div className="actions">
-                <CloseButton />
-                <button type="submit" className="button primary" disabled={create.isPending}>
-                  Create
-                </button>
-              </div>
-            </form>
-          )}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+      }
+      title={<>New API token for {account}</>}
+      description="The token is shown once, here; copy it before closing."
+    >
+      {create.data?.token ? (
+        <div className="token-once">
+          <label htmlFor="token-value">Token {create.data.id}</label>
+          <textarea id="token-value" className="code" readOnly rows={4} value={create.data.token} />
+          <p role="status">Created. It will not be shown again.</p>
+          <div className="actions">
+            <CloseButton label="Done" primary />
+          </div>
+        </div>
+      ) : (
+        <form onSubmit={submit} noValidate aria-label="new token">
+          <FormErrors placed={placed} />
+          <Field id="token-id" label="ID" hint="Optional; generated when empty." errors={placed.byField.id}>
+            {(c) => <input {...c} value={id} onChange={(e) => setId(e.target.value)} />}
+          </Field>
+          <Field
+            id="token-expires"
+            label="Expires in (days)"
+            hint="Empty: never."
+            errors={placed.byField.expiresIn}
+          >
+            {(c) => (
+              <input {...c} inputMode="decimal" value={days} onChange={(e) => setDays(e.target.value)} />
+            )}
+          </Field>
+          <div className="actions">
+            <CloseButton />
+            <button type="submit" className="button primary" disabled={create.isPending}>
+              Create
+            </button>
+          </div>
+        </form>
+      )}
+    </ModalDialog>
   );
 }
