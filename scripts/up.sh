@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run up`: installs, makes sure PostgreSQL and NATS run, obtains the Kubernetes binaries,
-# kustomize, helm and the OCI registry (CNCF Distribution), builds, then hands over to
+# kustomize, helm, the OCI registry (CNCF Distribution) and Dex (OIDC), builds, then hands over to
 # scripts/demo/up.ts, which starts the stack in the background, runs the guestbook story with the
 # capstan CLI and leaves everything running (`npm run down` stops it).
 set -euo pipefail
@@ -35,8 +35,8 @@ fi
 say "make sure PostgreSQL and NATS (JetStream) run on loopback"
 bash scripts/ensure-services.sh | sed 's/^/              /'
 
-say "obtain kube-apiserver, etcd, kustomize, helm and the OCI registry (built once from their Go modules, cached in ${CAPSTAN_CACHE:-$HOME/.cache/capstan})"
-for tool in obtain-kube-binaries obtain-kustomize obtain-helm obtain-registry; do
+say "obtain kube-apiserver, etcd, kustomize, helm, the OCI registry and Dex (built once from their Go modules, cached in ${CAPSTAN_CACHE:-$HOME/.cache/capstan})"
+for tool in obtain-kube-binaries obtain-kustomize obtain-helm obtain-registry obtain-dex; do
   if bash "test/scripts/$tool.sh" --check >/dev/null 2>&1; then
     ok "$tool: cached"
   else

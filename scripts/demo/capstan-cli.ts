@@ -23,6 +23,10 @@ export function capstan(
     expectFailure?: boolean;
     /** Call as this token (a project role's, as a CI system would: CAPSTAN_AUTH_TOKEN, never argv). */
     token?: string;
+    /** Another person's CLI configuration (CAPSTAN_CONFIG): the admin's context stays untouched. */
+    config?: string;
+    /** Sees the CLI's stderr as it comes (e.g. the URL `login --sso` asks to open). */
+    onStderr?: (text: string) => void;
   } = {},
 ): Promise<CliRun> {
   // The context `npm run up` logged in to must decide the server and token, not leftovers.
@@ -33,6 +37,7 @@ export function capstan(
     env.CAPSTAN_SERVER = installation.apiAddress;
     env.CAPSTAN_AUTH_TOKEN = options.token;
   }
+  if (options.config) env.CAPSTAN_CONFIG = options.config;
   // The api's gRPC port speaks TLS signed by the stack's own CA (the compose test's: its own).
   env.CAPSTAN_SERVER_CRT = process.env.CAPSTAN_DEMO_SERVER_CRT ?? path.join(paths.pki, 'ca.crt');
   if (!options.quiet) process.stdout.write(`\n    $ capstan ${args.map(shellWord).join(' ')}\n`);
@@ -58,6 +63,7 @@ export function capstan(
   child.stderr.setEncoding('utf8').on('data', (c: string) => {
     stderr += c;
     echo(c, err);
+    options.onStderr?.(stderr);
   });
   return new Promise((resolve, reject) => {
     child.on('error', reject);

@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import net from 'node:net';
 import path from 'node:path';
 import { renderNatsConfig } from '@capstan/bus-auth';
-import { makeServicePki, type ServicePki } from '@capstan/test/infra';
+import bcrypt from 'bcryptjs';
+import { dexConfig, makeServicePki, type ServicePki } from '@capstan/test/infra';
 import { demoBusUsers, type StackSecrets } from './secrets.js';
 import { installation, paths, ports, repoRoot, story } from './stack.js';
 import { ready, startBackground, waitFor, type ProcessRecord } from './processes.js';
@@ -35,6 +36,8 @@ export async function assertPortsFree(): Promise<void> {
     ['sync gRPC', ports.syncGrpc],
     ['nats', ports.nats],
     ['OCI registry', ports.registry],
+    ['Dex', ports.dex],
+    ['capstan login --sso callback', ports.ssoCallback],
     ...Object.entries(ports.ops).map(([s, p]): [string, number] => [`${s} /readyz`, p]),
   ];
   const taken: string[] = [];
@@ -110,6 +113,18 @@ export function cachedTool(script: string): string {
   }).trim();
 }
 
+/** A readiness check for waitFor: the URL answers 2xx (within 2 s). */
+function answers(url: string): () => Promise<true | undefined> {
+  return async () => {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      return res.ok ? true : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
 /**
  * The OCI registry of the Helm chart chapter: CNCF Distribution (test/scripts/obtain-registry.sh),
  * on 127.0.0.1 without users, its storage under .capstan/registry; ready when /v2/ answers.
@@ -123,22 +138,33 @@ export async function startRegistry(): Promise<{ record: ProcessRecord; url: str
   );
   // The script slot (argv[1], by which the process is recognised later) holds `serve`.
   const record = startBackground('registry', 'serve', [config], {}, cachedTool('obtain-registry.sh'));
-  await waitFor(
-    record,
-    'OCI registry',
-    async () => {
-      try {
-        const res = await fetch(`http://127.0.0.1:${ports.registry}/v2/`, {
-          signal: AbortSignal.timeout(2_000),
-        });
-        return res.ok ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    30_000,
-  );
+  await waitFor(record, 'OCI registry', answers(`http://127.0.0.1:${ports.registry}/v2/`), 30_000);
   return { record, url: story.chartRegistry };
+}
+
+/**
+ * Dex, the OpenID Connect provider of the single sign-on chapter (test/scripts/obtain-dex.sh), on
+ * 127.0.0.1 with the static password connector: one person (story.ssoUser, password from the secrets,
+ * kept by Dex as a bcrypt hash only) and the static client `capstan`, whose redirects are the web UI's
+ * and the CLI's callbacks. The configuration holds the client secret: mode 600.
+ */
+export async function startDex(secrets: StackSecrets): Promise<{ record: ProcessRecord; issuer: string }> {
+  mkdirSync(paths.dex, { recursive: true, mode: 0o700 });
+  const config = dexConfig({
+    port: ports.dex,
+    users: [{ ...story.ssoUser, hash: bcrypt.hashSync(secrets.ssoPassword, 10) }],
+    client: { id: 'capstan', secret: secrets.dexClientSecret },
+    redirectURIs: [
+      `http://127.0.0.1:${ports.apiHttp}/auth/callback`,
+      `http://127.0.0.1:${ports.ssoCallback}/auth/callback`,
+    ],
+  });
+  const file = path.join(paths.dex, 'config.json');
+  writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
+  // The script slot (argv[1], by which the process is recognised later) holds `serve`.
+  const record = startBackground('dex', 'serve', [file], {}, cachedTool('obtain-dex.sh'));
+  await waitFor(record, 'Dex', answers(`${config.issuer}/.well-known/openid-configuration`), 30_000);
+  return { record, issuer: config.issuer };
 }
 
 /**

@@ -29,6 +29,12 @@ export interface StackSecrets {
   delegationPublicKey: string;
   /** Basic-auth password of the demo git server's guestbook repository. */
   gitPassword: string;
+  /** argocd-secret's webhook.gogs.secret: the git server signs its push deliveries with it. */
+  webhookSecret: string;
+  /** Dex's static client `capstan`: argocd-secret's oidc.clientSecret names it for the api. */
+  dexClientSecret: string;
+  /** The single sign-on user's password at Dex (Dex keeps only its bcrypt hash). */
+  ssoPassword: string;
   /** Bus passwords by NATS user (api, sync, repo, appset, ext-git, admin): see @capstan/bus-auth. */
   natsPasswords: Record<string, string>;
 }
@@ -55,6 +61,9 @@ function generate(): StackSecrets {
       apiToSync: token(),
     },
     gitPassword: token(),
+    webhookSecret: token(),
+    dexClientSecret: token(),
+    ssoPassword: randomBytes(12).toString('base64url'),
     natsPasswords: generatePasswords(demoBusUsers().map((u) => u.user)),
   };
 }

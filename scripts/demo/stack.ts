@@ -22,6 +22,10 @@ export const paths = {
   nats: path.join(state, 'nats'),
   /** The OCI registry's configuration and storage (charts pushed by the story). */
   registry: path.join(state, 'registry'),
+  /** Dex's generated configuration (mode 600: it holds the client secret and a password hash). */
+  dex: path.join(state, 'dex'),
+  /** The single sign-on user's own CLI configuration (the admin's context stays the current one). */
+  ssoConfig: path.join(state, 'run', 'sso-cli-config'),
   demo: path.join(repoRoot, 'scripts/demo'),
 };
 
@@ -36,6 +40,10 @@ export const ports = {
   nats: 4229,
   /** The OCI registry (CNCF Distribution) the Helm chart chapter pushes to; no users, loopback only. */
   registry: 8095,
+  /** Dex, the OpenID Connect provider of the single sign-on chapter (issuer http://127.0.0.1:5556/dex). */
+  dex: 5556,
+  /** Where `capstan login --sso` receives the provider's redirect (the CLI's default port). */
+  ssoCallback: 8085,
   ops: { api: 9180, repo: 9181, sync: 9182, appset: 9183 },
 };
 
@@ -64,10 +72,24 @@ export const story = {
   gitUsername: 'team-a-reader',
   /** The OCI registry's chart repository (the project may read it; charts-story.ts pushes to it). */
   chartRegistry: `oci://127.0.0.1:${ports.registry}/charts`,
+  /** The single sign-on chapter's person: a Dex password user in the provider group team-a-devs. */
+  ssoUser: { username: 'dana', email: 'dana@example.com', userID: 'dana-0001', groups: ['team-a-devs'] },
+  /** The project role of team-a that the provider group is given (get and sync its Applications). */
+  ssoRole: 'developer',
 };
 
 /** Start order; `down` stops in reverse. */
-export const components = ['nats', 'kube', 'git', 'registry', 'repo', 'api', 'sync', 'appset'] as const;
+export const components = [
+  'nats',
+  'kube',
+  'git',
+  'registry',
+  'dex',
+  'repo',
+  'api',
+  'sync',
+  'appset',
+] as const;
 
 /** The external systems of the demo: a git server announcing pushes may publish on ext.git.*. */
 export const extSources = ['git'] as const;

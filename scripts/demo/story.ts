@@ -24,6 +24,7 @@ import { runLiveStateChapter } from './live-state-story.js';
 import { runWebhookChapter } from './webhook-story.js';
 import { bannerApp, runChartsChapter } from './charts-story.js';
 import { runProjectTokenStep } from './project-token-step.js';
+import { runSsoChapter } from './sso-story.js';
 import { runSettingsStep } from './settings-step.js';
 import { runMetricsStep } from './metrics-step.js';
 import { capstan } from './capstan-cli.js';
@@ -36,6 +37,8 @@ export interface StoryInput {
   cluster: ClusterInfo;
   git: GitInfo;
   secrets: StackSecrets;
+  /** Dex's issuer URL (the single sign-on chapter's provider). */
+  dexIssuer: string;
 }
 
 /** The cluster operator's part, with the cluster's admin kubeconfig: server-side apply of tenant.yaml. */
@@ -74,7 +77,7 @@ export async function clusterWrites(cluster: ClusterInfo, since: number): Promis
   }
 }
 
-export async function runStory({ cluster, git, secrets }: StoryInput): Promise<void> {
+export async function runStory({ cluster, git, secrets, dexIssuer }: StoryInput): Promise<void> {
   const repo = git.repositories.find((r) => r.name === story.repository)!;
   const server = cluster.server;
   const auditMark = statSync(cluster.auditLogPath).size;
@@ -227,9 +230,10 @@ export async function runStory({ cluster, git, secrets }: StoryInput): Promise<v
   await capstan(['admin', 'dlq', 'list', '--limit', '5']);
 
   await runLiveStateChapter(cluster, repo.url);
-  await runWebhookChapter(repo.url);
+  await runWebhookChapter(repo.url, secrets.webhookSecret);
   await runChartsChapter(cluster, repo.url);
   await runProjectTokenStep(bannerApp.name);
+  await runSsoChapter(dexIssuer, secrets);
   await runAppsetChapter(cluster, repo.url);
   await runSelfServiceChapter(cluster, repo.url, secrets);
 }

@@ -13,6 +13,7 @@ import {
   startGit,
   startKube,
   startNats,
+  startDex,
   startRegistry,
   startService,
 } from './launch.js';
@@ -50,16 +51,20 @@ async function main(): Promise<void> {
   const streams = await resetBus(secrets);
   done(streams ? `(deleted ${streams} streams of the previous run)` : '');
 
-  step('start a Kubernetes API server (kube-apiserver + etcd), the git server and an OCI registry');
-  const [{ cluster }, { git }, registry] = await Promise.all([
+  step(
+    'start a Kubernetes API server (kube-apiserver + etcd), the git server, an OCI registry and an OIDC provider (Dex)',
+  );
+  const [{ cluster }, { git }, registry, dex] = await Promise.all([
     startKube(),
     startGit(secrets),
     startRegistry(),
+    startDex(secrets),
   ]);
   detail(`cluster ${cluster.name}: ${cluster.server} (admin kubeconfig: ${cluster.adminKubeconfig})`);
   for (const r of git.repositories)
     detail(`git: ${r.url} at ${r.sha.slice(0, 12)} (basic auth: ${story.gitUsername})`);
   detail(`OCI registry: ${registry.url} (CNCF Distribution, no users, loopback only)`);
+  detail(`OIDC provider: ${dex.issuer} (Dex, one password user: ${story.ssoUser.email})`);
   done();
 
   step('start repo, api, sync (impersonation on) and appset; wait for each /readyz');
@@ -74,7 +79,7 @@ async function main(): Promise<void> {
   );
   done();
 
-  await runStory({ cluster, git, secrets });
+  await runStory({ cluster, git, secrets, dexIssuer: dex.issuer });
 
   heading('The stack keeps running');
   const lines = [
@@ -100,7 +105,9 @@ async function main(): Promise<void> {
     `  HTTP/JSON API: http://127.0.0.1:${ports.apiHttp} (gRPC: ${installation.apiAddress})`,
     `Log in again: node -p 'require("./.capstan/secrets.json").adminPassword' | npx capstan login ${installation.apiAddress} --server-crt .capstan/pki/ca.crt --password-stdin` +
       ' (later commands: export CAPSTAN_SERVER_CRT=.capstan/pki/ca.crt)',
-    `Logs: ${paths.logs}/{kube,git,registry,repo,api,sync,appset}.log`,
+    `Single sign-on: the web UI's "Log in with Dex", or npx capstan login ${installation.apiAddress} --sso --name ${story.ssoUser.username}` +
+      ` (${story.ssoUser.email}; password: node -p 'require("./.capstan/secrets.json").ssoPassword')`,
+    `Logs: ${paths.logs}/{kube,git,registry,dex,repo,api,sync,appset}.log`,
     'Stop: npm run down   (stops everything started here and removes .capstan/ except the logs)',
   ];
   for (const l of lines) console.log(l);

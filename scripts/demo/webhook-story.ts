@@ -4,12 +4,13 @@
 // has the guestbook (automated since the live-state chapter) synced at the new commit within
 // seconds. The repo service polls every 3 minutes here, so only the webhook can have told it.
 import { execFile } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { createHmac } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { capstan } from './capstan-cli.js';
 import { detail, done, heading, step } from './progress.js';
+import { applyArgocdSecret } from './settings-step.js';
 import { paths, ports, story } from './stack.js';
 
 const run = promisify(execFile);
@@ -69,21 +70,10 @@ async function syncedRevision(name: string): Promise<string | undefined> {
   return sync?.status === 'Synced' ? sync.revision : undefined;
 }
 
-export async function runWebhookChapter(repoUrl: string): Promise<void> {
+export async function runWebhookChapter(repoUrl: string, secret: string): Promise<void> {
   heading("Git webhooks (Argo CD's POST /api/webhook)");
   step("the webhook secret goes into argocd-secret, as Argo CD's: `capstan apply -f argocd-secret.yaml`");
-  const secret = randomBytes(24).toString('hex');
-  const file = path.join(paths.run, 'argocd-secret.yaml');
-  await writeFile(
-    file,
-    `apiVersion: v1\nkind: Secret\nmetadata: { name: argocd-secret, namespace: argocd }\nstringData:\n  webhook.gogs.secret: ${secret}\n`,
-    { mode: 0o600 },
-  );
-  try {
-    await capstan(['apply', '-f', file]);
-  } finally {
-    await rm(file, { force: true });
-  }
+  await applyArgocdSecret({ 'webhook.gogs.secret': secret });
   done('(kept sealed; events and audit rows name the key only)');
 
   step(`a commit changes ${story.application}'s ConfigMap in git`);

@@ -49,24 +49,42 @@ export function dexBinary(): string {
   }).trim();
 }
 
-export async function startDex(opts: { redirectURIs: string[]; users: DexUser[] }): Promise<Dex> {
-  const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}/dex`;
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-dex-'));
-  const client = { id: 'capstan', secret: DEX_CLIENT_SECRET };
-  const config = {
-    issuer,
+/**
+ * Dex's configuration for Capstan's tests and the `npm run up` story (one shape for both): loopback,
+ * in-memory storage, the static password connector (`hash` is bcrypt) and one static client.
+ */
+export function dexConfig(opts: {
+  port: number;
+  users: (DexUser & { hash: string })[];
+  client: { id: string; secret: string };
+  redirectURIs: string[];
+}) {
+  return {
+    issuer: `http://127.0.0.1:${opts.port}/dex`,
     storage: { type: 'memory' },
-    web: { http: `127.0.0.1:${port}` },
+    web: { http: `127.0.0.1:${opts.port}` },
     logger: { level: 'warn' },
     oauth2: { skipApprovalScreen: true, responseTypes: ['code'] },
     expiry: { idTokens: '1h' },
     enablePasswordDB: true,
-    staticPasswords: opts.users.map((u) => ({ ...u, hash: PASSWORD_HASH })),
+    staticPasswords: opts.users,
     staticClients: [
-      { id: client.id, secret: client.secret, name: 'Capstan', redirectURIs: opts.redirectURIs },
+      { id: opts.client.id, secret: opts.client.secret, name: 'Capstan', redirectURIs: opts.redirectURIs },
     ],
   };
+}
+
+export async function startDex(opts: { redirectURIs: string[]; users: DexUser[] }): Promise<Dex> {
+  const port = await freePort();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-dex-'));
+  const client = { id: 'capstan', secret: DEX_CLIENT_SECRET };
+  const config = dexConfig({
+    port,
+    users: opts.users.map((u) => ({ ...u, hash: PASSWORD_HASH })),
+    client,
+    redirectURIs: opts.redirectURIs,
+  });
+  const issuer = config.issuer;
   await writeFile(path.join(dir, 'config.json'), JSON.stringify(config));
   const proc: ChildProcess = spawn(dexBinary(), ['serve', path.join(dir, 'config.json')], {
     stdio: ['ignore', 'ignore', 'pipe'],

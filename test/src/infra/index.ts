@@ -9,6 +9,7 @@ export {
   browserLogin,
   DEX_CLIENT_SECRET,
   DEX_PASSWORD,
+  dexConfig,
   freePort,
   startDex,
   type Dex,
