@@ -2,10 +2,13 @@
 // an index.yaml and .tgz archives made by the real `helm package` / `helm repo index`) and an OCI
 // registry (CNCF Distribution built by test/scripts/obtain-registry.sh, htpasswd auth; charts
 // pushed with the real `helm push`). Both listen on this host's first non-loopback address, since
-// helm (Go) never sends loopback URLs through the egress proxy under test.
+// helm (Go) never sends loopback URLs through the egress proxy under test; both serve plain HTTP, or
+// HTTPS with a self-signed certificate (`selfSignedCertificate`), which helm reaches through the
+// proxy's CONNECT tunnel.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +21,40 @@ export function hostAddress(): string {
   for (const list of Object.values(os.networkInterfaces()))
     for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   throw new Error('no non-loopback IPv4 address on this host');
+}
+
+export interface TlsCertificate {
+  cert: Buffer;
+  key: Buffer;
+  certFile: string;
+  keyFile: string;
+}
+
+/** A self-signed certificate (openssl) for this host's address: trusted by no one by default. */
+export async function selfSignedCertificate(dir: string): Promise<TlsCertificate> {
+  await mkdir(dir, { recursive: true });
+  const certFile = path.join(dir, 'tls.crt');
+  const keyFile = path.join(dir, 'tls.key');
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=capstan-test-charts',
+    '-addext',
+    `subjectAltName=IP:${hostAddress()}`,
+    '-keyout',
+    keyFile,
+    '-out',
+    certFile,
+  ]);
+  return { cert: await readFile(certFile), key: await readFile(keyFile), certFile, keyFile };
 }
 
 export interface ChartSpec {
@@ -66,11 +103,13 @@ export async function startChartRepository(opts: {
   dir: string;
   charts: ChartSpec[];
   users: Record<string, string>;
+  /** Serve HTTPS with this certificate (else plain HTTP). */
+  tls?: TlsCertificate;
 }): Promise<ChartRepositoryServer> {
   const requests: { path: string; user: string }[] = [];
   const redirects = new Map<string, string>();
   const files = new Map<string, Buffer>();
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     const auth = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const [user = '', pass] = auth ? Buffer.from(auth, 'base64').toString().split(':') : [];
     const p = new URL(req.url ?? '/', 'http://x').pathname;
@@ -87,9 +126,13 @@ export async function startChartRepository(opts: {
     const body = files.get(p);
     if (!body) res.writeHead(404).end();
     else res.writeHead(200).end(body);
-  });
+  };
+  const server = opts.tls
+    ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
+    : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const url = `http://${hostAddress()}:${(server.address() as AddressInfo).port}`;
+  const scheme = opts.tls ? 'https' : 'http';
+  const url = `${scheme}://${hostAddress()}:${(server.address() as AddressInfo).port}`;
   for (const spec of opts.charts) {
     const tgz = await packageChart(opts.helm, opts.dir, spec);
     files.set(`/charts/${path.basename(tgz)}`, await readFile(tgz));
@@ -117,12 +160,16 @@ export interface OciRegistry {
   close(): Promise<void>;
 }
 
-/** CNCF Distribution with htpasswd users (name → bcrypt hash), plain HTTP on this host's address. */
+/**
+ * CNCF Distribution with htpasswd users (name → bcrypt hash) on this host's address: plain HTTP, or
+ * HTTPS with `tls` (a certificate no one trusts: clients skip verification, as `insecure` does).
+ */
 export async function startOciRegistry(opts: {
   registry: string;
   helm: string;
   dir: string;
   htpasswd: Record<string, string>;
+  tls?: TlsCertificate;
 }): Promise<OciRegistry> {
   const probe = http.createServer();
   await new Promise<void>((resolve) => probe.listen(0, '0.0.0.0', resolve));
@@ -139,7 +186,9 @@ export async function startOciRegistry(opts: {
   const config = path.join(opts.dir, 'config.yml');
   await writeFile(
     config,
-    `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${opts.dir}/storage\nhttp:\n  addr: 0.0.0.0:${port}\nauth:\n  htpasswd:\n    realm: capstan\n    path: ${htpasswd}\n`,
+    `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${opts.dir}/storage\nhttp:\n  addr: 0.0.0.0:${port}\n${
+      opts.tls ? `  tls:\n    certificate: ${opts.tls.certFile}\n    key: ${opts.tls.keyFile}\n` : ''
+    }auth:\n  htpasswd:\n    realm: capstan\n    path: ${htpasswd}\n`,
   );
   const child: ChildProcess = spawn(opts.registry, ['serve', config], {
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -149,10 +198,7 @@ export async function startOciRegistry(opts: {
   const host = `${hostAddress()}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const status = await fetch(`http://${host}/v2/`).then(
-      (r) => r.status,
-      () => 0,
-    );
+    const status = await probeStatus(`${opts.tls ? 'https' : 'http'}://${host}/v2/`);
     if (status === 401 || status === 200) break;
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`registry did not start: ${log}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -167,7 +213,7 @@ export async function startOciRegistry(opts: {
       const registryConfig = path.join(work, 'registry.json');
       const auth = Buffer.from(`${user}:${password}`).toString('base64');
       await writeFile(registryConfig, JSON.stringify({ auths: { [host]: { auth } } }), { mode: 0o600 });
-      await run(opts.helm, ['push', tgz, url, '--plain-http'], {
+      await run(opts.helm, ['push', tgz, url, opts.tls ? '--insecure-skip-tls-verify' : '--plain-http'], {
         env: { PATH: process.env.PATH ?? '', HOME: work, HELM_REGISTRY_CONFIG: registryConfig },
       });
       await rm(work, { recursive: true, force: true });
@@ -177,4 +223,17 @@ export async function startOciRegistry(opts: {
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
     },
   };
+}
+
+/** The HTTP status of a GET (0 when nothing answers); a self-signed certificate is accepted. */
+function probeStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const get = url.startsWith('https:') ? https.get : http.get;
+    const req = get(url, { rejectUnauthorized: false, timeout: 2_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => req.destroy());
+  });
 }

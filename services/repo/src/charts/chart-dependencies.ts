@@ -10,7 +10,7 @@ import path from 'node:path';
 import { chartRepoKind, readYamlDocuments } from '@capstan/policy';
 import type { CheckoutCredential } from '../checkouts/checkout-store.js';
 import { linkTree } from '../manifests/kustomize-source.js';
-import { PathEscapeError } from '../manifests/manifest-errors.js';
+import { ManifestRenderError, PathEscapeError } from '../manifests/manifest-errors.js';
 import { isInside } from '../manifests/repo-path.js';
 import {
   helmHome,
@@ -60,6 +60,37 @@ async function checkLocal(root: string, chartDir: string, dep: Dependency, what:
     );
 }
 
+const isOci = (r: ChartRepository) => /^oci:\/\//i.test(r.url);
+
+/**
+ * `helm dependency build` takes one `--plain-http` for every OCI registry of the run and one
+ * `--insecure-skip-tls-verify` for every download (a Helm repository's own entry in
+ * repositories.yaml says it too, per repository): a flag is passed only when every repository it
+ * would reach asks for it through its credential (Argo CD's insecureOCIForceHttp, insecure).
+ * Repositories that disagree are refused, so that one credential's setting never weakens another
+ * repository's connection.
+ */
+export function dependencyBuildFlags(repos: readonly ChartRepository[], what: string): string[] {
+  const rules: [string, readonly ChartRepository[], (r: ChartRepository) => boolean][] = [
+    ['--plain-http', repos.filter(isOci), (r) => Boolean(r.auth?.ociPlainHttp)],
+    ['--insecure-skip-tls-verify', repos, (r) => Boolean(r.auth?.insecure)],
+  ];
+  const flags: string[] = [];
+  for (const [flag, reached, asks] of rules) {
+    const asking = reached.filter(asks);
+    if (asking.length === 0) continue;
+    const others = reached.filter((r) => !asks(r));
+    if (others.length > 0)
+      throw new ManifestRenderError(
+        `${what}: dependency repositories disagree on ${flag} (${asking.map((r) => r.url).join(', ')} ` +
+          `ask for it, ${others.map((r) => r.url).join(', ')} do not); helm dependency build takes ` +
+          'one setting for all of them: give them the same credential settings, or vendor the charts',
+      );
+    flags.push(flag);
+  }
+  return flags;
+}
+
 /**
  * Builds the missing dependencies into a scratch copy; returns the copy's root and chart directory
  * and its removal, or null when nothing needs building.
@@ -88,6 +119,7 @@ export async function withDependencies(opts: {
       passCredentials: opts.passCredentials,
     });
   }
+  const flags = dependencyBuildFlags(repos, opts.what);
   const scratch = await mkdtemp(path.join(opts.runner.scratchDir, 'helm-deps-'));
   const home = await helmHome(opts.runner.scratchDir);
   try {
@@ -98,7 +130,7 @@ export async function withDependencies(opts: {
     await rm(appDir, { recursive: true, force: true });
     await cp(opts.appDir, appDir, { recursive: true, verbatimSymlinks: true });
     await writeHelmCredentials(home, repos);
-    await runHelm(opts.runner, home, ['dependency', 'build', '.'], {
+    await runHelm(opts.runner, home, ['dependency', 'build', '.', ...flags], {
       cwd: appDir,
       what: `${opts.what} (helm dependency build)`,
       hosts: repos.map((r) => r.url),

@@ -99,7 +99,12 @@ export async function runHelm(
   runner: HelmRunner,
   home: HelmHome,
   args: string[],
-  opts: { cwd: string; what: string; hosts: readonly string[] },
+  opts: {
+    cwd: string;
+    what: string;
+    hosts: readonly string[];
+    causeOnStdout?: (stdout: string) => string | undefined;
+  },
 ): Promise<string> {
   // The hosts named up front are checked before helm starts (a clear error, nothing spawned).
   for (const url of opts.hosts) {
@@ -126,6 +131,7 @@ export async function runHelm(
       },
       timeoutMs: runner.timeoutMs,
       what: opts.what,
+      ...(opts.causeOnStdout ? { causeOnStdout: opts.causeOnStdout } : {}),
     }).catch((err: unknown) => {
       const refusal = proxy.refusal();
       if (refusal instanceof ChartTooLargeError) throw new ManifestRenderError(refusal.message);
@@ -151,6 +157,16 @@ async function chartVersionOf(chartDir: string, what: string): Promise<string> {
 }
 
 /**
+ * `helm repo update` says why a repository failed on stdout ("...Unable to get an update from the
+ * "capstan-0" chart repository (https://…): Get "…": tls: failed to verify certificate: …") and only
+ * "Failed to update the following repositories" on stderr: the cause, without helm's own repository name.
+ */
+function repoUpdateCause(stdout: string): string | undefined {
+  const line = /Unable to get an update from the "[^"]*" chart repository \(([^)]*)\):\s*(.*)/.exec(stdout);
+  return line ? `${line[1]}: ${line[2]!.trim()}` : undefined;
+}
+
+/**
  * Pulls `chart` at `version` (a version or constraint) from `repo` into `dest/<chart>/`, returning
  * the exact version pulled.
  */
@@ -167,7 +183,8 @@ export async function pullChart(
     const names = await writeHelmCredentials(home, [repo]);
     const common = ['--version', version, '--destination', dest, '--untar'];
     if (repo.auth?.insecure) common.push('--insecure-skip-tls-verify');
-    const run = (args: string[]) => runHelm(runner, home, args, { cwd: home.dir, what, hosts: [repo.url] });
+    const run = (args: string[]) =>
+      runHelm(runner, home, args, { cwd: home.dir, what, hosts: [repo.url], causeOnStdout: repoUpdateCause });
     if (/^oci:\/\//i.test(repo.url)) {
       const ref = `${repo.url.replace(/\/+$/, '')}/${chart}`;
       await run(['pull', ref, ...common, ...(repo.auth?.ociPlainHttp ? ['--plain-http'] : [])]);

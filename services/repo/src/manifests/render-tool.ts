@@ -11,6 +11,8 @@ export interface ToolRun {
   timeoutMs: number;
   /** What is being rendered, for error messages (repository, revision, path). */
   what: string;
+  /** The cause a tool reports on stdout rather than stderr (helm repo update), for the error message. */
+  causeOnStdout?: (stdout: string) => string | undefined;
 }
 
 export function runRenderTool(run: ToolRun): Promise<string> {
@@ -52,9 +54,10 @@ export function runRenderTool(run: ToolRun): Promise<string> {
           .map((l) => l.trim())
           .filter(Boolean)
           .slice(0, 3)
-          .join(' ')
-          .slice(0, 500);
-        reject(new ManifestRenderError(`${run.what}: ${detail || 'rendering failed'}`));
+          .join(' ');
+        const cause = run.causeOnStdout?.(String(stdout));
+        const message = [detail, cause].filter(Boolean).join(': ').slice(0, 500);
+        reject(new ManifestRenderError(`${run.what}: ${message || 'rendering failed'}`));
       },
     );
   });
