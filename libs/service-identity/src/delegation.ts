@@ -39,7 +39,8 @@ export interface Delegation {
   resource?: string;
   /**
    * A user the api knows only from a single sign-on session (no local account): the groups that
-   * session carried, for the api to authorise a call-back with (claim `grp`).
+   * session carried (an owner delegation: the groups the provider last verified), for the api to
+   * authorise a call-back with (claim `grp`).
    */
   groups?: string[];
   id: string;
@@ -52,7 +53,7 @@ export interface MintRequest {
   audience: string;
   kind?: DelegationKind;
   resource?: string;
-  /** A single sign-on user's groups (see Delegation.groups); only for `user` delegations. */
+  /** A single sign-on user's groups (see Delegation.groups). */
   groups?: readonly string[];
   ttlSeconds?: number;
 }
@@ -128,10 +129,6 @@ export class DelegationIssuer {
       throw new ValidationError([
         { field: 'resource', description: 'an owner delegation names its resource' },
       ]);
-    if (req.groups && kind !== 'user')
-      throw new ValidationError([
-        { field: 'groups', description: "only a user delegation carries a user's groups" },
-      ]);
     return new SignJWT({
       hld: req.holder,
       kind,
@@ -196,10 +193,7 @@ export class DelegationVerifier {
     const resource = typeof payload.res === 'string' ? payload.res : undefined;
     if (kind === 'owner' && !resource) throw new UnauthenticatedError('invalid delegation');
     const grp = payload.grp;
-    if (
-      grp !== undefined &&
-      (kind !== 'user' || !Array.isArray(grp) || grp.some((g) => typeof g !== 'string'))
-    )
+    if (grp !== undefined && (!Array.isArray(grp) || grp.some((g) => typeof g !== 'string')))
       throw new UnauthenticatedError('invalid delegation');
     return {
       user: payload.sub!,

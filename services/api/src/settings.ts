@@ -224,6 +224,16 @@ export const apiSettings = {
     description:
       "the OIDC client secret argocd-cm's oidc.config names as $oidc.clientSecret (Argo CD keeps it in argocd-secret; docs/sso.md); empty: a public client",
   },
+  'auth.sso.owner-max-verification-age-seconds': {
+    schema: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 24 * 3600),
+    default: 30 * 24 * 3600,
+    description:
+      "how long after a single sign-on user's last login or refresh (the provider's last word on its groups) the ApplicationSets it owns are still reconciled as it (default: the refresh token's 30 days)",
+  },
   'auth.initial-admin-password-file': {
     schema: z.string().default(''),
     default: '',

@@ -2,7 +2,7 @@
 // Application's graph) are split into their own chunks and loaded when opened.
 import { lazy, Suspense } from 'react';
 import { Route, Switch, Redirect } from 'wouter';
-import { useUserInfo } from '../auth/session';
+import { useSessionKeepAlive, useUserInfo } from '../auth/session';
 import { LoginPage } from '../auth/LoginPage';
 import { Shell } from './Shell';
 import { ApplicationsPage } from '../applications/ApplicationsPage';
@@ -22,6 +22,7 @@ const ApplicationPage = lazy(() => import('../applications/ApplicationPage'));
 
 export function App() {
   const user = useUserInfo();
+  useSessionKeepAlive(user.data?.loggedIn === true);
   if (user.isPending) return <p className="loading">Loading…</p>;
   if (!user.data?.loggedIn) return <LoginPage />;
   return (

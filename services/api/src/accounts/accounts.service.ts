@@ -34,6 +34,7 @@ import {
 } from './account.repository.js';
 import { effectiveAccount } from '../settings/argo-accounts.js';
 import { REFRESH_TTL_SECONDS } from '../sso/sso-tokens.js';
+import { recordLogout } from '../sso/sso-subjects.js';
 
 const ACCOUNT_NAME = /^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/;
 const CAPABILITIES = new Set(['login', 'apiKey']);
@@ -137,12 +138,18 @@ export class AccountsService {
     if (!tokenId) return;
     await revokeToken(this.deps.db, tokenId, tokenExpiresAt ?? null);
     this.deps.authn.noteRevoked(tokenId);
-    // A single sign-on session's refresh token goes with it.
-    const refreshId = ctx.principal.sso?.refreshId;
+    if (!ctx.principal.sso) return;
+    // A single sign-on session's refresh token goes with it, and its login chain ends.
+    const refreshId = ctx.principal.sso.refreshId;
     if (refreshId) {
       await revokeToken(this.deps.db, refreshId, new Date(Date.now() + REFRESH_TTL_SECONDS * 1000));
       this.deps.authn.noteRevoked(refreshId);
     }
+    await recordLogout(this.deps.db, ctx.principal.name, refreshId ?? tokenId);
+    await this.deps.authz.record(ctx.principal, 'accounts', 'logout', ctx.principal.name, ctx.via, {
+      allowed: true,
+      reason: `single sign-on session ended (refresh token ${refreshId ? 'revoked' : 'none'})`,
+    });
   }
 
   private view(a: AccountRecord, tokens: ApiTokenRecord[]): AccountView {

@@ -13,6 +13,7 @@ import { requireAppsetDelegation, requireAppsetService } from './appset-caller.j
 import { delivererRef } from '../delivery/deliverer-rights.js';
 import { APPSET_SERVICE } from './appset-client.js';
 import { parseSetRef } from './ownership.js';
+import type { OwnerStanding } from '../sso/sso-subjects.js';
 
 const AUDIENCES = new Set(['api', 'repo']);
 const PREFIX = 'applicationsets/';
@@ -25,7 +26,15 @@ function setResource(resource: string): string {
 }
 
 export class SetOwnersService {
-  constructor(private readonly deps: { authz: Authorizer; authn: Authenticator; delegations: Delegations }) {}
+  constructor(
+    private readonly deps: {
+      authz: Authorizer;
+      authn: Authenticator;
+      delegations: Delegations;
+      /** A single sign-on owner's standing (sso/sso-subjects.ts ownerStanding, with its bound). */
+      ssoOwner: (subject: string) => Promise<OwnerStanding>;
+    },
+  ) {}
 
   async recordOwner(ctx: RequestContext, resource: string): Promise<{ owner: string }> {
     const set = parseSetRef(setResource(resource).slice(PREFIX.length), 'resource');
@@ -55,22 +64,31 @@ export class SetOwnersService {
       });
       throw new PermissionDeniedError(`permission denied: ${reason}`);
     };
-    let issued: { token: string; owner: string };
+    let issued: Awaited<ReturnType<Delegations['forOwner']>>;
     try {
-      issued = await this.deps.delegations.forOwner(APPSET_SERVICE, resource, audience);
+      issued = await this.deps.delegations.forOwner(APPSET_SERVICE, resource, audience, this.deps.ssoOwner);
     } catch (err) {
-      if (err instanceof PermissionDeniedError) return deny(err.message);
+      if (err instanceof PermissionDeniedError)
+        return deny(
+          `the owner of ${resource} cannot act: ${err.message.replace(/^permission denied: /, '')}`,
+        );
       throw err;
     }
-    // The owner is an account, or an Application that delivered the set from git (checked, with its
-    // project's grants of today, when the delegation is presented).
+    // The owner is an account, a single sign-on user in good standing (the delegation carries its
+    // groups as last verified: never a local account's name), or an Application that delivered the
+    // set from git (checked, with its project's grants of today, when the delegation is presented).
     const deliverer = delivererRef(issued.owner);
     const account = deliverer ? undefined : await this.deps.authn.account(issued.owner);
-    if (!deliverer && !account?.enabled)
+    if (issued.sso && account)
+      return deny(`the single sign-on owner ${issued.owner} of ${resource} is now a local account's name`);
+    if (!deliverer && !issued.sso && !account?.enabled)
       return deny(`the owner ${issued.owner} of ${resource} does not exist or is disabled`);
+    const verified = issued.sso
+      ? `, single sign-on groups verified ${issued.sso.verifiedAt.toISOString()}`
+      : '';
     await this.deps.authz.record(ctx.principal, 'delegations', 'issue-owner', resource, ctx.via, {
       allowed: true,
-      reason: `owner ${issued.owner}, audience ${audience}`,
+      reason: `owner ${issued.owner}, audience ${audience}${verified}`,
     });
     return { delegation: issued.token, owner: issued.owner };
   }

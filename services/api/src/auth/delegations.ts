@@ -15,6 +15,7 @@ import type { Keyring } from '@capstan/sealing';
 import type { ApiDatabase } from '../support/db.table.js';
 import { loadSealedKey } from './signing-key.js';
 import type { Principal } from './principal.js';
+import type { OwnerStanding } from '../sso/sso-subjects.js';
 
 export const API_SERVICE = 'api';
 const RESOURCE = /^[a-z][a-z0-9-]*\/[A-Za-z0-9._-]{1,253}\/[A-Za-z0-9._-]{1,253}$/;
@@ -77,21 +78,21 @@ export class Delegations {
     // background reconciles then act with its grants of today, and stop when it is gone.
     if (p.kind !== 'user' || !holder || p.delegation?.kind !== 'user')
       throw new PermissionDeniedError('an owner is recorded only for a user acting through a delegation');
-    // Background work acts with the owner's rights of today, which only a local account has.
-    if (p.sso)
-      throw new PermissionDeniedError(
-        'a single sign-on user cannot own an ApplicationSet yet (its background reconciles need a local account): use a local account',
-      );
+    // Background work acts with the owner's rights of today: a local account's, or for a single
+    // sign-on user the groups the provider last verified (api.sso_subjects), while they are recent.
+    const ownerKind = p.sso ? 'sso' : 'account';
     checkResource(resource);
     await this.db
       .withSchema('api')
       .insertInto('delegation_grants')
-      .values({ holder, resource, owner: p.name, recorded_at: new Date() })
+      .values({ holder, resource, owner: p.name, owner_kind: ownerKind, recorded_at: new Date() })
       .onConflict((oc) =>
-        oc.columns(['holder', 'resource']).doUpdateSet({ owner: p.name, recorded_at: new Date() }),
+        oc
+          .columns(['holder', 'resource'])
+          .doUpdateSet({ owner: p.name, owner_kind: ownerKind, recorded_at: new Date() }),
       )
       .execute();
-    logger?.info({ holder, resource, owner: p.name }, 'recorded the owner of a resource');
+    logger?.info({ holder, resource, owner: p.name, ownerKind }, 'recorded the owner of a resource');
   }
 
   /** The resource is gone (a deleted set): no owner is recorded for it any more. */
@@ -106,26 +107,35 @@ export class Delegations {
 
   /**
    * An owner delegation for background work of `holder` (the authenticated service) on `resource`,
-   * for `audience`. The owner's account is checked when the delegation is presented (enabled, with
-   * its rights of today).
+   * for `audience`. A local owner's account is checked when the delegation is presented (enabled,
+   * with its rights of today); a single sign-on owner's standing is checked here by `sso` (its
+   * groups as last verified with the provider, which the delegation carries), and refused with the
+   * reason it gives.
    */
   async forOwner(
     holder: string,
     resource: string,
     audience: string,
-  ): Promise<{ token: string; owner: string }> {
+    sso?: (subject: string) => Promise<OwnerStanding>,
+  ): Promise<{ token: string; owner: string; sso?: { verifiedAt: Date } }> {
     checkResource(resource);
     const grant = await this.db
       .withSchema('api')
       .selectFrom('delegation_grants')
-      .select('owner')
+      .select(['owner', 'owner_kind'])
       .where('holder', '=', holder)
       .where('resource', '=', resource)
       .executeTakeFirst();
     if (!grant)
       throw new PermissionDeniedError(`no owner recorded for ${resource} held by service ${holder}`);
-    const token = await this.issuer.mint({ user: grant.owner, holder, audience, kind: 'owner', resource });
-    return { token, owner: grant.owner };
+    const base = { user: grant.owner, holder, audience, kind: 'owner' as const, resource };
+    if (grant.owner_kind !== 'sso') return { token: await this.issuer.mint(base), owner: grant.owner };
+    const standing = sso
+      ? await sso(grant.owner)
+      : { ok: false as const, reason: 'single sign-on owners are not accepted here' };
+    if (!standing.ok) throw new PermissionDeniedError(standing.reason);
+    const token = await this.issuer.mint({ ...base, groups: standing.groups });
+    return { token, owner: grant.owner, sso: { verifiedAt: standing.verifiedAt } };
   }
 }
 

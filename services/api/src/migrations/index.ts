@@ -13,6 +13,7 @@ import { settingsSecrets } from './2026_11_27_0201_settings_secrets.js';
 import { notifications } from './2026_11_27_0501_notifications.js';
 import { multiSourceRevisions } from './2026_11_28_0101_multi_source_revisions.js';
 import { selectiveSync } from './2026_11_28_0201_selective_sync.js';
+import { ssoSubjects } from './2026_11_28_0301_sso_subjects.js';
 
 export const API_SCHEMA = 'api';
 
@@ -30,4 +31,5 @@ export const apiSchemaMigrations: Migrations = {
   '2026_11_27_0501_notifications': notifications,
   '2026_11_28_0101_multi_source_revisions': multiSourceRevisions,
   '2026_11_28_0201_selective_sync': selectiveSync,
+  '2026_11_28_0301_sso_subjects': ssoSubjects,
 };

@@ -6,7 +6,7 @@
 // session and a refresh token; groups become RBAC subjects (policy.csv `g` lines and project role
 // groups); refresh asks the provider again and is single-use; logout revokes session and refresh
 // token; every login, refused or not, is audited.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { status } from '@grpc/grpc-js';
 import { sql } from 'kysely';
@@ -21,13 +21,17 @@ import {
   startDex,
   type Dex,
 } from '@capstan/test/infra';
+import { cliCode, configMap, setCookies, webLogin } from '../test-support/sso.js';
+import { TokenSigner } from '../auth/tokens.js';
 
-const configMap = (name: string, data: Record<string, string>) =>
-  `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: ${name}, namespace: argocd }\ndata:\n${Object.entries(
-    data,
-  )
-    .map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`)
-    .join('\n')}\n`;
+const SIGNING_KEY = randomBytes(32).toString('base64');
+const signer = new TokenSigner(Buffer.from(SIGNING_KEY, 'base64'));
+const claimsOf = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as {
+    sub: string;
+    groups: string[];
+    rid: string;
+  };
 
 const alice = {
   email: 'alice@example.com',
@@ -50,31 +54,8 @@ describe('api: single sign-on with Dex', () => {
     (await unary(c.accounts.canI.bind(c.accounts), { resource, action, subresource: object }, as(token)))
       .value;
 
-  /** The CLI's side of the flow (cli/src/commands/login-sso.ts does the same), up to the code. */
-  async function cliCode(user: { email: string }) {
-    const cfg = await unary(c.sessions.getSsoConfig.bind(c.sessions), {});
-    const verifier = randomBytes(32).toString('base64url');
-    const nonce = randomBytes(16).toString('base64url');
-    const state = randomBytes(16).toString('base64url');
-    const url = new URL(cfg.authorizationEndpoint);
-    for (const [k, v] of Object.entries({
-      response_type: 'code',
-      client_id: cfg.clientId,
-      redirect_uri: cliRedirect,
-      scope: cfg.scopes.join(' '),
-      state,
-      nonce,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-    }))
-      url.searchParams.set(k, v);
-    const back = new URL(await browserLogin(url.toString(), cliRedirect, user.email, DEX_PASSWORD));
-    expect(back.searchParams.get('state')).toBe(state);
-    return { code: back.searchParams.get('code')!, verifier, nonce };
-  }
-
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ 'auth.signing-key': SIGNING_KEY });
     c = h.clients();
     admin = await h.login('admin', ADMIN_PASSWORD);
     cliRedirect = `http://127.0.0.1:${await freePort()}/auth/callback`;
@@ -223,7 +204,7 @@ describe('api: single sign-on with Dex', () => {
   }, 60_000);
 
   it('logs the CLI in through a loopback redirect; refresh is single-use; logout revokes both tokens', async () => {
-    const { code, verifier, nonce } = await cliCode(bob);
+    const { code, verifier, nonce } = await cliCode(c, cliRedirect, bob);
     const wrong = await grpcError(
       unary(c.sessions.createSso.bind(c.sessions), {
         code,
@@ -237,7 +218,7 @@ describe('api: single sign-on with Dex', () => {
       'single sign-on failed: the OIDC provider refused the authorization_code grant',
     );
 
-    const again = await cliCode(bob);
+    const again = await cliCode(c, cliRedirect, bob);
     const s = await unary(c.sessions.createSso.bind(c.sessions), {
       code: again.code,
       codeVerifier: again.verifier,
@@ -272,5 +253,103 @@ describe('api: single sign-on with Dex', () => {
       }),
     );
     expect(bad.code).toBe(status.INVALID_ARGUMENT);
+  }, 60_000);
+
+  it("keeps a browser's session alive: the HttpOnly refresh cookie of /auth/refresh renews session and refresh near the end, once; logout clears all", async () => {
+    const done = await webLogin(h, alice);
+    expect(done.status).toBe(200);
+    const login = setCookies(done);
+    expect(login.raw.get('capstan_refresh')).toMatch(
+      /^capstan_refresh=[^;]+; Path=\/auth\/refresh; SameSite=Strict; HttpOnly; Max-Age=2592000$/,
+    );
+    const session = login.values.get('capstan_session')!;
+    const refresh = login.values.get('capstan_refresh')!;
+    const post = (
+      cookies: Record<string, string>,
+      headers: Record<string, string> = { 'x-capstan-session': 'cookie' },
+    ) =>
+      fetch(`${h.httpUrl}/auth/refresh`, {
+        method: 'POST',
+        headers: {
+          ...headers,
+          cookie: Object.entries(cookies)
+            .map(([k, v]) => `${k}=${v}`)
+            .join('; '),
+        },
+      });
+    // A cross-site form cannot send the header: nothing is renewed.
+    expect((await post({ capstan_session: session, capstan_refresh: refresh }, {})).status).toBe(401);
+    // Time left: the provider is not asked, no cookie is set.
+    const early = await post({ capstan_session: session, capstan_refresh: refresh });
+    expect(early.status).toBe(200);
+    expect(await early.json()).toMatchObject({ renewed: false });
+    expect(early.headers.getSetCookie()).toEqual([]);
+
+    // A minute left (the same login chain): renewed, with new session, CSRF and refresh cookies.
+    const c0 = claimsOf(session);
+    const nearEnd = await signer.sign({
+      sub: c0.sub,
+      kind: 'sso',
+      jti: randomUUID(),
+      expiresInSeconds: 60,
+      groups: c0.groups,
+      rid: c0.rid,
+    });
+    const renewed = await post({ capstan_session: nearEnd, capstan_refresh: refresh });
+    expect(renewed.status).toBe(200);
+    const body = (await renewed.json()) as { renewed: boolean; expiresAt: string };
+    expect(body.renewed).toBe(true);
+    expect(Date.parse(body.expiresAt)).toBeGreaterThan(Date.now() + 3000_000);
+    const next = setCookies(renewed);
+    const session2 = next.values.get('capstan_session')!;
+    const refresh2 = next.values.get('capstan_refresh')!;
+    expect(session2).not.toBe(nearEnd);
+    expect(refresh2).not.toBe(refresh);
+    expect(next.values.get('capstan_csrf')).toBeTruthy();
+    const info = await fetch(`${h.httpUrl}/api/v1/session/userinfo`, {
+      headers: { cookie: `capstan_session=${session2}` },
+    });
+    expect(((await info.json()) as { username: string }).username).toBe(c0.sub);
+
+    // Each refresh token works once; with no valid session left the spent cookie is cleared.
+    const reused = await post({ capstan_refresh: refresh });
+    expect(reused.status).toBe(401);
+    expect(setCookies(reused).raw.get('capstan_refresh')).toMatch(
+      /^capstan_refresh=; Path=\/auth\/refresh;.*Max-Age=0/,
+    );
+
+    // The session cookie gone (the browser dropped it at its expiry): the refresh cookie alone renews.
+    const alone = await post({ capstan_refresh: refresh2 });
+    expect(alone.status).toBe(200);
+    const third = setCookies(alone);
+    const session3 = third.values.get('capstan_session')!;
+    const refresh3 = third.values.get('capstan_refresh')!;
+
+    // Logout with the cookie clears all three cookies and revokes the refresh token.
+    const out = await fetch(`${h.httpUrl}/api/v1/session`, {
+      method: 'DELETE',
+      headers: { cookie: `capstan_session=${session3}`, 'x-capstan-csrf': third.values.get('capstan_csrf')! },
+    });
+    expect(out.status).toBe(200);
+    const cleared = setCookies(out);
+    expect(cleared.values.get('capstan_session')).toBe('');
+    expect(cleared.values.get('capstan_csrf')).toBe('');
+    expect(cleared.raw.get('capstan_refresh')).toMatch(/^capstan_refresh=; Path=\/auth\/refresh;.*Max-Age=0/);
+    expect((await post({ capstan_refresh: refresh3 })).status).toBe(401);
+
+    await h.api.services.authz.flush();
+    const audit = await sql<{ action: string; decision: string; reason: string }>`
+      select action, decision, reason from audit.access_decisions
+       where subject like '%' || ${c0.sub} order by id`.execute(h.api.services.db);
+    expect(
+      audit.rows.filter((r) => r.action === 'login' && r.decision === 'allow').length,
+    ).toBeGreaterThanOrEqual(3);
+    expect(audit.rows).toContainEqual(
+      expect.objectContaining({
+        decision: 'deny',
+        reason: 'refresh token revoked (logged out or already used)',
+      }),
+    );
+    expect(audit.rows).toContainEqual(expect.objectContaining({ action: 'logout', decision: 'allow' }));
   }, 60_000);
 });

@@ -20,6 +20,7 @@ import { revokeToken } from '../accounts/account.repository.js';
 import { OidcProvider, type OidcClient } from './oidc-provider.js';
 import { SsoSettingsSource, type SsoSettings } from './sso-settings.js';
 import { REFRESH_TTL_SECONDS, SsoTokens, type LoginState } from './sso-tokens.js';
+import { recordRefused, recordVerified } from './sso-subjects.js';
 
 const PROVIDER_TTL_MS = 5 * 60_000;
 const MAX_GROUPS = 500;
@@ -70,6 +71,10 @@ export class SsoService {
   ) {
     this.settings = new SsoSettingsSource(deps.db, deps.clientSecret, deps.keyring);
     this.tokens = new SsoTokens(deps.signer);
+  }
+
+  get sessionTtlSeconds(): number {
+    return this.deps.sessionTtlSeconds;
   }
 
   async provider(issuer: string): Promise<OidcProvider> {
@@ -233,10 +238,16 @@ export class SsoService {
       // One use: the old refresh token is revoked before the new session is handed out.
       await revokeToken(this.deps.db, r.jti, new Date(Date.now() + REFRESH_TTL_SECONDS * 1000));
       this.deps.authn.noteRevoked(r.jti);
-      return await this.issue(ctx, s, claims, client, t.refreshToken ?? r.rt);
+      return await this.issue(ctx, s, claims, client, t.refreshToken ?? r.rt, r.jti);
     } catch (err) {
-      if (err instanceof UnauthenticatedError) throw await this.refuse(ctx, err.message, r.sub);
-      throw err;
+      if (!(err instanceof UnauthenticatedError)) throw err;
+      // The provider no longer vouches for the user: what it owns stops being reconciled.
+      await recordRefused(this.deps.db, r.sub, `refused by the provider at a refresh: ${err.message}`);
+      throw await this.refuse(
+        ctx,
+        `${err.message} (the user's standing for owned ApplicationSets ended)`,
+        r.sub,
+      );
     }
   }
 
@@ -246,6 +257,7 @@ export class SsoService {
     claims: JWTPayload,
     client: OidcClient,
     providerRefresh: string | undefined,
+    replaces?: string,
   ): Promise<SsoSession> {
     const sub = claims.sub!;
     if (await this.deps.authn.account(sub))
@@ -253,10 +265,11 @@ export class SsoService {
     const groups = subjectsOf(claims, s.scopes);
     const rid = providerRefresh ? randomUUID() : undefined;
     const ttl = this.deps.sessionTtlSeconds;
+    const jti = randomUUID();
     const token = await this.deps.signer.sign({
       sub,
       kind: 'sso',
-      jti: randomUUID(),
+      jti,
       expiresInSeconds: ttl,
       groups,
       ...(rid ? { rid } : {}),
@@ -265,6 +278,15 @@ export class SsoService {
       providerRefresh && rid
         ? await this.tokens.sealRefresh({ rt: providerRefresh, sub, cid: client.id, jti: rid })
         : '';
+    // What the provider vouched for now: the groups an ApplicationSet this user owns is reconciled with.
+    await recordVerified(this.deps.db, {
+      subject: sub,
+      issuer: s.oidc.issuer,
+      groups,
+      chain: rid ?? jti,
+      chainExpiresAt: new Date(Date.now() + (rid ? REFRESH_TTL_SECONDS : ttl) * 1000),
+      replaces,
+    });
     await this.deps.authz.record(
       { name: `login:sso:${sub.slice(0, 200)}` },
       'accounts',

@@ -1,5 +1,5 @@
 // kysely types of the api schema (see migrations/).
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { EventStoreDatabase } from '@capstan/events';
 
 export interface ProjectsTable {
@@ -191,6 +191,7 @@ export interface ApiDatabase extends EventStoreDatabase {
   signing_keys: SigningKeysTable;
   login_failures: LoginFailuresTable;
   delegation_grants: DelegationGrantsTable;
+  sso_subjects: SsoSubjectsTable;
   settings: SettingsTable;
   settings_secrets: SettingsSecretsTable;
 }
@@ -218,4 +219,18 @@ export interface DelegationGrantsTable {
   resource: string;
   owner: string;
   recorded_at: Date;
+  /** A local account, or a single sign-on subject (api.sso_subjects). */
+  owner_kind: ColumnType<'account' | 'sso', 'account' | 'sso' | undefined, 'account' | 'sso'>;
+}
+
+/** A single sign-on user as the provider last vouched for it (migration 2026_11_28_0301). */
+export interface SsoSubjectsTable {
+  subject: string;
+  issuer: string;
+  groups: ColumnType<string[], string, string>;
+  verified_at: Date;
+  /** Live login chains: refresh token (or session) id → expiry in epoch milliseconds. */
+  sessions: ColumnType<Record<string, number>, string | undefined, string>;
+  ended_at: Date | null;
+  ended_reason: string | null;
 }

@@ -72,7 +72,26 @@ export function clearSessionCookies(req: FastifyRequest, reply: FastifyReply) {
   void reply.header('set-cookie', [
     cookie(SESSION_COOKIE, '', ['HttpOnly', gone, ...secureAttr(req)]),
     cookie(CSRF_COOKIE, '', [gone, ...secureAttr(req)]),
+    refreshCookie(req, '', 0),
   ]);
+}
+
+/**
+ * A single sign-on session's refresh token in the browser (docs/sso.md): HttpOnly, SameSite=Strict,
+ * sent only to POST /auth/refresh (transport/sso-routes.ts), never readable by a script.
+ */
+export const REFRESH_COOKIE = 'capstan_refresh';
+export const REFRESH_PATH = '/auth/refresh';
+
+export function refreshCookie(req: FastifyRequest, value: string, maxAgeSeconds: number): string {
+  return [
+    `${REFRESH_COOKIE}=${value}`,
+    `Path=${REFRESH_PATH}`,
+    'SameSite=Strict',
+    'HttpOnly',
+    `Max-Age=${maxAgeSeconds}`,
+    ...secureAttr(req),
+  ].join('; ');
 }
 
 /**

@@ -35,6 +35,7 @@ import { SettingsView } from '../settings/settings-view.js';
 import { WebhookService } from '../webhooks/webhook.service.js';
 import { DEFAULT_WEBHOOK_SETTINGS, WebhookConfig, type WebhookSettings } from '../webhooks/webhook-config.js';
 import { NotificationsSettings } from '../notifications/notifications-config.js';
+import { ownerStanding } from '../sso/sso-subjects.js';
 
 export interface UseCaseDeps {
   access: AccessControl;
@@ -62,7 +63,7 @@ export function createServices(ctx: ServiceContext<ApiConfig>, deps: UseCaseDeps
     ...configuration,
     ...catalog,
     ...sessionUseCases(ctx.config, deps),
-    ...internalUseCases(deps, catalog),
+    ...internalUseCases(deps, catalog, ctx.config['auth.sso.owner-max-verification-age-seconds']),
     db,
     authn,
     authz,
@@ -222,6 +223,7 @@ function sessionUseCases(
 function internalUseCases(
   deps: UseCaseDeps,
   catalog: Catalog,
+  ssoOwnerMaxAge: number,
 ): Pick<
   ApiServices,
   'generatedApplications' | 'generatorInputs' | 'setOwners' | 'deliveredObjects' | 'managedResources'
@@ -231,7 +233,12 @@ function internalUseCases(
   return {
     generatedApplications: new GeneratedApplicationsService({ db, authz, policy, applications }),
     generatorInputs: new GeneratorInputsService({ db, authz, policy, clusters }),
-    setOwners: new SetOwnersService({ authz, authn, delegations }),
+    setOwners: new SetOwnersService({
+      authz,
+      authn,
+      delegations,
+      ssoOwner: (subject) => ownerStanding(db, subject, ssoOwnerMaxAge),
+    }),
     deliveredObjects: new DeliveredObjectsService({
       db,
       authz,
