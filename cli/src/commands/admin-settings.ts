@@ -2,11 +2,11 @@
 // what each sets in which service, the api's own settings; secrets only as set/unset).
 // capstan admin settings validate -f FILE: Argo CD's argocd-cm / argocd-rbac-cm / argocd-cmd-params-cm
 // / argocd-secret files checked here, offline, with the rules the api and the services apply
-// (@capstan/policy checkArgoSettings): warnings for unknown and not implemented keys (refusals with
+// (@capstan/policy checkSettingsObject, as the api's apply): warnings for unknown and not implemented keys (refusals with
 // --strict), errors naming the key for wrong values. Exit status 2 when anything is refused.
 import { Command } from 'commander';
 import { apiv1 } from '@capstan/proto';
-import { argoObjectOf, checkArgoSettings, readYamlDocuments, type SettingsNotice } from '@capstan/policy';
+import { argoObjectOf, checkSettingsObject, readYamlDocuments } from '@capstan/policy';
 import { withConnection } from '../client/connection.js';
 import { CliError } from '../errors.js';
 import { manifestFiles, originOf, readManifestFile } from '../input/manifest-files.js';
@@ -21,7 +21,6 @@ export interface ValidationReport {
 /** Every Argo CD configuration object of the text, checked key by key. */
 export function validateSettingsText(text: string, origin: string, strict: boolean): ValidationReport {
   const out: ValidationReport = { warnings: [], errors: [], objects: [] };
-  const fmt = (n: SettingsNotice) => `${origin}: ${n.key}: ${n.message}`;
   for (const doc of readYamlDocuments(text, origin)) {
     if (doc.issues) {
       out.errors.push(...doc.issues.map((i) => `${origin}: document ${doc.index}: ${i.message}`));
@@ -37,10 +36,11 @@ export function validateSettingsText(text: string, origin: string, strict: boole
       out.errors.push(`${origin}: document ${doc.index}: ${got.problem}`);
       continue;
     }
-    const check = checkArgoSettings(got.object, got.data, { strict });
+    // The api's own check at apply (policy.csv parsed as the RBAC policy reads it included).
+    const check = checkSettingsObject(got.object, got.data, { strict });
     out.objects.push(got.object);
-    out.warnings.push(...check.warnings.map(fmt));
-    out.errors.push(...check.problems.map(fmt));
+    out.warnings.push(...check.warnings.map((w) => `${origin}: ${w}`));
+    out.errors.push(...check.problems.map((p) => `${origin}: ${p.field}: ${p.description}`));
   }
   return out;
 }

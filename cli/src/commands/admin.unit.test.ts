@@ -35,4 +35,17 @@ describe('capstan admin settings validate', () => {
       expect.stringContaining('cm.yaml: document 2: ConfigMap "other": expected ConfigMap argocd-cm'),
     ]);
   });
+
+  it('refuses what the api refuses at apply: a policy.csv with an unknown resource or a truncated line', () => {
+    const r = validateSettingsText(
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-rbac-cm}\ndata:\n  policy.csv: |\n    p, role:x, applicationz, get, */*, allow\n    g, alice\n  policy.default: role:readonly\n',
+      'rbac.yaml',
+      false,
+    );
+    expect(r.errors).toEqual([
+      expect.stringContaining('rbac.yaml: argocd-rbac-cm: policy.csv:1: unknown resource "applicationz"'),
+      'rbac.yaml: argocd-rbac-cm: policy.csv:2: expected "g, subject, role", got 2 fields',
+    ]);
+    expect(r.warnings).toEqual([]);
+  });
 });

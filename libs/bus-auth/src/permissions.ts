@@ -58,6 +58,8 @@ export const consumersOf: Readonly<Record<ServiceUser, readonly { durable: strin
     appset: [
       { durable: 'appset-git-push', stream: 'ext' },
       { durable: 'appset-triggers', stream: 'evt' },
+      // Applied argocd-cmd-params-cm (applicationsetcontroller.log.level), kept in the appset schema.
+      { durable: 'appset-settings', stream: 'evt' },
       { durable: 'appset-dlq-replay', stream: 'cmd' },
     ],
   };

@@ -8,6 +8,7 @@ export * from './lifecycle/run-service.js';
 export * from './config/live-settings.js';
 export * from './config/effective-settings.js';
 export { nearestKey } from './config/file-keys.js';
+export type { ArgoFileObjects } from './config/argocd-files.js';
 export * from './observability/metrics.js';
 export * from './observability/metrics-text.js';
 export * from './observability/tracing.js';

@@ -65,6 +65,8 @@ export async function startApi(ctx: ServiceContext<ApiConfig>, ports: ApiPorts =
   const access = await startAccessControl(ctx, db, keyring);
   const peers = connectPeers(config, tls, access.delegations, ctx.onShutdown);
   const services = createServices(ctx, { access, peers, keyring, webhook: ports.webhook });
+  await services.liveSettings.start();
+  ctx.onShutdown('live settings', () => services.liveSettings.stop());
   await bootstrapAdminAccount(
     services.accounts,
     {

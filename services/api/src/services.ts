@@ -27,6 +27,7 @@ import type { ManagedResourcesService } from './applications/managed-resources.j
 import type { ApplicationChanges } from './applications/application-changes.js';
 import type { WebhookService } from './webhooks/webhook.service.js';
 import type { NotificationsSettings } from './notifications/notifications-config.js';
+import type { LiveApiSettings } from './settings/live-api-settings.js';
 
 export interface ApiServices {
   /** Bounds on every request's input (dispatch) and every applied YAML document. */
@@ -34,6 +35,8 @@ export interface ApiServices {
   /** Applied Argo CD configuration objects (argocd-cm, ...), and what `capstan admin settings` shows. */
   settings: SettingsService;
   settingsView: SettingsView;
+  /** The api's own settings in force (start-up configuration with applied objects on top), followed live. */
+  liveSettings: LiveApiSettings;
   /** The applied argocd-notifications-cm and -secret, as the notifier reads them. */
   notifications: NotificationsSettings;
   db: Kysely<ApiDatabase>;

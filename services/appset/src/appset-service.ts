@@ -20,6 +20,7 @@ import {
   ServiceClient,
 } from '@capstan/service-identity';
 import { appsetSettings } from './settings.js';
+import { followAppsetSettings } from './settings/applied-settings.js';
 import { appsetMigrations, APPSET_SCHEMA } from './migrations/index.js';
 import type { AppSetDatabase } from './sets/appset.table.js';
 import { grpcApiPeer, type ApiPeer } from './peers/api-peer.js';
@@ -63,6 +64,7 @@ export async function startAppset(
   // The backbone's handle also types the event store tables (AppSetDatabase includes them).
   const db = backbone.db as unknown as Kysely<AppSetDatabase>;
   const bus = backbone.bus;
+  const live = await followAppsetSettings(ctx, db, bus);
   const engine = await EnginePool.load(config['generation.workers']);
   ctx.onShutdown('appset engines', () => engine.close());
   const api =
@@ -114,8 +116,8 @@ export async function startAppset(
           'appset',
           { ...commonSettings, ...appsetSettings },
           {
-            value: (k) => (config as Record<string, unknown>)[k],
-            source: (k) => ctx.configReport?.sources[k],
+            value: (k) => live.get(k as keyof AppSetConfig & string),
+            source: (k) => live.sourceOf(k),
           },
           showSource,
         ),

@@ -12,6 +12,7 @@ import {
 import {
   commonSettings,
   effectiveSettings,
+  followLogLevel,
   LiveSettings,
   logLiveChange,
   type CommonConfig,
@@ -175,6 +176,7 @@ async function liveSyncSettings(
   const config = ctx.config;
   const live = new LiveSettings({ ...commonSettings, ...syncSettings }, config, ctx.configReport, 'sync');
   logLiveChange(ctx.logger, live.apply(await readAppliedSettings(db, 'sync')), live);
+  followLogLevel(ctx.logger, live);
   let currentHealth = initialHealth;
   // Workers and the reconciler read it per object.
   const health: HealthAssessor = { assess: (obj) => currentHealth.assess(obj) };

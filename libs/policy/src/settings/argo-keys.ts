@@ -259,9 +259,11 @@ const cmdParams: ArgoKeySpec[] = [
     'reconcile.self-heal-backoff-cap-ms',
     false,
   ),
-  implemented('argocd-cmd-params-cm', 'controller.log.level', 'log-level', 'sync', 'log.level', false),
-  implemented('argocd-cmd-params-cm', 'server.log.level', 'log-level', 'api', 'log.level', false),
-  implemented('argocd-cmd-params-cm', 'reposerver.log.level', 'log-level', 'repo', 'log.level', false),
+  // Log levels: each service sets its logger's level from the applied key at once (live, where Argo CD
+  // reads them at start), unless a flag or the environment pinned log.level.
+  implemented('argocd-cmd-params-cm', 'controller.log.level', 'log-level', 'sync', 'log.level', true),
+  implemented('argocd-cmd-params-cm', 'server.log.level', 'log-level', 'api', 'log.level', true),
+  implemented('argocd-cmd-params-cm', 'reposerver.log.level', 'log-level', 'repo', 'log.level', true),
   // argocd-cm's kustomize keys are read per render by Argo CD's repo server, so they are live here
   // too (the repo service follows applied objects: services/repo/src/settings/applied-settings.ts).
   implemented('argocd-cm', 'kustomize.buildOptions', 'string', 'repo', 'kustomize.build-options', true),
@@ -276,7 +278,7 @@ const cmdParams: ArgoKeySpec[] = [
     'log-level',
     'appset',
     'log.level',
-    false,
+    true,
   ),
   // The rest of Argo's component parameters (their processes' flags): recognised, not implemented.
   ...notImplemented('argocd-cmd-params-cm', [
@@ -381,3 +383,21 @@ export const ARGO_KEYS: readonly ArgoKeySpec[] = [
   oidcSecret,
   ...notifications,
 ];
+
+/**
+ * The `capstan.setting` names that are no setting of their service: the api reads these keys from the
+ * object in force itself (the latest applied version, else the file given at start with
+ * --argocd-config-dir): argocd-cm's account and single sign-on keys, argocd-rbac-cm's scopes and
+ * matchMode, argocd-secret's oidc.* values and the notifications objects. Any other key a service is
+ * given whose setting it does not have is named at start, never dropped in silence.
+ */
+export const OBJECT_READ_SETTINGS: ReadonlySet<string> = new Set([
+  'users.anonymous',
+  'accounts',
+  'sso.url',
+  'sso.oidc-config',
+  'sso.scopes',
+  'sso.secrets',
+  'rbac.match-mode',
+  'notifications',
+]);

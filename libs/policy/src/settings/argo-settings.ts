@@ -68,13 +68,52 @@ export function argoKeySpec(object: ArgoConfigObject, key: string): ArgoKeySpec 
   return best?.spec;
 }
 
-/** The known key nearest to a misspelled one, when it is near enough to be a typo. */
-export function nearestArgoKey(object: ArgoConfigObject, key: string): string | undefined {
-  const names = ARGO_KEYS.filter((s) => s.object === object && !s.key.includes('<')).map((s) => s.key);
-  if (names.length === 0) return undefined;
-  const near = closest(key, names);
-  return distance(key, near) <= Math.max(2, Math.floor(key.length / 5)) ? near : undefined;
+/**
+ * A catalog key as it would read for `key`: each `<name>` takes the key's segment at its place and
+ * `<rest>` the key's remaining segments, so `accounts.<name>.enabled` reads `accounts.alice.enabled`
+ * for `accounts.alice.enabeld`. Undefined when the key has too few segments.
+ */
+function instantiate(pattern: string, key: string): string | undefined {
+  if (!pattern.includes('<')) return pattern;
+  const given = key.split('.');
+  const out: string[] = [];
+  for (const [i, seg] of pattern.split('.').entries()) {
+    if (seg === '<rest>') {
+      if (i >= given.length) return undefined;
+      return [...out, ...given.slice(i)].join('.');
+    }
+    if (seg === '<name>') {
+      if (i >= given.length) return undefined;
+      out.push(given[i]!);
+    } else out.push(seg);
+  }
+  return out.join('.');
 }
+
+/**
+ * The known key nearest to a misspelled one, when it is near enough to be a typo: the catalog's
+ * exact keys, and its placeholder keys read with the key's own segments (`accounts.alice.enabled`,
+ * `resource.customizations.health.<the rest>`). `within` bounds the distance (default: a fifth of
+ * the key's length, at least 2).
+ */
+export function nearestArgoKey(object: ArgoConfigObject, key: string, within?: number): string | undefined {
+  const names = new Set<string>();
+  for (const s of ARGO_KEYS) {
+    if (s.object !== object) continue;
+    const name = instantiate(s.key, key);
+    if (name !== undefined && name !== key && !name.startsWith('<')) names.add(name);
+  }
+  if (names.size === 0) return undefined;
+  const near = closest(key, [...names]);
+  return distance(key, near) <= (within ?? Math.max(2, Math.floor(key.length / 5))) ? near : undefined;
+}
+
+/**
+ * A key that falls under a catalog wildcard Capstan does not implement (`controller.<rest>`) but is
+ * one or two letters from a known key (`controller.operaton.processors`) is a misspelling of that
+ * key, not one of Argo's other component parameters.
+ */
+const WILDCARD_TYPO_DISTANCE = 2;
 
 /** Argo's string form read as the value a Capstan setting takes; a string is a problem. */
 export function readArgoValue(kind: ArgoValueKind, text: string): { value: unknown } | { problem: string } {
@@ -199,7 +238,12 @@ export function checkArgoSettings(
       problems.push(notice(key, `value larger than ${MAX_VALUE_BYTES} bytes`));
       continue;
     }
-    const spec = argoKeySpec(object, key);
+    const matched = argoKeySpec(object, key);
+    const misspelled =
+      matched && !matched.capstan && matched.key.includes('<')
+        ? nearestArgoKey(object, key, WILDCARD_TYPO_DISTANCE)
+        : undefined;
+    const spec = misspelled === undefined ? matched : undefined;
     if (!spec) {
       (opts.strict ? problems : warnings).push(notice(key, unknownMessage(object, key)));
       continue;

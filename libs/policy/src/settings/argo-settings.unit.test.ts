@@ -130,6 +130,53 @@ describe('Argo CD settings keys', () => {
     ).toBe('resource.customizations');
   });
 
+  it('names the known key for a misspelling under a wildcard, not "recognised but not implemented"', () => {
+    const params = checkArgoSettings(
+      'argocd-cmd-params-cm',
+      {
+        'controller.operaton.processors': '4',
+        'reposerver.log.levl': 'debug',
+        'controller.self.heal.timeout.second': '5',
+        // A real Argo parameter Capstan does not implement stays recognised.
+        'controller.status.processors': '20',
+      },
+      { strict: false },
+    );
+    const byKey = Object.fromEntries(params.warnings.map((w) => [w.key.split(': ')[1], w.message]));
+    expect(byKey['controller.operaton.processors']).toBe(
+      'unknown key "controller.operaton.processors" in argocd-cmd-params-cm (did you mean "controller.operation.processors"?): ignored',
+    );
+    expect(byKey['reposerver.log.levl']).toContain('(did you mean "reposerver.log.level"?)');
+    expect(byKey['controller.self.heal.timeout.second']).toContain(
+      '(did you mean "controller.self.heal.timeout.seconds"?)',
+    );
+    expect(byKey['controller.status.processors']).toContain('recognised but not implemented');
+    expect(params.mapped).toEqual([]);
+    const strict = checkArgoSettings(
+      'argocd-cmd-params-cm',
+      { 'reposerver.log.levl': 'debug' },
+      { strict: true },
+    );
+    expect(strict.problems[0]?.message).toContain('did you mean "reposerver.log.level"');
+  });
+
+  it("suggests placeholder keys read with the key's own segments", () => {
+    expect(nearestArgoKey('argocd-cm', 'accounts.alice.enabeld')).toBe('accounts.alice.enabled');
+    expect(nearestArgoKey('argocd-cm', 'resource.customizations.heath.apps_Deployment')).toBe(
+      'resource.customizations.health.apps_Deployment',
+    );
+    expect(nearestArgoKey('argocd-rbac-cm', 'policy.overlay.cvs')).toBe('policy.overlay.csv');
+    const r = checkArgoSettings(
+      'argocd-cm',
+      { 'accounts.alice.enabeld': 'false', 'resource.customizations.heath.x': 'hs = {}' },
+      { strict: false },
+    );
+    expect(r.warnings.map((w) => w.message)).toEqual([
+      'unknown key "accounts.alice.enabeld" in argocd-cm (did you mean "accounts.alice.enabled"?): ignored',
+      'unknown key "resource.customizations.heath.x" in argocd-cm (did you mean "resource.customizations.health.x"?): ignored',
+    ]);
+  });
+
   it('builds each service its overlay: policy.csv joined with its overlays, customizations as one map', () => {
     const objects = {
       'argocd-rbac-cm': {

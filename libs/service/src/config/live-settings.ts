@@ -7,7 +7,7 @@
 // applied value is reported as shadowed. Keys Argo CD reads only at start (argocd-cmd-params-cm) take
 // effect at the next start, as in Argo CD.
 import { argoOverlay, type ArgoConfigObject, type CapstanService } from '@capstan/policy';
-import type { Logger } from '../observability/logger.js';
+import { setLogLevel, type Logger } from '../observability/logger.js';
 import type { ConfigReport, ConfigSource, Settings } from './settings.js';
 
 export type AppliedObjects = Partial<
@@ -111,4 +111,23 @@ export function logLiveChange(logger: Logger, change: LiveChange, live: { get(ke
     logger.warn({ setting: r.setting }, `applied setting ${r.setting} refused: ${r.message}`);
   for (const k of change.atNextStart)
     logger.info({ setting: k }, `applied setting ${k} takes effect at the next start`);
+}
+
+/**
+ * The service's log level follows log.level in force: argocd-cmd-params-cm's `<component>.log.level`
+ * applied takes effect at once (and at start, when it was applied while the service was down),
+ * unless a flag or the environment pinned it. Call after the first apply.
+ */
+export function followLogLevel(
+  logger: Logger,
+  live: { get(key: 'log.level'): unknown; onChange(listener: (change: LiveChange) => void): void },
+): void {
+  const set = () => {
+    const level = String(live.get('log.level'));
+    if (logger.level !== level) setLogLevel(logger, level);
+  };
+  set();
+  live.onChange((change) => {
+    if (change.changed.includes('log.level')) set();
+  });
 }

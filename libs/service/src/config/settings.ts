@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import type { CapstanService } from '@capstan/policy';
 import { ValidationError, type FieldViolation } from '../errors/errors.js';
 import { fileKeyWarnings, lookupKey } from './file-keys.js';
-import { readArgoConfigDir } from './argocd-files.js';
+import { readArgoConfigDir, type ArgoFileObjects } from './argocd-files.js';
 
 export interface Setting<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -52,6 +52,12 @@ export interface ConfigSource {
 export interface ConfigReport {
   sources: Record<string, ConfigSource>;
   warnings: string[];
+  /**
+   * The Argo CD objects given as files at start (--argocd-config-dir), for the keys a service reads
+   * from the object in force (the api's accounts, single sign-on, notifications) when none is
+   * applied. Holds secret values: never logged, never shown.
+   */
+  argoFiles?: ArgoFileObjects;
 }
 
 export function envNameOf(key: string, setting: Setting): string {
@@ -135,7 +141,7 @@ export function loadConfigReport<T extends Settings>(
   };
   const strict = early('settings.strict') === true;
   const dir = (early('argocd.config-dir') as string | undefined) ?? '';
-  const argo = readArgoConfigDir(dir, sources.service, strict);
+  const argo = readArgoConfigDir(dir, sources.service, strict, Object.keys(settings));
   const warnings = [...argo.warnings, ...(file ? fileKeyWarnings(fileDoc, Object.keys(settings), file) : [])];
   const violations: FieldViolation[] = [...argo.problems];
   if (strict && file) {
@@ -167,7 +173,9 @@ export function loadConfigReport<T extends Settings>(
     }
   }
   if (violations.length > 0) throw new ValidationError(violations);
-  return { config: result as ConfigOf<T>, report: { sources: where, warnings } };
+  const report: ConfigReport = { sources: where, warnings };
+  if (Object.keys(argo.objects).length > 0) report.argoFiles = argo.objects;
+  return { config: result as ConfigOf<T>, report };
 }
 
 /** A markdown table of the settings, for the package READMEs and `--help`. */

@@ -33,6 +33,7 @@ import {
   type ApiTokenRecord,
 } from './account.repository.js';
 import { effectiveAccount } from '../settings/argo-accounts.js';
+import type { ArgoObjectsInForce } from '../settings/objects-in-force.js';
 import { REFRESH_TTL_SECONDS } from '../sso/sso-tokens.js';
 import { recordLogout } from '../sso/sso-subjects.js';
 
@@ -47,6 +48,8 @@ export class AccountsService {
   constructor(
     private readonly deps: {
       db: Kysely<ApiDatabase>;
+      /** argocd-cm in force: admin.enabled, accounts.<name>[.enabled]. */
+      objects: ArgoObjectsInForce;
       authz: Authorizer;
       authn: Authenticator;
       signer: TokenSigner;
@@ -108,7 +111,7 @@ export class AccountsService {
       return new UnauthenticatedError('invalid username or password');
     };
     // argocd-cm's admin.enabled, accounts.<name>(.enabled) apply (settings/argo-accounts.ts).
-    const account = await effectiveAccount(this.deps.db, username);
+    const account = await effectiveAccount(this.deps.objects, username);
     if (!account || !account.enabled || !account.passwordHash || !account.capabilities.includes('login')) {
       await verifyPassword(password, 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA').catch(() => false);
       throw await refuse(account ? 'account may not log in' : 'no such account');
@@ -254,7 +257,7 @@ export class AccountsService {
       await this.deps.authz.check(ctx.principal, 'accounts', 'update', target, ctx.via);
     }
     await this.mustFind(target);
-    const account = (await effectiveAccount(this.deps.db, target))!;
+    const account = (await effectiveAccount(this.deps.objects, target))!;
     if (!account.capabilities.includes('apiKey'))
       throw invalid('name', `account ${target} does not have the apiKey capability`);
     if (input.expiresIn < 0) throw invalid('expiresIn', 'must not be negative');

@@ -8,7 +8,8 @@ import type { Kysely } from 'kysely';
 import { UnauthenticatedError, PermissionDeniedError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import { revokedSince, type AccountRecord } from '../accounts/account.repository.js';
-import { anonymousEnabled, effectiveAccount, latestArgoCm } from '../settings/argo-accounts.js';
+import { anonymousEnabled, effectiveAccount } from '../settings/argo-accounts.js';
+import type { ArgoObjectsInForce } from '../settings/objects-in-force.js';
 import type { TokenClaims, TokenSigner } from './tokens.js';
 import { authenticateService, type ServiceTokens } from '@capstan/service-identity';
 import type { Delegations } from './delegations.js';
@@ -21,6 +22,8 @@ const ACCOUNT_TTL_MS = 2000;
 
 export interface AuthenticatorOptions {
   db: Kysely<ApiDatabase>;
+  /** argocd-cm in force (applied, else the file given at start): account keys, anonymous access. */
+  objects: ArgoObjectsInForce;
   signer: TokenSigner;
   serviceTokens: ServiceTokens;
   delegations: Delegations;
@@ -101,7 +104,7 @@ export class Authenticator {
   /** argocd-cm's users.anonymous.enabled, read again after ACCOUNT_TTL_MS (live, like the account keys). */
   private async anonymousOn(): Promise<boolean> {
     if (this.anonymous && Date.now() - this.anonymous.at < ACCOUNT_TTL_MS) return this.anonymous.on;
-    const on = anonymousEnabled(await latestArgoCm(this.opts.db));
+    const on = anonymousEnabled(await this.opts.objects.data('argocd-cm'));
     this.anonymous = { at: Date.now(), on };
     return on;
   }
@@ -109,7 +112,7 @@ export class Authenticator {
   async account(name: string): Promise<AccountRecord | undefined> {
     const hit = this.accounts.get(name);
     if (hit && Date.now() - hit.at < ACCOUNT_TTL_MS) return hit.account;
-    const account = await effectiveAccount(this.opts.db, name);
+    const account = await effectiveAccount(this.opts.objects, name);
     this.accounts.set(name, { at: Date.now(), account });
     return account;
   }

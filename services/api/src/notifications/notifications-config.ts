@@ -1,12 +1,11 @@
-// The notifications configuration in force: the latest applied argocd-notifications-cm, read with
-// @capstan/policy's readNotificationsConfig (the reading apply checked it with), its services' `$key`
-// references resolved from argocd-notifications-secret (kept sealed, settings-secrets.ts). Read at
+// The notifications configuration in force: argocd-notifications-cm as applied, else as given as a
+// file at start (settings/objects-in-force.ts), read with @capstan/policy's readNotificationsConfig
+// (the reading apply checked it with), its services' `$key` references resolved from
+// argocd-notifications-secret (applied: kept sealed, settings-secrets.ts; else its file). Read at
 // most every 2 s (applied changes take effect within that, on every replica).
-import type { Kysely } from 'kysely';
 import type { Keyring } from '@capstan/sealing';
 import { readNotificationsConfig, type NotificationService, type NotificationsConfig } from '@capstan/policy';
-import type { ApiDatabase } from '../support/db.table.js';
-import { readSealedValues } from '../settings/settings-secrets.js';
+import type { ArgoObjectsInForce } from '../settings/objects-in-force.js';
 
 const REFRESH_MS = 2000;
 
@@ -36,21 +35,14 @@ function resolveService(s: NotificationService, secrets: ReadonlyMap<string, str
 export class NotificationsSettings {
   private cached: { at: number; config: NotificationsConfig } | undefined;
 
-  constructor(private readonly deps: { db: Kysely<ApiDatabase>; keyring: Keyring }) {}
+  constructor(private readonly deps: { objects: ArgoObjectsInForce; keyring: Keyring }) {}
 
-  /** The configuration in force (empty when argocd-notifications-cm was never applied). */
+  /** The configuration in force (empty when argocd-notifications-cm was neither applied nor given). */
   async current(): Promise<NotificationsConfig> {
     if (this.cached && Date.now() - this.cached.at < REFRESH_MS) return this.cached.config;
-    const row = await this.deps.db
-      .withSchema('api')
-      .selectFrom('settings')
-      .select('data')
-      .where('object', '=', 'argocd-notifications-cm')
-      .orderBy('version', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    const config = readNotificationsConfig(row?.data ?? {});
-    const secrets = await readSealedValues(this.deps.db, this.deps.keyring, 'argocd-notifications-secret');
+    const { objects, keyring } = this.deps;
+    const config = readNotificationsConfig((await objects.data('argocd-notifications-cm')) ?? {});
+    const secrets = await objects.secrets(keyring, 'argocd-notifications-secret');
     for (const [name, s] of config.services) config.services.set(name, resolveService(s, secrets));
     this.cached = { at: Date.now(), config };
     return config;

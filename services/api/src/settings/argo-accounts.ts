@@ -1,12 +1,11 @@
-// Argo CD's account keys of an applied argocd-cm, over the accounts Capstan stores: `admin.enabled`,
+// Argo CD's account keys of the argocd-cm in force (applied, else given as a file at start), over the accounts Capstan stores: `admin.enabled`,
 // `accounts.<name>.enabled` enable or disable an account, `accounts.<name>` (`apiKey, login`) gives
 // its capabilities, as in Argo CD. An account is still created with `capstan account create` (a key
 // for an account that does not exist changes nothing). Read at every login and request (the
 // authenticator caches an account for 2 s), so a change is live.
-import type { Kysely } from 'kysely';
 import { readArgoValue } from '@capstan/policy';
 import { findAccount, type AccountRecord } from '../accounts/account.repository.js';
-import type { ApiDatabase } from '../support/db.table.js';
+import type { ArgoObjectsInForce } from './objects-in-force.js';
 
 /** The account as argocd-cm's keys make it (a pure function of the record and the data). */
 export function withArgoAccountKeys(
@@ -34,26 +33,11 @@ export function anonymousEnabled(data: Readonly<Record<string, string>> | undefi
   return 'value' in read && read.value === true;
 }
 
-/** The data of the latest argocd-cm applied through the api (undefined: none applied). */
-export async function latestArgoCm(
-  db: Kysely<ApiDatabase>,
-): Promise<Readonly<Record<string, string>> | undefined> {
-  const row = await db
-    .withSchema('api')
-    .selectFrom('settings')
-    .select('data')
-    .where('object', '=', 'argocd-cm')
-    .orderBy('version', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.data;
-}
-
-/** findAccount, with the latest applied argocd-cm's account keys. */
+/** findAccount, with the account keys of the argocd-cm in force (applied, else the file given at start). */
 export async function effectiveAccount(
-  db: Kysely<ApiDatabase>,
+  objects: ArgoObjectsInForce,
   name: string,
 ): Promise<AccountRecord | undefined> {
-  const [account, cm] = await Promise.all([findAccount(db, name), latestArgoCm(db)]);
+  const [account, cm] = await Promise.all([findAccount(objects.db, name), objects.data('argocd-cm')]);
   return account && cm ? withArgoAccountKeys(account, cm) : account;
 }

@@ -210,15 +210,23 @@ describe('applied Argo CD settings', () => {
     expect((await http('GET', '/api/v1/projects')).status).toBe(401);
   });
 
-  it('says when an applied argocd-cmd-params-cm key takes effect, or that it is not read from applied objects', async () => {
+  it('says when an applied argocd-cmd-params-cm key takes effect; server.log.level is live unless pinned', async () => {
     const r = await apply(
       admin,
       `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: argocd-cmd-params-cm }\ndata:\n  controller.operation.processors: "8"\n  server.log.level: debug\n`,
     );
     expect(r.warnings).toEqual([
       'argocd-cmd-params-cm: controller.operation.processors: read at start by the sync service: takes effect at its next start (as in Argo CD)',
-      'argocd-cmd-params-cm: server.log.level: stored, but the api service does not read it from applied objects yet: give it at start with --argocd-config-dir',
     ]);
+    // The harness pins log.level with CAPSTAN_LOG_LEVEL=warn: the applied level is shadowed, and
+    // `capstan admin settings` says where the level in force comes from.
+    expect(h.service.context.logger.level).toBe('warn');
+    const shown = (await httpClient(h)('GET', '/api/v1/settings', admin)).body as {
+      settings: { scope: string; key: string; value: string; source: string }[];
+    };
+    expect(shown.settings).toContainEqual(
+      expect.objectContaining({ scope: 'api', key: 'log.level', value: 'warn', source: 'env' }),
+    );
   });
 
   it('stores argocd-notifications-cm as a version and argocd-notifications-secret sealed, and refuses a trigger that does not read, naming it', async () => {

@@ -1,12 +1,14 @@
-// `capstan admin settings [--show-source]`: every applied key of Argo CD's configuration objects
-// (what it sets in which service, or that Capstan does not implement it) and the api's own effective
-// settings with where each came from. Secret values are never shown: set or unset.
+// `capstan admin settings [--show-source]`: every key of Argo CD's configuration objects in force
+// (applied, or given as a file at start while no applied version replaces it; what it sets in which
+// service, or that Capstan does not implement it) and the api's own settings in force (LiveSettings:
+// start-up configuration with applied objects on top) with where each came from. Secret values are never shown: set or unset.
 import type { Metadata } from '@grpc/grpc-js';
 import { unary, type apiv1, type UnaryMethod } from '@capstan/proto';
-import { argoKeySpec, isSensitiveArgoKey } from '@capstan/policy';
+import { argoKeySpec, isSensitiveArgoKey, type ArgoConfigObject } from '@capstan/policy';
 import { peerError } from '@capstan/service-identity';
-import { effectiveSettings, type ConfigReport, type Settings } from '@capstan/service';
+import { effectiveSettings, type ConfigSource, type Settings } from '@capstan/service';
 import type { AppliedObject, SettingsService } from './settings.service.js';
+import type { ArgoObjectsInForce } from './objects-in-force.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { RequestContext } from '../support/request.js';
 
@@ -22,52 +24,82 @@ export interface SettingView {
   effect: string;
 }
 
-export function appliedViews(objects: readonly AppliedObject[], showSource: boolean): SettingView[] {
-  const out: SettingView[] = [];
-  for (const o of objects) {
-    const source = showSource
-      ? `applied ${o.object} v${o.version} by ${o.actor} at ${o.appliedAt.toISOString()}`
-      : 'applied';
-    const keys = [...Object.keys(o.data), ...o.sensitiveKeys].sort();
-    for (const key of keys) {
-      const spec = argoKeySpec(o.object, key);
-      const effect = spec?.capstan
-        ? `${spec.capstan.service}: ${spec.capstan.setting}${spec.capstan.live ? ' (live)' : ' (at next start)'}`
-        : spec
-          ? `not implemented: ${spec.note ?? ''}`
-          : 'unknown key: ignored';
-      out.push({
-        scope: o.object,
-        key,
-        value: isSensitiveArgoKey(o.object, key) ? '(set)' : o.data[key]!,
-        source,
-        effect,
-      });
-    }
-  }
-  return out;
+/** What a key does in Capstan: `sync: application.sync.impersonation.enabled (live)`, ... */
+function effectOf(object: ArgoConfigObject, key: string): string {
+  const spec = argoKeySpec(object, key);
+  if (!spec) return 'unknown key: ignored';
+  if (!spec.capstan) return `not implemented: ${spec.note ?? ''}`;
+  return `${spec.capstan.service}: ${spec.capstan.setting}${spec.capstan.live ? ' (live)' : ' (at next start)'}`;
 }
 
-/** The api's own effective settings (secrets as set/unset) and their sources. */
-export function ownViews(
-  settings: Settings,
-  config: Record<string, unknown>,
-  report: ConfigReport | undefined,
+function objectViews(
+  object: ArgoConfigObject,
+  keys: readonly string[],
+  value: (key: string) => string,
+  source: string,
+): SettingView[] {
+  return [...keys].sort().map((key) => ({
+    scope: object,
+    key,
+    value: isSensitiveArgoKey(object, key) ? '(set)' : value(key),
+    source,
+    effect: effectOf(object, key),
+  }));
+}
+
+export function appliedViews(objects: readonly AppliedObject[], showSource: boolean): SettingView[] {
+  return objects.flatMap((o) =>
+    objectViews(
+      o.object,
+      [...Object.keys(o.data), ...o.sensitiveKeys],
+      (key) => o.data[key]!,
+      showSource
+        ? `applied ${o.object} v${o.version} by ${o.actor} at ${o.appliedAt.toISOString()}`
+        : 'applied',
+    ),
+  );
+}
+
+/** The keys of the objects given as files at start that no applied version replaced: in force too. */
+export function fileViews(
+  objects: readonly {
+    object: ArgoConfigObject;
+    data: Readonly<Record<string, string>>;
+    files: readonly string[];
+  }[],
   showSource: boolean,
 ): SettingView[] {
+  return objects.flatMap((o) =>
+    objectViews(
+      o.object,
+      Object.keys(o.data),
+      (key) => o.data[key]!,
+      showSource ? `argocd-file ${o.files.join(', ')}` : 'argocd-file',
+    ),
+  );
+}
+
+/** The api's own settings in force (secrets as set/unset) and their sources. */
+export function ownViews(settings: Settings, live: SettingsReader, showSource: boolean): SettingView[] {
   return effectiveSettings(
     'api',
     settings,
-    { value: (key) => config[key], source: (key) => report?.sources[key] },
+    { value: (key) => live.get(key), source: (key) => live.sourceOf(key) },
     showSource,
   );
 }
 
-/** The api's own settings as started: definitions, values and sources. */
+export interface SettingsReader {
+  get(key: string): unknown;
+  sourceOf(key: string): ConfigSource | undefined;
+}
+
+/** The api's own settings in force: definitions, values and sources (LiveSettings). */
 export interface SettingsViewSource {
   settings: Settings;
-  config: Record<string, unknown>;
-  report?: ConfigReport;
+  live: SettingsReader;
+  /** Reads the applied objects again, so the answer is what is in force now. */
+  refresh?(): Promise<void>;
 }
 
 /** How long the api waits for a peer's settings before it says the peer did not answer. */
@@ -116,6 +148,8 @@ export class SettingsView {
     private readonly deps: {
       authz: Authorizer;
       settings: SettingsService;
+      /** The objects given as files at start, shown while no applied version replaces them. */
+      objects?: ArgoObjectsInForce;
       own?: SettingsViewSource;
       /** sync, repo and appset: each lists its own effective settings. */
       peers?: readonly PeerSettingsSource[];
@@ -125,10 +159,16 @@ export class SettingsView {
   async get(ctx: RequestContext, showSource: boolean): Promise<SettingView[]> {
     await this.deps.authz.check(ctx.principal, 'settings', 'get', '*', ctx.via);
     const own = this.deps.own;
-    const peers = await Promise.all((this.deps.peers ?? []).map((p) => peerViews(p, showSource)));
+    const [applied, files, peers] = await Promise.all([
+      this.deps.settings.applied(),
+      this.deps.objects?.fileObjects() ?? [],
+      Promise.all((this.deps.peers ?? []).map((p) => peerViews(p, showSource))),
+      own?.refresh?.(),
+    ]);
     return [
-      ...appliedViews(await this.deps.settings.applied(), showSource),
-      ...(own ? ownViews(own.settings, own.config, own.report, showSource) : []),
+      ...appliedViews(applied, showSource),
+      ...fileViews(files, showSource),
+      ...(own ? ownViews(own.settings, own.live, showSource) : []),
       ...peers.flat(),
     ];
   }

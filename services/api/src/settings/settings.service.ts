@@ -9,9 +9,8 @@
 // (settings-secrets.ts), written in the same transaction.
 import type { Kysely, Transaction } from 'kysely';
 import { appendAudit, type SettingsKeyChange } from '@capstan/db';
-import { checkArgoSettings, isSensitiveArgoKey, type ArgoConfigObject } from '@capstan/policy';
-import { parsePolicyCsv, PolicyError } from '@capstan/rbac';
-import { ValidationError, type FieldViolation } from '@capstan/service';
+import { checkSettingsObject, isSensitiveArgoKey, type ArgoConfigObject } from '@capstan/policy';
+import { ValidationError } from '@capstan/service';
 import type { ApiDatabase } from '../support/db.table.js';
 import { runAggregate, type WriteOutcome } from '../support/aggregate.js';
 import type { RequestContext } from '../support/request.js';
@@ -43,38 +42,17 @@ interface SettingsChanged {
   };
 }
 
-/** The problems of an object's keys as one ValidationError (field: `argocd-cm: key`), and its warnings. */
+/**
+ * The problems of an object's keys as one ValidationError (field: `argocd-cm: key`), and its warnings:
+ * @capstan/policy checkSettingsObject, the check `capstan admin settings validate` runs too.
+ */
 export function checkSettings(
   item: { object: ArgoConfigObject; data: Record<string, unknown> },
   strict: boolean,
-) {
-  const check = checkArgoSettings(item.object, item.data, { strict });
-  const problems: FieldViolation[] = check.problems.map((p) => ({ field: p.key, description: p.message }));
-  for (const key of Object.keys(item.data).filter(
-    (k) => k === 'policy.csv' || /^policy\.[^.]+\.csv$/.test(k),
-  )) {
-    if (item.object !== 'argocd-rbac-cm' || typeof item.data[key] !== 'string') continue;
-    try {
-      parsePolicyCsv(item.data[key], `argocd-rbac-cm: ${key}`);
-    } catch (err) {
-      if (!(err instanceof PolicyError)) throw err;
-      problems.push(...err.problems.map((p) => ({ field: p.where, description: p.message })));
-    }
-  }
-  if (problems.length > 0) throw new ValidationError(problems);
-  const warnings = check.warnings.map((w) => `${w.key}: ${w.message}`);
-  for (const m of check.mapped) {
-    const { service, setting, live } = m.spec.capstan;
-    if (live) continue;
-    // Only the sync service reads applied start-time keys (at its next start); the others, and log
-    // levels, take them from --argocd-config-dir files only: say so rather than store them silently.
-    warnings.push(
-      service === 'sync' && setting !== 'log.level'
-        ? `${item.object}: ${m.key}: read at start by the sync service: takes effect at its next start (as in Argo CD)`
-        : `${item.object}: ${m.key}: stored, but the ${service} service does not read it from applied objects yet: give it at start with --argocd-config-dir`,
-    );
-  }
-  return { warnings };
+): { warnings: string[] } {
+  const check = checkSettingsObject(item.object, item.data, { strict });
+  if (check.problems.length > 0) throw new ValidationError(check.problems);
+  return { warnings: check.warnings };
 }
 
 function changesOf(before: SettingsState, after: SettingsState): SettingsKeyChange[] {

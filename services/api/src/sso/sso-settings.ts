@@ -1,13 +1,13 @@
-// The single sign-on configuration in force: the latest applied argocd-cm (`oidc.config`, `url`) and
-// argocd-rbac-cm (`scopes`), read as Argo CD reads them (@capstan/policy), with the client secret
-// that oidc.config names (`$oidc.clientSecret`) taken from an applied argocd-secret (kept sealed,
-// settings/settings-secrets.ts) or else the api's secret setting auth.oidc-client-secret. Read again after 2 s, so an applied change is live on every replica.
-import type { Kysely } from 'kysely';
+// The single sign-on configuration in force: argocd-cm (`oidc.config`, `url`) and argocd-rbac-cm
+// (`scopes`) as applied, else as given as files at start (settings/objects-in-force.ts), read as
+// Argo CD reads them (@capstan/policy), with the client secret that oidc.config names
+// (`$oidc.clientSecret`) taken from the argocd-secret in force (applied: kept sealed,
+// settings/settings-secrets.ts; else its file) or else the api's secret setting
+// auth.oidc-client-secret. Read again after 2 s, so an applied change is live on every replica.
 import { FailedPreconditionError } from '@capstan/service';
 import { readArgoValue, type OidcConfig } from '@capstan/policy';
 import type { Keyring } from '@capstan/sealing';
-import type { ApiDatabase } from '../support/db.table.js';
-import { readSealedValue } from '../settings/settings-secrets.js';
+import type { ArgoObjectsInForce } from '../settings/objects-in-force.js';
 
 const TTL_MS = 2000;
 const SECRET_REF = '$oidc.clientSecret';
@@ -22,23 +22,11 @@ export interface SsoSettings {
   clientSecret: string;
 }
 
-async function latestData(db: Kysely<ApiDatabase>, object: string): Promise<Record<string, string>> {
-  const row = await db
-    .withSchema('api')
-    .selectFrom('settings')
-    .select('data')
-    .where('object', '=', object)
-    .orderBy('version', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return (row?.data as Record<string, string> | undefined) ?? {};
-}
-
 export class SsoSettingsSource {
   private cached: { at: number; value: SsoSettings | undefined } | undefined;
 
   constructor(
-    private readonly db: Kysely<ApiDatabase>,
+    private readonly objects: ArgoObjectsInForce,
     private readonly clientSecretSetting: string,
     private readonly keyring?: Keyring,
   ) {}
@@ -47,10 +35,10 @@ export class SsoSettingsSource {
   async current(): Promise<SsoSettings | undefined> {
     if (this.cached && Date.now() - this.cached.at < TTL_MS) return this.cached.value;
     const [cm, rbac] = await Promise.all([
-      latestData(this.db, 'argocd-cm'),
-      latestData(this.db, 'argocd-rbac-cm'),
+      this.objects.data('argocd-cm'),
+      this.objects.data('argocd-rbac-cm'),
     ]);
-    const value = await this.read(cm, rbac);
+    const value = await this.read(cm ?? {}, rbac ?? {});
     this.cached = { at: Date.now(), value };
     return value;
   }
@@ -64,8 +52,8 @@ export class SsoSettingsSource {
   }
 
   private async read(
-    cm: Record<string, string>,
-    rbac: Record<string, string>,
+    cm: Readonly<Record<string, string>>,
+    rbac: Readonly<Record<string, string>>,
   ): Promise<SsoSettings | undefined> {
     if (cm['oidc.config'] === undefined) return undefined;
     // Applied values passed checkArgoSettings; read again the same way.
@@ -89,7 +77,7 @@ export class SsoSettingsSource {
     if (!config.clientSecret) return '';
     const key = config.clientSecret.slice(1);
     const kept = this.keyring
-      ? await readSealedValue(this.db, this.keyring, 'argocd-secret', key)
+      ? (await this.objects.secrets(this.keyring, 'argocd-secret')).get(key)
       : undefined;
     if (kept !== undefined) return kept;
     if (config.clientSecret === SECRET_REF && this.clientSecretSetting) return this.clientSecretSetting;

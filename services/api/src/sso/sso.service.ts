@@ -19,6 +19,7 @@ import { invalid } from '../support/validation.js';
 import { revokeToken } from '../accounts/account.repository.js';
 import { OidcProvider, type OidcClient } from './oidc-provider.js';
 import { SsoSettingsSource, type SsoSettings } from './sso-settings.js';
+import type { ArgoObjectsInForce } from '../settings/objects-in-force.js';
 import { REFRESH_TTL_SECONDS, SsoTokens, type LoginState } from './sso-tokens.js';
 import { recordRefused, recordVerified } from './sso-subjects.js';
 
@@ -61,6 +62,8 @@ export class SsoService {
   constructor(
     private readonly deps: {
       db: Kysely<ApiDatabase>;
+      /** argocd-cm, argocd-rbac-cm and argocd-secret in force (applied, else the files given at start). */
+      objects: ArgoObjectsInForce;
       authz: Authorizer;
       authn: Authenticator;
       signer: TokenSigner;
@@ -69,7 +72,7 @@ export class SsoService {
       keyring?: Keyring;
     },
   ) {
-    this.settings = new SsoSettingsSource(deps.db, deps.clientSecret, deps.keyring);
+    this.settings = new SsoSettingsSource(deps.objects, deps.clientSecret, deps.keyring);
     this.tokens = new SsoTokens(deps.signer);
   }
 

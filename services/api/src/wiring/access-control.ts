@@ -15,6 +15,7 @@ import { PolicyStore } from '../rbac/policy-store.js';
 import { Authorizer } from '../rbac/authorizer.js';
 import { DeliveringApplications } from '../delivery/delivering-applications.js';
 import { pinnedBy } from './settings-view.js';
+import { ArgoObjectsInForce } from '../settings/objects-in-force.js';
 
 export interface AccessControl {
   db: Kysely<ApiDatabase>;
@@ -24,6 +25,8 @@ export interface AccessControl {
   authn: Authenticator;
   policy: PolicyStore;
   authz: Authorizer;
+  /** Argo CD's objects in force: applied, else the files given at start (--argocd-config-dir). */
+  objects: ArgoObjectsInForce;
 }
 
 export async function startAccessControl(
@@ -36,7 +39,8 @@ export async function startAccessControl(
   const delegations = await startDelegations(ctx, db, keyring);
   const deliverers = new DeliveringApplications(db);
   const serviceTokens = new ServiceTokens(config['auth.service-tokens']);
-  const authn = new Authenticator({ db, signer, serviceTokens, delegations, deliverers });
+  const objects = new ArgoObjectsInForce(db, ctx.configReport?.argoFiles);
+  const authn = new Authenticator({ db, objects, signer, serviceTokens, delegations, deliverers });
   await authn.start();
   ctx.onShutdown('authenticator', () => authn.stop());
   const pinned = pinnedBy(ctx);
@@ -51,7 +55,7 @@ export async function startAccessControl(
   ctx.onShutdown('policy', () => policy.stop());
   const authz = new Authorizer(db as unknown as Kysely<unknown>, policy, ctx.logger);
   ctx.onShutdown('access audit', () => authz.stop());
-  return { db, signer, delegations, deliverers, authn, policy, authz };
+  return { db, signer, delegations, deliverers, authn, policy, authz, objects };
 }
 
 /** Delegations signed with the configured key (auth.delegation-key or -file), else a generated one kept sealed. */

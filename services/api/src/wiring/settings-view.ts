@@ -4,16 +4,18 @@ import { commonSettings, type ServiceContext } from '@capstan/service';
 import type { ApiConfig } from '../api-service.js';
 import { apiSettings } from '../settings.js';
 import type { SettingsViewSource } from '../settings/settings-view.js';
+import type { LiveApiSettings } from '../settings/live-api-settings.js';
 
 /** Whether a flag or the environment gave `key`. */
 export function pinnedBy(ctx: ServiceContext<ApiConfig>): (key: string) => boolean {
   return (key) => ['flag', 'env'].includes(ctx.configReport?.sources[key]?.kind ?? '');
 }
 
-export function ownSettingsView(ctx: ServiceContext<ApiConfig>): SettingsViewSource {
+/** The api's settings in force as the view reads them: read again before each answer. */
+export function ownSettingsView(live: LiveApiSettings): SettingsViewSource {
   return {
     settings: { ...commonSettings, ...apiSettings },
-    config: ctx.config,
-    ...(ctx.configReport ? { report: ctx.configReport } : {}),
+    live: live.live,
+    refresh: () => live.refresh(),
   };
 }

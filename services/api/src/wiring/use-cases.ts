@@ -36,6 +36,7 @@ import { WebhookService } from '../webhooks/webhook.service.js';
 import { DEFAULT_WEBHOOK_SETTINGS, WebhookConfig, type WebhookSettings } from '../webhooks/webhook-config.js';
 import { NotificationsSettings } from '../notifications/notifications-config.js';
 import { ownerStanding } from '../sso/sso-subjects.js';
+import { LiveApiSettings } from '../settings/live-api-settings.js';
 
 export interface UseCaseDeps {
   access: AccessControl;
@@ -49,7 +50,7 @@ type Catalog = Pick<
   ApiServices,
   'projects' | 'applications' | 'clusters' | 'repositories' | 'applicationSets'
 >;
-type Configuration = Pick<ApiServices, 'settings' | 'settingsView' | 'notifications'> & {
+type Configuration = Pick<ApiServices, 'settings' | 'settingsView' | 'notifications' | 'liveSettings'> & {
   webhookConfig: WebhookConfig;
 };
 
@@ -134,31 +135,36 @@ function configurationUseCases(ctx: ServiceContext<ApiConfig>, deps: UseCaseDeps
     { db, keyring },
     { ...DEFAULT_WEBHOOK_SETTINGS, ...webhookSettingsOf(ctx), ...deps.webhook },
   );
-  const notifications = new NotificationsSettings({ db, keyring });
+  const notifications = new NotificationsSettings({ objects: deps.access.objects, keyring });
+  // The api's own settings follow what this service stores (read lazily, after `settings` exists).
+  const liveSettings = new LiveApiSettings(ctx, () => settings.applied());
   const settings = new SettingsService({
     db,
     keyring,
     strict: ctx.config['settings.strict'],
-    // This replica follows an applied argocd-rbac-cm (RBAC), argocd-cm (account keys, webhook bound)
-    // and argocd-secret (webhook secrets) at once; others within their refresh (2 s).
+    // This replica follows an applied argocd-rbac-cm (RBAC), argocd-cm (account keys, webhook bound),
+    // argocd-secret (webhook secrets) and its own settings (log level) at once; others within their
+    // refresh (2 s).
     onChanged: async () => {
       authn.forgetAccounts();
       webhookConfig.forget();
       notifications.forget();
       await policy.reload();
+      await liveSettings.refresh();
     },
   });
   const settingsView = new SettingsView({
     authz,
     settings,
-    own: ownSettingsView(ctx),
+    objects: deps.access.objects,
+    own: ownSettingsView(liveSettings),
     // Each peer lists its own effective settings over its internal gRPC (absent: not configured).
     peers: (['sync', 'repo', 'appset'] as const).map((name) => {
       const peer = deps.peers[name];
       return peer.settings ? { name, settings: (s: boolean) => peer.settings!(s) } : { name };
     }),
   });
-  return { settings, settingsView, notifications, webhookConfig };
+  return { settings, settingsView, notifications, webhookConfig, liveSettings };
 }
 
 /** The webhook.* settings; those a flag or the environment gave are pinned against applied objects. */
@@ -188,7 +194,7 @@ function sessionUseCases(
   config: ApiConfig,
   deps: UseCaseDeps,
 ): Pick<ApiServices, 'accounts' | 'sso' | 'projectTokens'> {
-  const { db, authz, authn, signer } = deps.access;
+  const { db, authz, authn, signer, objects } = deps.access;
   const sessionTtlSeconds = config['auth.session-ttl-seconds'];
   const throttle = {
     maxFailCount: config['auth.login.max-fail-count'],
@@ -199,6 +205,7 @@ function sessionUseCases(
   return {
     accounts: new AccountsService({
       db,
+      objects,
       authz,
       authn,
       signer,
@@ -208,6 +215,7 @@ function sessionUseCases(
     }),
     sso: new SsoService({
       db,
+      objects,
       authz,
       authn,
       signer,

@@ -1,13 +1,14 @@
 // Argo CD's configuration objects applied through the api, in the repo service: argocd-cm's
 // kustomize.buildOptions and named kustomize versions (kustomize.path.<v>, kustomize.version.<v>,
 // kustomize.buildOptions.<v>) take effect for the next render without restart, as Argo CD's repo
-// server reads them per request. Kept in repo.applied_settings by the shared consumer of
+// server reads them per request; argocd-cmd-params-cm's reposerver.log.level sets the logger's level. Kept in repo.applied_settings by the shared consumer of
 // @capstan/events (durable repo-settings); read at start, so what was applied while the service was
 // down counts from its first render.
 import type { Kysely } from 'kysely';
 import { readAppliedSettings, startAppliedSettingsConsumer, type Bus } from '@capstan/events';
 import {
   commonSettings,
+  followLogLevel,
   LiveSettings,
   logLiveChange,
   type CommonConfig,
@@ -28,6 +29,8 @@ export async function liveRepoSettings<DB>(
   const live = new LiveSettings({ ...commonSettings, ...repoSettings }, ctx.config, ctx.configReport, 'repo');
   logLiveChange(ctx.logger, live.apply(await readAppliedSettings(db, 'repo')), live);
   live.onChange((change) => logLiveChange(ctx.logger, change, live));
+  // reposerver.log.level applied: the logger's level at once.
+  followLogLevel(ctx.logger, live);
   return live;
 }
 
