@@ -79,11 +79,48 @@ base=${CAPSTAN_CI_PORT_BASE:-18000}
 export COMPOSE_PROJECT_NAME=capstan-ci CAPSTAN_IMAGE="$capstan_image" CAPSTAN_PKI_DIR="$work/deploy/pki"
 export CAPSTAN_PUBLISH_API_HTTP="127.0.0.1:$((base + 80))" CAPSTAN_PUBLISH_API_GRPC="127.0.0.1:$((base + 83))"
 export CAPSTAN_PUBLISH_K3S="127.0.0.1:$((base + 443))"
+export CAPSTAN_CI_API_IMAGE="${capstan_image/capstan:/capstan-api:}"
 export CAPSTAN_CI_NATS_IMAGE="$nats_image" CAPSTAN_CI_POSTGRES_IMAGE="$postgres_image" CAPSTAN_CI_KUBE_IMAGE="$kube_image"
 export CAPSTAN_CI_KUBE_ADMIN_TOKEN=$(openssl rand -hex 32)
 export CAPSTAN_CI_GIT_USERNAME=team-a-reader CAPSTAN_CI_GIT_PASSWORD=$(openssl rand -hex 16)
 export CAPSTAN_CI_GIT_CONTENT="$root/scripts/demo/repo" CAPSTAN_CI_GIT_SERVER="$root/deploy/ci/git-server.mjs"
 compose=("$compose_bin" --env-file "$work/deploy/.env" -f deploy/docker-compose.yml -f deploy/ci/compose.ci.yml)
+
+# What the image promises, checked on the running containers rather than read from the Dockerfile: the
+# api (slim image, CAPSTAN_CI_API_IMAGE) and repo (generic image) run as 10001:10001 on a read-only root
+# file system with tini as PID 1; the slim image has no shell (the generic one has /bin/sh, for git),
+# and it serves the story as the api.
+assert_image_properties() {
+  local service c user ro path uid written slim_sh
+  for service in api repo; do
+    c=$(podman ps -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME" \
+      --filter "label=com.docker.compose.service=$service")
+    [[ -n $c ]] || { echo "compose:test: no $service container" >&2; return 1; }
+    user=$(podman inspect --format '{{.Config.User}}' "$c")
+    ro=$(podman inspect --format '{{.HostConfig.ReadonlyRootfs}}' "$c")
+    path=$(podman inspect --format '{{.Path}}' "$c")
+    # What the process itself is and may do (no shell in the image: node answers).
+    uid=$(podman exec "$c" node -e 'process.stdout.write(`${process.getuid()}:${process.getgid()}`)')
+    written=$(podman exec "$c" node -e 'try { require("node:fs").writeFileSync("/probe", ""); process.stdout.write("written") } catch (e) { process.stdout.write(e.code) }')
+    if [[ $user != 10001:10001 || $uid != 10001:10001 || $ro != true || $written != EROFS || $path != /usr/bin/tini ]]; then
+      echo "compose:test: $service container: User=$user (process $uid), ReadonlyRootfs=$ro (write to /: $written), entrypoint $path; expected 10001:10001, true (EROFS), /usr/bin/tini" >&2
+      return 1
+    fi
+  done
+  # No shell in the slim image: the run fails because /bin/sh does not exist (the generic image, which
+  # has one, runs the same command, so the failure is the missing file and nothing else).
+  if slim_sh=$(podman run --rm --network none --entrypoint /bin/sh "$CAPSTAN_CI_API_IMAGE" -c true 2>&1); then
+    echo "compose:test: $CAPSTAN_CI_API_IMAGE runs /bin/sh" >&2
+    return 1
+  fi
+  if [[ ${slim_sh,,} != *"no such file or directory"* ]]; then
+    echo "compose:test: /bin/sh in $CAPSTAN_CI_API_IMAGE failed otherwise than missing: $slim_sh" >&2
+    return 1
+  fi
+  podman run --rm --network none --entrypoint /bin/sh "$CAPSTAN_IMAGE" -c true \
+    || { echo "compose:test: the generic image's /bin/sh does not run either" >&2; return 1; }
+  say "api (slim image) and repo (generic) run as 10001:10001, read-only root, tini; the slim image has no /bin/sh"
+}
 
 # podman runs health checks from systemd timers, and these machines have no systemd: run them here,
 # every 2 s, for every container of the project that has one (what the timers would do).
@@ -108,6 +145,8 @@ fi
 up_seconds=$((SECONDS - up_start))
 say "every service healthy in ${up_seconds}s"
 "${compose[@]}" ps --format 'table {{.Service}}\t{{.Status}}\t{{.Ports}}' >&2
+
+assert_image_properties
 
 "${compose[@]}" exec -T k3s cat /var/lib/kube/pki/ca.crt >"$work/kube-ca.crt"
 story_start=$SECONDS

@@ -4,7 +4,7 @@ export { natsTestServer, TEST_EXT_SOURCES, type NatsServer } from './nats-server
 export { dockerAvailable } from './docker.js';
 export { testPki, SERVICES, type TestPki, type ServiceName } from './pki.js';
 export { makeServicePki, pkiFiles, type ServicePki, type ServiceCertFiles } from './service-pki.js';
-export { loggedPort, startServiceProcess, type ServiceProcess } from './service-process.js';
+export { loggedPort, runServiceToExit, startServiceProcess, type ServiceProcess } from './service-process.js';
 export {
   browserLogin,
   DEX_CLIENT_SECRET,

@@ -1,5 +1,6 @@
 // Starts a built service (services/<name>/dist/main.js) as its own process, configured through the
-// environment as in production, and waits for its "service started" log line. The stories' harnesses
+// environment as in production, and waits for its "service started" log line (or, runServiceToExit,
+// for its exit). The stories' harnesses
 // (api, repo, sync, appset) and the services' own integration tests differ only in the settings they pass and the ports they read from that output.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,16 +15,15 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-export async function startServiceProcess(
-  name: 'api' | 'repo' | 'sync' | 'appset',
-  env: Record<string, string>,
-  args: string[] = [],
-): Promise<ServiceProcess> {
+type ServiceName = 'api' | 'repo' | 'sync' | 'appset';
+
+/** The built service's process, configured through the environment alone (plus PATH and HOME). */
+function spawnService(name: ServiceName, env: Record<string, string>, args: string[]) {
   // From test/src/infra and test/dist/infra alike, three levels up is the repository root.
   const main = path.resolve(here, `../../../services/${name}/dist/main.js`);
   if (!existsSync(main))
     throw new Error(`${main} is missing: build first (npx turbo run build --filter=@capstan/${name}...)`);
-  const child = spawn(process.execPath, [main, ...args], {
+  return spawn(process.execPath, [main, ...args], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/root',
@@ -32,6 +32,40 @@ export async function startServiceProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/**
+ * Runs a built service to its end (`--migrate-only`, a refused configuration): its exit code and
+ * everything it wrote. Killed, and the run fails, past `timeoutMs`.
+ */
+export async function runServiceToExit(
+  name: ServiceName,
+  env: Record<string, string>,
+  args: string[],
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawnService(name, env, args);
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not exit within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+export async function startServiceProcess(
+  name: ServiceName,
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<ServiceProcess> {
+  const child = spawnService(name, env, args);
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));

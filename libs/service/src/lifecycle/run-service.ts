@@ -17,10 +17,6 @@ import { startTracing } from '../observability/tracing.js';
 import { CapstanError } from '../errors/errors.js';
 
 /**
- * Thrown by a service's start function once its migrations are applied when `--migrate-only` is set:
- * the service stops what it started and the process exits 0 without serving.
- */
-/**
  * Calls the stop functions last registered first (what started last depends on what started before
  * it), logging a failure and going on, then empties the list.
  */
@@ -38,6 +34,10 @@ export async function stopInReverse(
   stops.length = 0;
 }
 
+/**
+ * Thrown by a service's start function once its migrations are applied when `--migrate-only` is set:
+ * the service stops what it started and the process exits 0 without serving.
+ */
 export class MigrationsOnlyDone extends Error {
   constructor() {
     super('migrations applied');
