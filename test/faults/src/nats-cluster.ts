@@ -15,11 +15,20 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export interface NatsCluster {
   /** The client URL of node i (services connect to one node; the cluster routes the rest). */
   url(i?: number): string;
+  /** Every node's client URL, comma-separated: a client given them all reconnects to a live one. */
+  urls(): string;
   namespace: string;
-  env(user: string, i?: number): Record<string, string>;
-  connection(user: string, i?: number): { url: string; namespace: string; user: string; password: string };
+  /** `i` 'all': every node's URL (see urls). */
+  env(user: string, i?: number | 'all'): Record<string, string>;
+  connection(
+    user: string,
+    i?: number | 'all',
+  ): { url: string; namespace: string; user: string; password: string };
   kill(i: number): Promise<void>;
   start(i: number): Promise<void>;
+  /** Resolves when node i answers JetStream requests (its meta group has a leader). */
+  ready(i: number): Promise<void>;
+  size: number;
   stop(): Promise<void>;
 }
 
@@ -78,14 +87,22 @@ export async function startNatsCluster(namespace: string, size = 3): Promise<Nat
   };
   const cluster: NatsCluster = {
     url: (i = 0) => `nats://127.0.0.1:${ports[i]}`,
+    urls: () => ports.map((_, i) => cluster.url(i)).join(','),
     namespace,
+    size,
+    ready,
     env: (user, i = 0) => ({
-      NATS_URL: cluster.url(i),
+      NATS_URL: i === 'all' ? cluster.urls() : cluster.url(i),
       NATS_USER: user,
       NATS_PASSWORD: passwords[user]!,
       CAPSTAN_BUS_NAMESPACE: namespace,
     }),
-    connection: (user, i = 0) => ({ url: cluster.url(i), namespace, user, password: passwords[user]! }),
+    connection: (user, i = 0) => ({
+      url: i === 'all' ? cluster.urls() : cluster.url(i),
+      namespace,
+      user,
+      password: passwords[user]!,
+    }),
     async start(i) {
       const file = path.join(dir, `n${i}.conf`);
       writeFileSync(file, config(i), { mode: 0o600 });

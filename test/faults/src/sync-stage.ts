@@ -61,6 +61,8 @@ export interface SyncStage {
   requestRound(): Promise<void>;
   /** Operations running now, with their attempt counts. */
   running(): Promise<{ operation_id: string; attempts: number }[]>;
+  /** How many of these operations have ended (succeeded or failed). */
+  ended(operationIds: string[]): Promise<number>;
   /** Resolves when each of `ops` was claimed again or ended. */
   takenOver(ops: { operation_id: string; attempts: number }[], ms: number): Promise<void>;
   /** Waits for every requested sync to end, checks exactly-once, writes bench/results/faults-<name>.json. */
@@ -116,7 +118,32 @@ async function playApi(api: Bus, kube: KubeCluster): Promise<void> {
     );
 }
 
-export async function startSyncStage(): Promise<SyncStage> {
+/**
+ * The test plays the api, whose outbox relay retries a publish that fails (a stream electing a
+ * leader after a node was lost answers 503 for a moment): the same event, so JetStream keeps one.
+ */
+async function publishRetried(bus: Bus, event: Parameters<Bus['publish']>[0]): Promise<void> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await bus.publish(event);
+      return;
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      await sleep(200);
+    }
+  }
+}
+
+export interface StageOptions {
+  /** bus.stream-replicas of the services (3: a replica of every stream on each node, as deploy/k8s-ha). */
+  streamReplicas?: number;
+}
+
+export async function startSyncStage(options: StageOptions = {}): Promise<SyncStage> {
+  const replicas = options.streamReplicas ?? 1;
+  // With replicated streams the services are given every node, as in deploy/k8s-ha, and fail over.
+  const nodes = replicas > 1 ? ('all' as const) : 0;
   const pg = await startOwnPostgres();
   const admin = createDb(pg.url());
   await sql`create database capstan`.execute(admin);
@@ -129,7 +156,8 @@ export async function startSyncStage(): Promise<SyncStage> {
   writeFileSync(path.join(dir, 'ca.pem'), kube.caPem);
   const env = {
     DATABASE_URL: pg.url('capstan'),
-    ...nats.env('sync'),
+    ...nats.env('sync', nodes),
+    CAPSTAN_BUS_STREAM_REPLICAS: String(replicas),
     CAPSTAN_LOG_LEVEL: 'info',
     CAPSTAN_SYNC_LEASE_MS: String(LEASE_MS),
     CAPSTAN_RECONCILE_ENABLED: 'false',
@@ -137,7 +165,11 @@ export async function startSyncStage(): Promise<SyncStage> {
     SYNC_PROCESS_KUBE_TOKEN: kube.adminToken,
     SYNC_PROCESS_KUBE_CA_FILE: path.join(dir, 'ca.pem'),
   };
-  const api = await connectBus({ ...nats.connection('api'), service: 'api' });
+  const api = await connectBus({
+    ...nats.connection('api', nodes),
+    service: 'api',
+    streamReplicas: replicas,
+  });
   await api.provision();
   let sync: ChildProcess | undefined;
   let syncOutput = '';
@@ -172,8 +204,11 @@ export async function startSyncStage(): Promise<SyncStage> {
           if (child.exitCode !== null) throw new Error(`sync exited:\n${out}`);
           return /service started/.test(out);
         },
-        60_000,
-      );
+        120_000,
+      ).catch((err: unknown) => {
+        child.kill('SIGKILL');
+        throw new Error(`${String(err)}; its output:\n${out.slice(-4_000)}`);
+      });
       sync = child;
     },
     async killSync() {
@@ -187,7 +222,8 @@ export async function startSyncStage(): Promise<SyncStage> {
       for (let i = 0; i < APPS; i++) {
         const operationId = randomUUID();
         requested.push(operationId);
-        await api.publish(
+        await publishRetried(
+          api,
           newEvent(
             syncRequest.type,
             {
@@ -206,6 +242,12 @@ export async function startSyncStage(): Promise<SyncStage> {
         await sql<{ operation_id: string; attempts: number }>`
           select operation_id, attempts from sync.operations where status = 'running'`.execute(db)
       ).rows;
+    },
+    async ended(operationIds) {
+      const r = await sql<{ n: string }>`
+        select count(*) as n from sync.operations
+         where operation_id = any(${operationIds}) and status in ('succeeded', 'failed')`.execute(db);
+      return Number(r.rows[0]!.n);
     },
     async takenOver(ops, ms) {
       const rows = async () =>
