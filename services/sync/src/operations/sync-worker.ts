@@ -8,6 +8,7 @@ import type { SyncDb } from '../sync.table.js';
 import {
   claimOperation,
   enqueueOperation,
+  nextDueMs,
   renewLease,
   type ClaimedOperation,
 } from './operations.repository.js';
@@ -53,6 +54,10 @@ export function startWorkers(
   options: {
     parallelism: number;
     leaseMs: number;
+    /**
+     * The longest an idle worker waits (default 30 s): it is woken when an operation is queued
+     * here, when one of an Application finishes, and when a retry or a lease falls due.
+     */
     pollMs?: number;
     /** Told when an operation of an Application finished here (the reconciler looks again). */
     onFinished?: (app: { namespace: string; name: string }) => void;
@@ -86,7 +91,7 @@ export function startWorkers(
         continue;
       }
       if (!op) {
-        await sleep(options.pollMs ?? 1_000);
+        await sleep(await idleWait(deps.db, options.pollMs ?? IDLE_POLL_MS));
         continue;
       }
       const claimed = op;
@@ -103,8 +108,9 @@ export function startWorkers(
         renew.stop();
         options.onFinished?.({ namespace: claimed.appNamespace, name: claimed.appName });
       }
-      // No wake-up of another worker here: this one claims again at once, and finds the next
-      // operation of this Application too, now that this one is no longer running.
+      // This one claims again at once; an idle one is woken too, for the next operation of this
+      // Application, which could not be claimed while this one ran (this one may pick another).
+      wake();
     }
   };
 
@@ -117,6 +123,21 @@ export function startWorkers(
       await Promise.all(loops);
     },
   };
+}
+
+const IDLE_POLL_MS = 30_000;
+
+/** How long an idle worker sleeps: until the next retry or lease falls due, at most `pollMs`. */
+async function idleWait(db: SyncDb, pollMs: number): Promise<number> {
+  try {
+    const due = await nextDueMs(db);
+    if (due === undefined) return pollMs;
+    // Due already, yet not claimed (another replica raced for it): look again in a second, as
+    // before. Due later: a margin past it, so the claim (by the database's clock) finds it due.
+    return Math.min(pollMs, due > 0 ? due + 50 : 1_000);
+  } catch {
+    return Math.min(pollMs, 1_000);
+  }
 }
 
 /**
