@@ -55,8 +55,8 @@ export function startWorkers(
     parallelism: number;
     leaseMs: number;
     /**
-     * The longest an idle worker waits (default 30 s): it is woken when an operation is queued
-     * here, when one of an Application finishes, and when a retry or a lease falls due.
+     * The longest the polling idle worker waits (default 5 s): workers are woken when an operation
+     * is queued here, when one is claimed or finishes, and when a retry or a lease falls due.
      */
     pollMs?: number;
     /** Told when an operation of an Application finished here (the reconciler looks again). */
@@ -69,16 +69,20 @@ export function startWorkers(
   const wake = (count = 1) => {
     for (const s of [...sleepers].slice(0, count)) s();
   };
-  const sleep = (ms: number) =>
+  /** Until woken, or `ms` have passed when given. */
+  const sleep = (ms?: number) =>
     new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         sleepers.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
       sleepers.add(done);
     });
+  // One idle worker polls (for retries and leases falling due, and for what other replicas queued);
+  // the other idle ones wait to be woken.
+  let poller: number | undefined;
 
   const loop = async (worker: number) => {
     while (!stopping) {
@@ -91,9 +95,18 @@ export function startWorkers(
         continue;
       }
       if (!op) {
+        if (poller !== undefined && poller !== worker) {
+          await sleep();
+          continue;
+        }
+        poller = worker;
         await sleep(await idleWait(deps.db, options.pollMs ?? IDLE_POLL_MS));
+        poller = undefined;
         continue;
       }
+      // Busy now: an idle worker looks for more (a burst queued by another replica fans out) and
+      // polls while this one syncs.
+      wake();
       const claimed = op;
       const renew = heartbeat(deps, claimed, options.leaseMs);
       try {
@@ -125,7 +138,8 @@ export function startWorkers(
   };
 }
 
-const IDLE_POLL_MS = 30_000;
+/** Also how soon an operation queued by a replica whose workers are all busy is run by another. */
+const IDLE_POLL_MS = 5_000;
 
 /** How long an idle worker sleeps: until the next retry or lease falls due, at most `pollMs`. */
 async function idleWait(db: SyncDb, pollMs: number): Promise<number> {
