@@ -128,17 +128,29 @@ async function measure(system: SystemName, env: Env) {
     await sleep(SETTLE_MS);
 
     // 3. No change.
-    cpu = meter.read().cpuMs;
+    const rest = meter.read();
     infra = shared();
     await sleep(STEADY_S * 1000);
-    const steadyCpuMs = meter.read().cpuMs - cpu;
+    const rested = meter.read();
+    const steadyCpuMs = rested.cpuMs - rest.cpuMs;
     const steadyShared = delta(infra, shared());
+    const steadyByProcess = Object.fromEntries(
+      Object.entries(rested.byProcess).map(([name, p]) => [
+        name,
+        p.cpuMs - (rest.byProcess[name]?.cpuMs ?? 0),
+      ]),
+    );
     const end = meter.read();
     return {
       createMs,
       initial: { wallMs: initialWallMs, ...summarize(initial), cpuMs: initialCpuMs, shared: initialShared },
       push: { wallMs: pushWallMs, ...summarize(pushed), cpuMs: pushCpuMs, shared: pushShared },
-      steady: { seconds: STEADY_S, cpuMs: steadyCpuMs, shared: steadyShared },
+      steady: {
+        seconds: STEADY_S,
+        cpuMs: steadyCpuMs,
+        cpuMsByProcess: steadyByProcess,
+        shared: steadyShared,
+      },
       peakRssMiB: end.peakRssMiB,
       processes: end.byProcess,
     };
@@ -178,6 +190,11 @@ function figuresOf(system: SystemName, r: Result): Figure[] {
     { name: `${label}: push → Synced p99`, value: r.push.p99, unit: 'ms' },
     { name: `${label}: push → all Synced, CPU`, value: r.push.cpuMs / 1000, unit: 's' },
     { name: `${label}: no change, CPU over ${STEADY_S} s`, value: r.steady.cpuMs / 1000, unit: 's' },
+    ...Object.entries(r.steady.cpuMsByProcess).map(([name, ms]) => ({
+      name: `${label}: no change, CPU over ${STEADY_S} s, ${name}`,
+      value: ms / 1000,
+      unit: 's',
+    })),
     { name: `${label}: peak RSS (sum over its processes)`, value: r.peakRssMiB, unit: 'MiB' },
   ];
 }
@@ -249,8 +266,18 @@ export async function main(): Promise<void> {
       await clean(cluster, system);
     }
     if (!results.capstan || !results.argocd) {
-      // One system alone (PEER_ARGOCD_ORDER=capstan): its figures, no comparison written.
-      process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+      // One system alone (PEER_ARGOCD_ORDER=capstan): its figures in peer-argocd-<system>.json, no
+      // comparison (peer-argocd.json stays the last side-by-side run).
+      const [alone] = order;
+      report(`peer-argocd-${alone}`, figuresOf(alone!, results[alone!]), {
+        applications: APPS,
+        resourcesPerApplication: RESOURCES,
+        order,
+        results,
+        loadAverageAtStart,
+        loadAverageAtEnd: loadavg(),
+        note: 'one system alone, same workload and phases as peer-argocd.json; no comparison',
+      });
       return;
     }
     const figures = [...figuresOf('capstan', results.capstan), ...figuresOf('argocd', results.argocd)];

@@ -15,6 +15,9 @@ export function createDb<DB>(connectionString: string, options: DbOptions = {}):
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
+    // Longer than the services' safety polls (30 s): a pool at rest keeps its connection rather
+    // than opening one (a backend, an authentication) for every poll, as node-postgres's 10 s did.
+    idleTimeoutMillis: 60_000,
     application_name: options.applicationName ?? 'capstan',
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.

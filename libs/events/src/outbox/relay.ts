@@ -16,6 +16,10 @@ export interface OutboxRelayOptions<DB = EventStoreDatabase> {
   schema: string;
   bus: Bus;
   batchSize?: number;
+  /**
+   * A safety poll besides the notifications (default 30 s): rows are published on commit, by the
+   * LISTEN wake-up; while the LISTEN connection is down the relay polls every second instead.
+   */
   pollIntervalMs?: number;
   onError?: (err: unknown) => void;
   /** Test seam: called after a batch is published and before its rows are deleted. */
@@ -24,6 +28,9 @@ export interface OutboxRelayOptions<DB = EventStoreDatabase> {
 
 /** How long flush waits for another holder of the relay lock before it gives up. */
 const FLUSH_LOCK_WAIT_MS = 30_000;
+const SAFETY_POLL_MS = 30_000;
+/** The poll while no LISTEN connection is open (PostgreSQL restarting, a failover). */
+const UNHEARD_POLL_MS = 1_000;
 
 export interface OutboxRelay {
   /** Publishes until the outbox is empty, waiting for another holder of the lock (tests). */
@@ -77,6 +84,8 @@ class Relay {
     }
     client.once('end', () => {
       if (this.listener === client) this.listener = undefined;
+      // The loop waits again with the short poll until a connection listens again.
+      this.wake?.();
       this.reconnect(0);
     });
     this.listener = client;
@@ -107,7 +116,7 @@ class Relay {
   }
 
   private async run(): Promise<void> {
-    const pollIntervalMs = this.options.pollIntervalMs ?? 1000;
+    const pollIntervalMs = this.options.pollIntervalMs ?? SAFETY_POLL_MS;
     while (!this.stopping) {
       if (this.dirty) {
         this.dirty = false;
@@ -123,10 +132,12 @@ class Relay {
       if (this.dirty) continue;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
+        // Nothing is heard while the LISTEN connection is down: poll often until it is back.
+        const wait = this.listener ? pollIntervalMs : Math.min(pollIntervalMs, UNHEARD_POLL_MS);
         setTimeout(() => {
           this.dirty = true;
           resolve();
-        }, pollIntervalMs).unref();
+        }, wait).unref();
       });
       this.wake = undefined;
     }

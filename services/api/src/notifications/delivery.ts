@@ -3,7 +3,7 @@
 // its attempt recorded (api.notification_attempts and audit.notification_deliveries) with its next
 // attempt after an exponential backoff, until it is sent or its attempts are spent (failed). Rows are
 // sent concurrently: a slow or failing receiver holds only its own row, each bounded in time.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { appendAudit } from '@capstan/db';
 import type { Logger } from '@capstan/service';
 import { GoTemplateModule } from '@capstan/appset-engine';
@@ -20,7 +20,11 @@ export interface DeliveryOptions {
   backoffMs: number;
   /** Each attempt (connection, request, answer) within this many milliseconds. */
   timeoutMs: number;
-  /** How often due rows are looked for (besides being told). */
+  /**
+   * The longest the delivery waits before it looks for due rows again. It is told when rows are
+   * queued on this replica, and wakes by itself when the next retry falls due; the poll is the safety
+   * net for what neither covers (rows of a replica that died with their lease).
+   */
   pollMs: number;
   /** Rendering bounds of each template string. */
   render: { maxBytes: number; timeoutMs: number };
@@ -32,7 +36,7 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   maxAttempts: 5,
   backoffMs: 2000,
   timeoutMs: 10_000,
-  pollMs: 1000,
+  pollMs: 30_000,
   render: { maxBytes: 64 * 1024, timeoutMs: 2000 },
 };
 
@@ -62,8 +66,6 @@ export class NotificationDelivery {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), this.deps.options.pollMs);
-    this.timer.unref();
     this.wake();
   }
 
@@ -87,18 +89,45 @@ export class NotificationDelivery {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    clearTimeout(this.timer);
     await this.running;
     if (this.module) await (await this.module.catch(() => undefined))?.close();
   }
 
   private async round(): Promise<void> {
-    for (;;) {
-      const rows = await this.claim();
-      if (rows.length === 0) return;
-      await Promise.allSettled(rows.map((r) => this.deliver(r)));
-      if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    try {
+      for (;;) {
+        const rows = await this.claim();
+        if (rows.length === 0) break;
+        await Promise.allSettled(rows.map((r) => this.deliver(r)));
+        if (this.stopped) return;
+      }
+      this.sleep(await this.nextDueMs());
+    } catch (err) {
+      this.sleep(Math.min(this.deps.options.pollMs, 1000));
+      throw err;
     }
+  }
+
+  /** Wakes again after `ms` (at most the poll), unless told or stopped before. */
+  private sleep(ms: number | undefined): void {
+    if (this.stopped) return;
+    const wait = Math.min(this.deps.options.pollMs, ms ?? Infinity);
+    this.timer = setTimeout(() => this.wake(), wait);
+    this.timer.unref();
+  }
+
+  /** Milliseconds until the next pending row is due (a retry's backoff), by the database's clock. */
+  private async nextDueMs(): Promise<number | undefined> {
+    const { rows } = await sql<{ ms: number | null }>`
+      select extract(epoch from (min(next_attempt_at) - now())) * 1000 as ms
+        from api.notification_deliveries where status = 'pending'`.execute(this.deps.db);
+    const ms = rows[0]?.ms;
+    // A margin past it, so the claim finds it due; a row due already (another replica holds it)
+    // is looked at again in a second.
+    return ms === null || ms === undefined ? undefined : Number(ms) > 0 ? Number(ms) + 50 : 1000;
   }
 
   private async claim(): Promise<Row[]> {
@@ -208,6 +237,5 @@ export class NotificationDelivery {
         reason: outcome.reason,
       });
     });
-    if (result === 'retrying') setTimeout(() => this.wake(), backoffOf(this.deps.options, attempt)).unref();
   }
 }

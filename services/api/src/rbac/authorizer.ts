@@ -16,6 +16,8 @@ export type Via = 'grpc' | 'http' | 'internal' | 'bus';
 
 const READ_ACTIONS = new Set(['get', 'list']);
 const MAX_PENDING = 50_000;
+/** Allowed reads are written this long after the first of a batch (or at 500 rows). */
+const FLUSH_DELAY_MS = 100;
 
 function lineText(d: Decision): string | null {
   return d.line ? `${d.line.source}:${d.line.line}: ${d.line.text}` : null;
@@ -24,16 +26,15 @@ function lineText(d: Decision): string | null {
 export class Authorizer {
   private pending: AuditRow<'access_decisions'>[] = [];
   private flushing: Promise<void> | undefined;
-  private timer: NodeJS.Timeout;
+  /** Armed while reads wait to be recorded, never when there are none. */
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly db: Kysely<unknown>,
     private readonly policy: PolicyStore,
     private readonly logger: Logger,
-  ) {
-    this.timer = setInterval(() => void this.flush(), 100);
-    this.timer.unref();
-  }
+  ) {}
 
   isAdmin(p: Principal): boolean {
     return (
@@ -119,12 +120,24 @@ export class Authorizer {
         throw new UnavailableError('the audit trail cannot be written; try again later');
       this.pending.push(row);
       if (this.pending.length >= 500) void this.flush();
+      else this.flushSoon();
       return;
     }
     await appendAudit(this.db, 'access_decisions', row);
   }
 
+  private flushSoon(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, FLUSH_DELAY_MS);
+    this.timer.unref();
+  }
+
   async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.flushing) return this.flushing;
     if (this.pending.length === 0) return;
     const batch = this.pending;
@@ -137,13 +150,15 @@ export class Authorizer {
         this.pending.unshift(...batch);
       } finally {
         this.flushing = undefined;
+        // Rows that came (or came back) while this batch was written wait for the next one.
+        if (this.pending.length > 0) this.flushSoon();
       }
     })();
     return this.flushing;
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopped = true;
     await this.flush();
     if (this.pending.length > 0) await this.flush();
   }

@@ -19,6 +19,7 @@ import {
   claimOperation,
   enqueueOperation,
   finishOperation,
+  nextDueMs,
   operationStream,
   requeueOperation,
   type ClaimedOperation,
@@ -128,5 +129,30 @@ describe('the sync operation queue', () => {
     expect(await claimOperation(db, 60_000)).toBeUndefined();
     await sql`update sync.operations set not_before = now() where operation_id = 'later'`.execute(db);
     expect(await claimOperation(db, 60_000)).toMatchObject({ operationId: 'later', attempt: 2 });
+  });
+
+  it('given a retry and a running sync, when the workers are idle, then they are due at the nearer of its backoff and its lease, and at nothing once both are done', async () => {
+    // Idle workers sleep until then (or until woken): a wake-up missed here is a retry or a
+    // takeover that waits for the safety poll.
+    await sql`delete from sync.operations`.execute(db);
+    expect(await nextDueMs(db)).toBeUndefined();
+    await enqueue('retry-later', 'retried');
+    // Queued and claimable now: its claim is the wake-up, not a due time.
+    expect(await nextDueMs(db)).toBeUndefined();
+    const retried = await claimOperation(db, 60_000);
+    await requeueOperation(db, retried!, 20_000, 'unreachable');
+    expect(await nextDueMs(db)).toBeGreaterThan(15_000);
+    expect(await nextDueMs(db)).toBeLessThanOrEqual(20_000);
+    await enqueue('running', 'leased');
+    const running = await claimOperation(db, 8_000);
+    expect(running?.operationId).toBe('running');
+    const due = await nextDueMs(db);
+    expect(due).toBeGreaterThan(5_000);
+    expect(due).toBeLessThanOrEqual(8_000);
+    await finishOperation(db, running!, 'succeeded', 'ok', terminal(running!, true));
+    await sql`update sync.operations set not_before = now() where operation_id = 'retry-later'`.execute(db);
+    const again = await claimOperation(db, 60_000);
+    await finishOperation(db, again!, 'succeeded', 'ok', terminal(again!, true));
+    expect(await nextDueMs(db)).toBeUndefined();
   });
 });

@@ -126,6 +126,22 @@ export async function claimOperation(db: SyncDb, leaseMs: number): Promise<Claim
   }
 }
 
+/**
+ * Milliseconds (by the database's clock) until an operation that nothing wakes the workers for can
+ * be claimed: a retry's not_before, or the lease of a running one (taken over if its replica died);
+ * undefined when there is none. Queued operations due now but waiting behind their Application's
+ * running one are not counted: its end wakes the workers.
+ */
+export async function nextDueMs(db: SyncDb): Promise<number | undefined> {
+  const res = await sql<{ ms: number | null }>`
+    select extract(epoch from (min(t) - now())) * 1000 as ms from (
+      select min(not_before) as t from sync.operations where status = 'queued' and not_before > now()
+      union all
+      select min(lease_until) from sync.operations where status = 'running') due`.execute(db);
+  const ms = res.rows[0]?.ms;
+  return ms === null || ms === undefined ? undefined : Math.max(0, Number(ms));
+}
+
 /** Keeps the lease while a sync runs; false when the operation is no longer ours. */
 export async function renewLease(db: SyncDb, op: ClaimedOperation, leaseMs: number): Promise<boolean> {
   const res = await db

@@ -8,6 +8,7 @@ import type { SyncDb } from '../sync.table.js';
 import {
   claimOperation,
   enqueueOperation,
+  nextDueMs,
   renewLease,
   type ClaimedOperation,
 } from './operations.repository.js';
@@ -53,6 +54,10 @@ export function startWorkers(
   options: {
     parallelism: number;
     leaseMs: number;
+    /**
+     * The longest the polling idle worker waits (default 5 s): workers are woken when an operation
+     * is queued here, when one is claimed or finishes, and when a retry or a lease falls due.
+     */
     pollMs?: number;
     /** Told when an operation of an Application finished here (the reconciler looks again). */
     onFinished?: (app: { namespace: string; name: string }) => void;
@@ -64,16 +69,20 @@ export function startWorkers(
   const wake = (count = 1) => {
     for (const s of [...sleepers].slice(0, count)) s();
   };
-  const sleep = (ms: number) =>
+  /** Until woken, or `ms` have passed when given. */
+  const sleep = (ms?: number) =>
     new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         sleepers.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
       sleepers.add(done);
     });
+  // One idle worker polls (for retries and leases falling due, and for what other replicas queued);
+  // the other idle ones wait to be woken.
+  let poller: number | undefined;
 
   const loop = async (worker: number) => {
     while (!stopping) {
@@ -86,9 +95,18 @@ export function startWorkers(
         continue;
       }
       if (!op) {
-        await sleep(options.pollMs ?? 1_000);
+        if (poller !== undefined && poller !== worker) {
+          await sleep();
+          continue;
+        }
+        poller = worker;
+        await sleep(await idleWait(deps.db, options.pollMs ?? IDLE_POLL_MS));
+        poller = undefined;
         continue;
       }
+      // Busy now: an idle worker looks for more (a burst queued by another replica fans out) and
+      // polls while this one syncs.
+      wake();
       const claimed = op;
       const renew = heartbeat(deps, claimed, options.leaseMs);
       try {
@@ -103,8 +121,9 @@ export function startWorkers(
         renew.stop();
         options.onFinished?.({ namespace: claimed.appNamespace, name: claimed.appName });
       }
-      // No wake-up of another worker here: this one claims again at once, and finds the next
-      // operation of this Application too, now that this one is no longer running.
+      // This one claims again at once; an idle one is woken too, for the next operation of this
+      // Application, which could not be claimed while this one ran (this one may pick another).
+      wake();
     }
   };
 
@@ -117,6 +136,22 @@ export function startWorkers(
       await Promise.all(loops);
     },
   };
+}
+
+/** Also how soon an operation queued by a replica whose workers are all busy is run by another. */
+const IDLE_POLL_MS = 5_000;
+
+/** How long an idle worker sleeps: until the next retry or lease falls due, at most `pollMs`. */
+async function idleWait(db: SyncDb, pollMs: number): Promise<number> {
+  try {
+    const due = await nextDueMs(db);
+    if (due === undefined) return pollMs;
+    // Due already, yet not claimed (another replica raced for it): look again in a second, as
+    // before. Due later: a margin past it, so the claim (by the database's clock) finds it due.
+    return Math.min(pollMs, due > 0 ? due + 50 : 1_000);
+  } catch {
+    return Math.min(pollMs, 1_000);
+  }
 }
 
 /**
