@@ -26,6 +26,8 @@ const SIZES = (process.env.SCALE_BENCH_SIZES ?? '1000,10000').split(',').map(Num
 const SET_SIZE = 1000;
 const LIST_SAMPLES = Number(process.env.SCALE_BENCH_LIST_SAMPLES ?? 400);
 // SCALE_BENCH_RECONCILE=0 skips the reconciler (no kube-apiserver started).
+// SCALE_BENCH_RESULT names the results file (bench/results/<name>.json, default scale).
+const RESULT = process.env.SCALE_BENCH_RESULT ?? 'scale';
 const RECONCILE = process.env.SCALE_BENCH_RECONCILE !== '0';
 
 setFlagsFromString('--expose-gc');
@@ -35,7 +37,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nsOf = (i: number) => `scale-${i % NAMESPACES}`;
 
 /** The k-th set: Applications app-<k*1000> … , one in a hundred in the tenant's project. */
-function listSet(k: number, size: number): apiv1.ApplicationSet {
+function listSet(k: number, size: number, cluster: boolean): apiv1.ApplicationSet {
   const first = k * SET_SIZE;
   const elements = Array.from({ length: Math.min(SET_SIZE, size - first) }, (_, j) => {
     const i = first + j;
@@ -54,7 +56,10 @@ function listSet(k: number, size: number): apiv1.ApplicationSet {
             path: '{{name}}',
             targetRevision: 'HEAD',
           },
-          destination: { name: 'bench', namespace: '{{ns}}' },
+          // The registered cluster, or without one the api's own (what the api checks either way).
+          destination: cluster
+            ? { name: 'bench', namespace: '{{ns}}' }
+            : { server: 'https://kubernetes.default.svc', namespace: '{{ns}}' },
         },
       },
       syncPolicy: { preserveResourcesOnDeletion: true },
@@ -108,13 +113,14 @@ async function pageWalk(s: Stack, size: number) {
   return { totalMs: performance.now() - start, pageP99: summarize(pages).p99 };
 }
 
-async function register(s: Stack, size: number): Promise<number> {
+async function register(s: Stack, size: number, cluster: boolean): Promise<number> {
   const start = performance.now();
   for (let k = 0; k * SET_SIZE < size; k++)
     await unary(
       s.sets.create.bind(s.sets),
-      { applicationset: listSet(k, size), upsert: false, dryRun: false },
-      { metadata: s.who.admin },
+      { applicationset: listSet(k, size, cluster), upsert: false, dryRun: false },
+      // Generating, checking and writing 1,000 Applications can outlast the default 30 s on a busy machine.
+      { metadata: s.who.admin, timeoutMs: 600_000 },
     );
   for (;;) {
     const n = await countAll(s);
@@ -161,7 +167,7 @@ async function measureSize(size: number, cluster: KubeCluster | undefined) {
   try {
     stack = await startStack({ databaseUrl: db.url, bus, cluster });
     const rssBefore = { api: rssMiB(stack.api.pid), appset: rssMiB(stack.appset.pid) };
-    const registerMs = await register(stack, size);
+    const registerMs = await register(stack, size, cluster !== undefined);
     await sleep(2000); // the processes settle (audit batches, projections)
     const rssAfter = { api: rssMiB(stack.api.pid), appset: rssMiB(stack.appset.pid) };
     // The peak, not the current RSS: a collection between the readings would hide the growth.
@@ -278,8 +284,9 @@ export async function main(): Promise<void> {
   }
   const figures = results.flatMap(figuresOf);
   for (let i = 1; i < results.length; i++) figures.push(...growth(results[i - 1]!, results[i]!));
-  report('scale', figures, {
+  report(RESULT, figures, {
     sizes: SIZES,
+    reconciler: RECONCILE,
     applicationSetSize: SET_SIZE,
     listSamples: LIST_SAMPLES,
     results: results.map(({ reconcile: rec, ...r }) => ({
