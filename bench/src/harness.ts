@@ -85,3 +85,10 @@ export function cpuMsOf(match: (cmdline: string) => boolean): number {
   }
   return ticks * 10; // USER_HZ is 100 on Linux
 }
+
+/** Resident set size now (VmRSS) and at its peak (VmHWM) of a process, MiB, from /proc. */
+export function rssMiB(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}

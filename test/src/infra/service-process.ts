@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 export interface ServiceProcess {
+  /** The process id (to read its CPU and memory from /proc). */
+  pid: number;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   stop(): Promise<void>;
@@ -87,6 +89,7 @@ export async function startServiceProcess(
     });
   });
   return {
+    pid: child.pid!,
     output: () => output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -3,6 +3,7 @@
 // lists are served from applications and encodings kept in memory.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import { createDb } from '@capstan/db';
 import { apiv1 } from '@capstan/proto';
 import { ADMIN_PASSWORD, bearer, startHarness, unary, type Harness } from '../test-support/harness.js';
 import { httpClient } from '../test-support/fixtures.js';
@@ -206,5 +207,40 @@ describe('app list: RBAC and freshness', () => {
       sync: { status: 'Synced', revision: 'abc' },
       health: { status: 'Healthy' },
     });
+  });
+  it('reads only the projects the caller may see something of once a page leaves it short', async () => {
+    // bob may get nothing. A page of one finds team-a/a1 denied; the policy decides team-a and
+    // team-c as a whole (denied to him), but not team-b (carol's line names one of its applications),
+    // so only team-b's b1, secret and special are read after a1, not c1 and c2: 4 scanned, not 8.
+    // carol may get team-a/* and team-b/special: after b1 (denied) only team-b is read, not team-c.
+    expect(await list('bob', { limit: 1 })).toEqual([]);
+    expect(await list('carol', { limit: 1 })).toContain('team-b/special');
+    const db = createDb(h.db.url);
+    try {
+      const reasons = async (subject: string) =>
+        (
+          await sql<{ reason: string }>`
+            select reason from audit.access_decisions
+             where subject = ${subject} and resource = 'applications' and action = 'list' order by id`.execute(
+            db,
+          )
+        ).rows.map((r) => r.reason);
+      // Reads are audited in batches: wait for the rows.
+      const deadline = Date.now() + 10_000;
+      while (
+        !(await reasons('user:carol')).some((r) => r.startsWith('listed 1 of 3 ')) &&
+        Date.now() < deadline
+      )
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await reasons('user:bob')).toContain(
+        'listed 0 of 4 applications scanned that the caller may get',
+      );
+      // The page after team-b/b1 (denied): b1, then only team-b's secret and special, not team-c's c1, c2.
+      expect(await reasons('user:carol')).toContain(
+        'listed 1 of 3 applications scanned that the caller may get',
+      );
+    } finally {
+      await db.destroy();
+    }
   });
 });

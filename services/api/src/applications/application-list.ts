@@ -9,7 +9,11 @@ import { invalid } from '../support/validation.js';
 import type { ApplicationCache } from './application-cache.js';
 import { ApplicationVisibility } from './application-visibility.js';
 import type { ApplicationStampPages } from './application-stamp-pages.js';
-import type { ApplicationStamp, StoredApplication } from './application.repository.js';
+import {
+  applicationProjects,
+  type ApplicationStamp,
+  type StoredApplication,
+} from './application.repository.js';
 
 export interface ListQuery {
   projects: readonly string[];
@@ -50,6 +54,22 @@ function encodePageToken(last: ApplicationStamp): string {
 }
 
 /**
+ * The projects (of those asked for, or all that hold applications) whose applications the caller
+ * may possibly see (those the policy denies as a whole are left out; `none` when that is all of them).
+ */
+async function visibleProjects(
+  db: Kysely<ApiDatabase>,
+  asked: readonly string[],
+  visibility: ApplicationVisibility,
+): Promise<readonly string[] | 'none'> {
+  const candidates = asked.length > 0 ? asked : await applicationProjects(db);
+  const visible = candidates.filter((p) => !visibility.deniesProject(p));
+  if (visible.length === 0) return 'none';
+  // Nothing left out: the same query as before.
+  return visible.length === candidates.length ? asked : visible;
+}
+
+/**
  * The applications the caller may get, in (namespace, name) order, a page at a time (keyset: the
  * token is the last key returned). Which applications exist, and their stamps, come from
  * PostgreSQL on every call, so a list sees every write (on any replica, and the sync status the
@@ -74,10 +94,15 @@ export async function listApplications(
   const visibility = new ApplicationVisibility(policy.current, ctx.principal);
   const allowed: ApplicationStamp[] = [];
   let scanned = 0;
+  let projects = q.projects;
+  let narrowed = false;
   // RBAC filters rows out, so pages of stamps are read until the caller's page is full or rows run
-  // out; only the allowed applications are then taken (from the cache or PostgreSQL).
+  // out; only the allowed applications are then taken (from the cache or PostgreSQL). When a page
+  // leaves the caller's short, the rest is read only from the projects it may see something of
+  // (a tenant seeing 1% of 10,000 applications would otherwise read all 10,000 stamps, a page at a
+  // time, for each page it is shown).
   for (;;) {
-    const page = await deps.stampPages.read({ projects: q.projects, labels, after, limit });
+    const page = await deps.stampPages.read({ projects, labels, after, limit });
     scanned += page.length;
     for (const s of page) {
       after = { namespace: s.namespace, name: s.name };
@@ -87,6 +112,12 @@ export async function listApplications(
       }
     }
     if (allowed.length === limit || page.length < limit) break;
+    if (!narrowed) {
+      narrowed = true;
+      const visible = await visibleProjects(deps.db, q.projects, visibility);
+      if (visible === 'none') break;
+      projects = visible;
+    }
   }
   const items = await deps.cache.resolve(allowed);
   await deps.authz.record(

@@ -73,6 +73,12 @@ export class ApplicationVisibility {
     private readonly principal: { name: string; groups: readonly string[] },
   ) {}
 
+  /** Whether no application of `project` can be shown: the policy denies the whole project. */
+  deniesProject(project: string): boolean {
+    // Under a uniform decision any name stands for all of the project's applications.
+    return uniformProject(this.enforcer, project) && !this.allows(project, '*');
+  }
+
   allows(project: string, name: string): boolean {
     const known = this.byProject.get(project);
     if (known !== undefined) return known;

@@ -261,6 +261,21 @@ export async function pageApplicationStamps(
   return { hash: row.hash, page: row.page };
 }
 
+/**
+ * The distinct projects of the stored applications, by a loose scan of applications_project (one
+ * index probe per project, however many applications each holds).
+ */
+export async function applicationProjects(db: Db): Promise<string[]> {
+  const r = await sql<{ project: string }>`
+    with recursive p(project) as (
+      (select project from api.applications order by project limit 1)
+      union all
+      select (select a.project from api.applications a where a.project > p.project order by a.project limit 1)
+      from p where p.project is not null)
+    select project from p where project is not null`.execute(db);
+  return r.rows.map((row) => row.project);
+}
+
 /** Full rows for the given keys, with their stamps. */
 export async function findApplications(
   db: Db,
