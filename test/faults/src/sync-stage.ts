@@ -359,16 +359,22 @@ export async function startSyncStage(options: StageOptions = {}): Promise<SyncSt
       await pg.stop();
     },
   };
-  await stage.startSync();
-  await playApi(api, kube);
-  await waitUntil(
-    'the read model',
-    async () => {
-      const r = await sql<{ n: string }>`select count(*) as n from sync.applications`.execute(db);
-      return Number(r.rows[0]!.n) === APPS;
-    },
-    60_000,
-  );
+  try {
+    await stage.startSync();
+    await playApi(api, kube);
+    await waitUntil(
+      'the read model',
+      async () => {
+        const r = await sql<{ n: string }>`select count(*) as n from sync.applications`.execute(db);
+        return Number(r.rows[0]!.n) === APPS;
+      },
+      60_000,
+    );
+  } catch (err) {
+    // The scenario never gets the stage to stop: stop what was started here.
+    await stage.stop().catch(() => undefined);
+    throw err;
+  }
   return stage;
 }
 
