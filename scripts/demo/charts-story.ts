@@ -13,7 +13,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { capstan } from './capstan-cli.js';
-import { cachedTool, type ClusterInfo } from './launch.js';
+import { obtainedTool } from '@capstan/test/infra';
+import type { ClusterInfo } from './launch.js';
 import { configureNotifications, showDelivery, type Receiver } from './notifications-step.js';
 import { detail, done, heading, step } from './progress.js';
 import { paths, story } from './stack.js';
@@ -32,7 +33,7 @@ export const bannerApp = {
 
 /** helm package (each version) and helm push to the registry, with a HOME of its own. */
 async function pushCharts(): Promise<void> {
-  const helm = cachedTool('obtain-helm.sh');
+  const helm = obtainedTool('obtain-helm.sh');
   const work = path.join(paths.run, 'charts');
   mkdirSync(work, { recursive: true });
   const env = { PATH: process.env.PATH ?? '', HOME: mkdtempSync(path.join(work, 'helm-home-')) };

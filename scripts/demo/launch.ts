@@ -1,12 +1,11 @@
 // What each component of the local stack runs and with which settings. Every setting goes through
 // the environment, as a deployment would pass it; secrets come from .capstan/secrets.json.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { renderNatsConfig } from '@capstan/bus-auth';
 import bcrypt from 'bcryptjs';
-import { dexConfig, makeServicePki, type ServicePki } from '@capstan/test/infra';
+import { dexConfig, makeServicePki, obtainedTool, type ServicePki } from '@capstan/test/infra';
 import { demoBusUsers, type StackSecrets } from './secrets.js';
 import { installation, paths, ports, repoRoot, story } from './stack.js';
 import { ready, startBackground, waitFor, type ProcessRecord } from './processes.js';
@@ -106,13 +105,6 @@ export async function startGit(secrets: StackSecrets): Promise<{ record: Process
   return { record, git };
 }
 
-/** The cached binary of test/scripts/<script> (scripts/up.sh obtained it). */
-export function cachedTool(script: string): string {
-  return execFileSync('bash', [path.join(repoRoot, 'test/scripts', script), '--print-path'], {
-    encoding: 'utf8',
-  }).trim();
-}
-
 /** A readiness check for waitFor: the URL answers 2xx (within 2 s). */
 function answers(url: string): () => Promise<true | undefined> {
   return async () => {
@@ -137,7 +129,7 @@ export async function startRegistry(): Promise<{ record: ProcessRecord; url: str
     `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${paths.registry}/storage\nhttp:\n  addr: 127.0.0.1:${ports.registry}\n`,
   );
   // The script slot (argv[1], by which the process is recognised later) holds `serve`.
-  const record = startBackground('registry', 'serve', [config], {}, cachedTool('obtain-registry.sh'));
+  const record = startBackground('registry', 'serve', [config], {}, obtainedTool('obtain-registry.sh'));
   await waitFor(record, 'OCI registry', answers(`http://127.0.0.1:${ports.registry}/v2/`), 30_000);
   return { record, url: story.chartRegistry };
 }
@@ -162,7 +154,7 @@ export async function startDex(secrets: StackSecrets): Promise<{ record: Process
   const file = path.join(paths.dex, 'config.json');
   writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
   // The script slot (argv[1], by which the process is recognised later) holds `serve`.
-  const record = startBackground('dex', 'serve', [file], {}, cachedTool('obtain-dex.sh'));
+  const record = startBackground('dex', 'serve', [file], {}, obtainedTool('obtain-dex.sh'));
   await waitFor(record, 'Dex', answers(`${config.issuer}/.well-known/openid-configuration`), 30_000);
   return { record, issuer: config.issuer };
 }

@@ -3,14 +3,12 @@
 // (users with groups) and one static client. `browserLogin` drives Dex's own login pages over HTTP
 // as a browser would (follow redirects, post the password form) and returns the redirect to the
 // client with the authorization code: no imitation of a provider anywhere.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
+import { obtainedTool } from './tools.js';
 
 /** bcrypt of "password" (Dex's own example configuration). */
 const PASSWORD_HASH = '$2a$10$2b2cU8CPhOTaGrs1HRQuAueS7JTT5ZHsHSzYiFPm1leZck7Mc8T4W';
@@ -44,9 +42,7 @@ export async function freePort(): Promise<number> {
 }
 
 export function dexBinary(): string {
-  return execFileSync('bash', [path.resolve(here, '../../scripts/obtain-dex.sh'), '--print-path'], {
-    encoding: 'utf8',
-  }).trim();
+  return obtainedTool('obtain-dex.sh');
 }
 
 /**

@@ -15,3 +15,4 @@ export {
   type Dex,
   type DexUser,
 } from './dex.js';
+export { obtainedTool } from './tools.js';

@@ -3,11 +3,9 @@
 // and a real registry (CNCF Distribution). HTTPS from helm goes through the egress proxy's CONNECT
 // tunnel (the servers are on this host's address, which Go proxies): the proxy checks the tunnel's
 // address like any other, and helm still verifies the certificate inside it unless told otherwise.
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   selfSignedCertificate,
@@ -23,12 +21,7 @@ import { DEFAULT_DENIED_NETWORKS, egressPolicy } from '../checkouts/egress.js';
 import { ManifestGenerator } from '../manifests/manifest-generator.js';
 import { LOCAL_GIT_EGRESS } from '../test-support/egress.js';
 import { ChartStore } from './chart-store.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const obtain = (script: string) =>
-  execFileSync('bash', [path.resolve(here, '../../../../test/scripts', script), '--print-path'], {
-    encoding: 'utf8',
-  }).trim();
+import { obtainedTool } from '@capstan/test/infra';
 
 // bcrypt (cost 10) of OCI_PASS, for the registries' htpasswd.
 const OCI_PASS = 's3cret-oci-pass';
@@ -52,8 +45,8 @@ describe('charts over HTTPS through the egress proxy, and OCI dependencies (real
   let generator: ManifestGenerator;
 
   beforeAll(async () => {
-    const helm = obtain('obtain-helm.sh');
-    const registry = obtain('obtain-registry.sh');
+    const helm = obtainedTool('obtain-helm.sh');
+    const registry = obtainedTool('obtain-registry.sh');
     dir = await mkdtemp(path.join(os.tmpdir(), 'capstan-charts-https-'));
     const tls = await selfSignedCertificate(path.join(dir, 'tls'));
     httpsRepo = await startChartRepository({
@@ -102,7 +95,7 @@ describe('charts over HTTPS through the egress proxy, and OCI dependencies (real
         egress: LOCAL_GIT_EGRESS,
       }),
       {
-        kustomizePath: obtain('obtain-kustomize.sh'),
+        kustomizePath: obtainedTool('obtain-kustomize.sh'),
         helmPath: helm,
         charts: new ChartStore({
           runner: {

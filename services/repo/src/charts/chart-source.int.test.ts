@@ -2,11 +2,9 @@
 // archives made by the real helm) and a real OCI registry (CNCF Distribution, htpasswd), pulled by
 // the real helm through the egress proxy, with credentials selected per project by the
 // CredentialService on PostgreSQL (one audit row each).
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, migrateAudit, migrateToLatest, type Kysely } from '@capstan/db';
 import { parseKeyring } from '@capstan/sealing';
@@ -27,12 +25,7 @@ import {
   type OciRegistry,
 } from '@capstan/test/charts';
 import { ChartStore } from './chart-store.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const obtain = (script: string) =>
-  execFileSync('bash', [path.resolve(here, '../../../../test/scripts', script), '--print-path'], {
-    encoding: 'utf8',
-  }).trim();
+import { obtainedTool } from '@capstan/test/infra';
 
 // bcrypt (cost 10) of the passwords below, for the registry's htpasswd.
 const TEAM_A_PASS = 's3cret-oci-pass';
@@ -57,8 +50,8 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
   let umbrella: TestRepository;
 
   beforeAll(async () => {
-    const helm = obtain('obtain-helm.sh');
-    const registryBin = obtain('obtain-registry.sh');
+    const helm = obtainedTool('obtain-helm.sh');
+    const registryBin = obtainedTool('obtain-registry.sh');
     testDb = await createTestDatabase('capstan_repo_charts');
     db = createDb<RepoDatabase>(testDb.url);
     await migrateAudit(db as unknown as Kysely<unknown>);
@@ -112,7 +105,7 @@ describe('chart sources from a Helm repository and an OCI registry (real helm, r
         'apiVersion: v2\nname: escape\nversion: 0.1.0\ndependencies:\n  - name: x\n    version: 1.0.0\n    repository: file:///etc\n',
     });
     generator = new ManifestGenerator(checkouts, {
-      kustomizePath: obtain('obtain-kustomize.sh'),
+      kustomizePath: obtainedTool('obtain-kustomize.sh'),
       helmPath: helm,
       charts,
       scratchDir: path.join(dir, 'scratch'),

@@ -1,9 +1,7 @@
 // Argo CD's spec.source.helm options, rendered by the real helm binary from a real git repository.
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repov1 } from '@capstan/proto';
 import { ValidationError } from '@capstan/service';
@@ -15,12 +13,7 @@ import { sourceOptionsOf } from '../rpc/source-options.js';
 import { cleanSetValue, helmArgs } from './helm-source.js';
 import { ManifestGenerator } from './manifest-generator.js';
 import { ManifestRenderError, PathEscapeError } from './manifest-errors.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const obtain = (script: string) =>
-  execFileSync('bash', [path.resolve(here, '../../../../test/scripts', script), '--print-path'], {
-    encoding: 'utf8',
-  }).trim();
+import { obtainedTool } from '@capstan/test/infra';
 
 const TEMPLATE = `apiVersion: v1
 kind: ConfigMap
@@ -47,7 +40,7 @@ describe('Helm source options (Argo CD spec.source.helm) with the real helm', ()
   let repo: TestRepository;
 
   beforeAll(async () => {
-    const helm = obtain('obtain-helm.sh');
+    const helm = obtainedTool('obtain-helm.sh');
     server = await startGitServer();
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-helm-'));
     const store = await CheckoutStore.create({
@@ -59,7 +52,7 @@ describe('Helm source options (Argo CD spec.source.helm) with the real helm', ()
       egress: LOCAL_GIT_EGRESS,
     });
     generator = new ManifestGenerator(store, {
-      kustomizePath: obtain('obtain-kustomize.sh'),
+      kustomizePath: obtainedTool('obtain-kustomize.sh'),
       helmPath: helm,
       scratchDir: cacheDir,
       renderTimeoutMs: 60_000,

@@ -1,10 +1,8 @@
 // Argo CD's directory jsonnet (spec.source.directory.jsonnet): real go-jsonnet (capstan-jsonnet from
 // obtain-jsonnet.sh) on a real git checkout, with ext vars, TLAs, libraries and a confined importer.
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DirectorySource } from '@capstan/policy';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
@@ -12,12 +10,7 @@ import { CheckoutStore } from '../checkouts/checkout-store.js';
 import { LOCAL_GIT_EGRESS } from '../test-support/egress.js';
 import { ManifestGenerator } from './manifest-generator.js';
 import { ManifestRenderError, PathEscapeError, ToolUnavailableError } from './manifest-errors.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const obtain = (script: string) =>
-  execFileSync('bash', [path.resolve(here, '../../../../test/scripts', script), '--print-path'], {
-    encoding: 'utf8',
-  }).trim();
+import { obtainedTool } from '@capstan/test/infra';
 
 const MAIN = `
 local lib = import 'naming.libsonnet';
@@ -38,7 +31,7 @@ describe('directory jsonnet (Argo CD spec.source.directory.jsonnet) with go-json
   let repo: TestRepository;
 
   beforeAll(async () => {
-    const jsonnet = obtain('obtain-jsonnet.sh');
+    const jsonnet = obtainedTool('obtain-jsonnet.sh');
     server = await startGitServer();
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-jsonnet-'));
     store = await CheckoutStore.create({
@@ -50,7 +43,7 @@ describe('directory jsonnet (Argo CD spec.source.directory.jsonnet) with go-json
       egress: LOCAL_GIT_EGRESS,
     });
     generator = new ManifestGenerator(store, {
-      kustomizePath: obtain('obtain-kustomize.sh'),
+      kustomizePath: obtainedTool('obtain-kustomize.sh'),
       helmPath: null,
       jsonnetPath: jsonnet,
       scratchDir: cacheDir,
@@ -130,7 +123,7 @@ describe('directory jsonnet (Argo CD spec.source.directory.jsonnet) with go-json
 
   it('refuses jsonnet files when jsonnet is not configured', async () => {
     const without = new ManifestGenerator(store, {
-      kustomizePath: obtain('obtain-kustomize.sh'),
+      kustomizePath: obtainedTool('obtain-kustomize.sh'),
       helmPath: null,
       scratchDir: cacheDir,
       renderTimeoutMs: 60_000,

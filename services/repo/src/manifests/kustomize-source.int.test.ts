@@ -1,9 +1,7 @@
 // Argo CD's spec.source.kustomize options, applied by the real kustomize to a real git checkout.
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KustomizeSource } from '@capstan/policy';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
@@ -13,12 +11,7 @@ import { editCommands } from './kustomize-source.js';
 import { ManifestGenerator } from './manifest-generator.js';
 import { kustomizeVersionsOf } from './render-tools.js';
 import { ManifestRenderError, PathEscapeError } from './manifest-errors.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const obtain = (script: string) =>
-  execFileSync('bash', [path.resolve(here, '../../../../test/scripts', script), '--print-path'], {
-    encoding: 'utf8',
-  }).trim();
+import { obtainedTool } from '@capstan/test/infra';
 
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
@@ -69,7 +62,7 @@ describe('Kustomize source options (Argo CD spec.source.kustomize) with the real
       egress: LOCAL_GIT_EGRESS,
     });
     generator = new ManifestGenerator(store, {
-      kustomizePath: obtain('obtain-kustomize.sh'),
+      kustomizePath: obtainedTool('obtain-kustomize.sh'),
       helmPath: null,
       scratchDir: cacheDir,
       renderTimeoutMs: 60_000,
@@ -198,7 +191,7 @@ describe('Kustomize source options (Argo CD spec.source.kustomize) with the real
     const source = { repoURL: repo.url, targetRevision: 'main', path: 'loose' };
     await expect(generator.generate(source, null)).rejects.toThrow(/security|restrict|not in or below/i);
     const loose = new ManifestGenerator(store, {
-      kustomizePath: obtain('obtain-kustomize.sh'),
+      kustomizePath: obtainedTool('obtain-kustomize.sh'),
       kustomizeBuildOptions: ['--load-restrictor', 'LoadRestrictionsNone'],
       helmPath: null,
       scratchDir: cacheDir,
@@ -212,7 +205,7 @@ describe('Kustomize source options (Argo CD spec.source.kustomize) with the real
   it('picks a named kustomize binary (argocd-cm kustomize.path.<v>) with its own build options', async () => {
     const versions = kustomizeVersionsOf({
       'kustomize.version.v5-named': '/old/path',
-      'kustomize.path.v5-named': obtain('obtain-kustomize.sh'),
+      'kustomize.path.v5-named': obtainedTool('obtain-kustomize.sh'),
       'kustomize.buildOptions.v5-named': '--load-restrictor LoadRestrictionsNone',
       'kustomize.buildOptions.orphan': '--x',
     });

@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer, type GitServer, type TestRepository } from '@capstan/test/git';
 import { CheckoutStore } from '../checkouts/checkout-store.js';
@@ -10,12 +8,7 @@ import { ManifestGenerator } from './manifest-generator.js';
 import { ManifestRenderError, PathEscapeError, PathNotFoundError } from './manifest-errors.js';
 import { RepoListing } from './repo-listing.js';
 import { LOCAL_GIT_EGRESS } from '../test-support/egress.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const obtain = (script: string) =>
-  execFileSync('bash', [path.resolve(here, '../../../../test/scripts', script), '--print-path'], {
-    encoding: 'utf8',
-  }).trim();
+import { obtainedTool } from '@capstan/test/infra';
 
 const deployment = (name: string) =>
   `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  replicas: 1\n`;
@@ -31,8 +24,8 @@ describe('manifest generation from a real repository', () => {
 
   beforeAll(async () => {
     // The first run on a machine builds kustomize and helm from their Go modules (minutes).
-    const kustomize = obtain('obtain-kustomize.sh');
-    const helm = obtain('obtain-helm.sh');
+    const kustomize = obtainedTool('obtain-kustomize.sh');
+    const helm = obtainedTool('obtain-helm.sh');
     server = await startGitServer();
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'capstan-manifests-'));
     store = await CheckoutStore.create({
@@ -105,7 +98,7 @@ describe('manifest generation from a real repository', () => {
   it('answers repeated requests from the render cache, per credential', async () => {
     const seen: string[] = [];
     const observed = new ManifestGenerator(store, {
-      kustomizePath: obtain('obtain-kustomize.sh'),
+      kustomizePath: obtainedTool('obtain-kustomize.sh'),
       helmPath: null,
       scratchDir: cacheDir,
       renderTimeoutMs: 60_000,

@@ -1,11 +1,9 @@
 // Argo CD's multiple sources in the repo service: a chart in one repository reads `$values/…` value
 // files from another (a ref source), checked out with its own credential at its own revision, with
 // the real helm on a real git server; reads stay inside the ref source's checkout and are bounded.
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '@capstan/service';
 import type { HelmSource } from '@capstan/policy';
@@ -17,12 +15,7 @@ import { refSourcesOf, usedRefs } from '../rpc/ref-sources.js';
 import { MAX_HELM_FILE_BYTES } from './helm-source.js';
 import { ManifestGenerator, type RefSourceCheckout } from './manifest-generator.js';
 import { ManifestRenderError, PathEscapeError } from './manifest-errors.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const obtain = (script: string) =>
-  execFileSync('bash', [path.resolve(here, '../../../../test/scripts', script), '--print-path'], {
-    encoding: 'utf8',
-  }).trim();
+import { obtainedTool } from '@capstan/test/infra';
 
 const TEMPLATE = `apiVersion: v1
 kind: ConfigMap
@@ -61,8 +54,8 @@ describe('ref sources: $ref value files of another repository (Argo CD multiple 
       egress: LOCAL_GIT_EGRESS,
     });
     generator = new ManifestGenerator(store, {
-      kustomizePath: obtain('obtain-kustomize.sh'),
-      helmPath: obtain('obtain-helm.sh'),
+      kustomizePath: obtainedTool('obtain-kustomize.sh'),
+      helmPath: obtainedTool('obtain-helm.sh'),
       scratchDir: cacheDir,
       renderTimeoutMs: 60_000,
       cacheEntries: 100,
