@@ -32,6 +32,9 @@ async function ssoOffered(issuer: string): Promise<void> {
 async function ssoLogin(password: string): Promise<void> {
   const user = story.ssoUser;
   let opened: Promise<unknown> | undefined;
+  // The browser's failure ends the wait at once (the CLI would wait for a redirect that never comes).
+  let browserFailed: (err: unknown) => void = () => undefined;
+  const failure = new Promise<never>((_, reject) => (browserFailed = reject));
   const login = capstan(
     [
       'login',
@@ -48,11 +51,13 @@ async function ssoLogin(password: string): Promise<void> {
         const url = /^(http\S+)$/m.exec(text)?.[1];
         if (!url || opened) return;
         // Dex's login form, then the provider's redirect lands on the CLI's loopback listener.
-        opened = browserLogin(url, callback, user.email, password).then((redirect) => fetch(redirect));
+        opened = browserLogin(url, callback, user.email, password)
+          .then((redirect) => fetch(redirect))
+          .catch(browserFailed);
       },
     },
   );
-  await login;
+  await Promise.race([login, failure]);
   if (!opened) throw new Error('capstan login --sso printed no URL to open');
   await opened;
 }
